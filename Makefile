@@ -1,0 +1,41 @@
+# The two contract targets: `make demo` and `make test`. Both bootstrap a fresh machine first.
+BUILD_TYPE ?= RelWithDebInfo
+BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all bootstrap configure build test demo asan format format-check docs clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+configure: bootstrap
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+demo: build
+	@FJORD=$(BUILD_DIR)/tools/fjord scripts/demo.sh
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build and test run.
+asan:
+	@$(MAKE) test BUILD_TYPE=Debug BUILD_DIR=build/asan CMAKE_ARGS=-DFJORD_SANITIZE=ON
+
+docs: build
+	@$(BUILD_DIR)/tools/fjord options --markdown > docs/options.md
+
+FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' '*.inc' 2>/dev/null)
+format:
+	@clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	@rm -rf build

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs everything Fjord's build needs, pinned by scripts/deps.lock. Idempotent: a second run on
+# a ready machine does nothing but check. Called by `make demo`, `make test` and `.ci/run`.
+#
+#   FJORD_DEPS_DIR   where the Arrow C++ runtime goes (default: <repo>/.deps, git-ignored)
+#   FJORD_STRICT_PINS=1  fail instead of warning when Debian no longer serves a pinned version
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+lock="$repo/scripts/deps.lock"
+deps="${FJORD_DEPS_DIR:-$repo/.deps}"
+log() { echo "[bootstrap] $*" >&2; }
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+
+# --- Debian packages -------------------------------------------------------------------------
+missing=()
+while read -r kind name version; do
+  [[ "$kind" == apt ]] || continue
+  have="$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)"
+  if [[ "$have" != "install ok installed $version" ]]; then missing+=("$name=$version"); fi
+done < <(grep -v '^#' "$lock")
+
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    if [[ "${FJORD_STRICT_PINS:-0}" == 1 ]]; then
+      log "a pinned Debian version is not available"; exit 1
+    fi
+    log "WARNING: pinned versions unavailable, installing Debian's current ones: ${missing[*]%%=*}"
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]%%=*}" >/dev/null
+  fi
+fi
+
+# --- Arrow C++ from the pinned pyarrow wheel --------------------------------------------------
+read -r _ pa_version pa_sha < <(grep '^pyarrow ' "$lock")
+target="$deps/pyarrow-$pa_version"
+if [[ ! -f "$target/.complete" ]]; then
+  log "fetching pyarrow $pa_version wheel (Arrow C++ runtime)"
+  mkdir -p "$deps/cache"
+  wheel="$(ls "$deps"/cache/pyarrow-"$pa_version"-cp311-*manylinux_2_28_x86_64.whl 2>/dev/null | head -1 || true)"
+  if [[ -z "$wheel" ]]; then
+    python3 -m pip download -q --only-binary=:all: --no-deps --python-version 3.11 \
+      --platform manylinux_2_28_x86_64 -d "$deps/cache" "pyarrow==$pa_version"
+    wheel="$(ls "$deps"/cache/pyarrow-"$pa_version"-cp311-*manylinux_2_28_x86_64.whl | head -1)"
+  fi
+  echo "$pa_sha  $wheel" | sha256sum -c --quiet - || { log "checksum mismatch for $wheel"; exit 1; }
+  rm -rf "$target" "$target.tmp"
+  mkdir -p "$target.tmp"
+  python3 -m zipfile -e "$wheel" "$target.tmp"
+  mv "$target.tmp" "$target"
+  touch "$target/.complete"
+fi
+ln -sfn "pyarrow-$pa_version" "$deps/pyarrow"
+log "ready: Arrow $pa_version in $deps/pyarrow/pyarrow"

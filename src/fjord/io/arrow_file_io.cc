@@ -1,0 +1,314 @@
+#include "fjord/io/arrow_file_io.h"
+
+#include <arrow/filesystem/localfs.h>
+#include <arrow/filesystem/s3fs.h>
+#include <arrow/io/interfaces.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/common/ids.h"
+
+namespace fjord {
+
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
+  if (err == EEXIST) return Status::AlreadyExists(path, ": already exists");
+  if (err == ENOENT) return Status::NotFound(path, ": ", what, ": no such file or directory");
+  return Status::IOError(path, ": ", what, ": ", std::strerror(err));
+}
+
+// Writes all of `data` to fd, then syncs it.
+Status WriteAllAndSync(int fd, std::string_view data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
+  return Status::OK();
+}
+
+std::string TempSibling(const std::string& path) {
+  return JoinPath(ParentPath(path), "." + BaseName(path) + "." + RandomUuid() + ".tmp");
+}
+
+Status WriteTempFile(const std::string& tmp, std::string_view data) {
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("create", tmp, errno);
+  Status st = WriteAllAndSync(fd, data, tmp);
+  if (::close(fd) != 0 && st.ok()) st = ErrnoStatus("close", tmp, errno);
+  if (!st.ok()) ::unlink(tmp.c_str());
+  return st;
+}
+
+std::once_flag s3_once;
+Status s3_init_status;
+
+Status EnsureS3() {
+  std::call_once(s3_once, [] {
+    arrow::fs::FileSystemGlobalOptions global;
+    if (std::filesystem::exists("/etc/ssl/certs/ca-certificates.crt")) {
+      global.tls_ca_file_path = "/etc/ssl/certs/ca-certificates.crt";
+    }
+    arrow::Status st = arrow::fs::Initialize(global);
+    if (st.ok()) {
+      arrow::fs::S3GlobalOptions s3 = arrow::fs::S3GlobalOptions::Defaults();
+      st = arrow::fs::InitializeS3(s3);
+    }
+    s3_init_status = FromArrow(st);
+    if (st.ok()) {
+      std::atexit([] { (void)arrow::fs::FinalizeS3(); });
+    }
+  });
+  return s3_init_status;
+}
+
+}  // namespace
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  if (out.back() != '/') out += '/';
+  out.append(b.front() == '/' ? b.substr(1) : b);
+  return out;
+}
+
+std::string BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string ParentPath(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+ArrowFileIO::ArrowFileIO(std::shared_ptr<arrow::fs::FileSystem> fs, std::string strip_prefix,
+                         bool local)
+    : fs_(std::move(fs)), strip_prefix_(std::move(strip_prefix)), local_(local) {}
+
+std::string ArrowFileIO::FsPath(const std::string& path) const {
+  if (local_) {
+    std::string_view p = path;
+    if (p.rfind("file://", 0) == 0) p.remove_prefix(7);
+    return std::filesystem::absolute(std::string(p)).lexically_normal().string();
+  }
+  if (!strip_prefix_.empty() && path.rfind(strip_prefix_, 0) == 0) {
+    return path.substr(strip_prefix_.size());
+  }
+  return path;
+}
+
+Result<std::string> ArrowFileIO::ReadFile(const std::string& path) {
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::io::RandomAccessFile> in, OpenInput(path));
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, in->GetSize());
+  std::string out(static_cast<size_t>(size), '\0');
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t n, in->ReadAt(0, size, out.data()));
+  if (n != size) return Status::IOError(path, ": short read (", n, " of ", size, " bytes)");
+  return out;
+}
+
+Status ArrowFileIO::WriteFile(const std::string& path, std::string_view data) {
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::io::OutputStream> out, OpenOutput(path));
+  Status st = FromArrow(out->Write(data.data(), static_cast<int64_t>(data.size())));
+  Status closed = FromArrow(out->Close());
+  if (!st.ok()) return st.WithContext(path);
+  return closed.WithContext(path);
+}
+
+Status ArrowFileIO::LocalCreateIfAbsent(const std::string& path, std::string_view data) {
+  std::string target = FsPath(path);
+  std::string parent = ParentPath(target);
+  if (!parent.empty()) FJORD_RETURN_NOT_OK(MakeDirs(parent));
+  std::string tmp = TempSibling(target);
+  FJORD_RETURN_NOT_OK(WriteTempFile(tmp, data));
+  // link() publishes the complete file and fails if the target exists: exactly one racing
+  // creator wins. Storages without hard links get renameat2(RENAME_NOREPLACE).
+  Status st;
+  if (::link(tmp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == EXDEV) {
+      if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) != 0) {
+        st = ErrnoStatus("rename", path, errno);
+      }
+    } else {
+      st = ErrnoStatus("link", path, err);
+    }
+  }
+  ::unlink(tmp.c_str());
+  return st;
+}
+
+Status ArrowFileIO::CreateIfAbsent(const std::string& path, std::string_view data) {
+  if (local_) return LocalCreateIfAbsent(path, data);
+  // Object store without conditional put in this build: check, then write. See docs/storage.md.
+  FJORD_ASSIGN_OR_RAISE(bool exists, Exists(path));
+  if (exists) return Status::AlreadyExists(path, ": already exists");
+  return WriteFile(path, data);
+}
+
+Status ArrowFileIO::Overwrite(const std::string& path, std::string_view data) {
+  if (!local_) return WriteFile(path, data);
+  std::string target = FsPath(path);
+  std::string tmp = TempSibling(target);
+  FJORD_RETURN_NOT_OK(WriteTempFile(tmp, data));
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoStatus("rename", path, err);
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> ArrowFileIO::OpenInput(
+    const std::string& path) {
+  FJORD_ASSIGN_OR_RAISE(bool exists, Exists(path));
+  if (!exists) return Status::NotFound(path, ": no such file");
+  auto r = fs_->OpenInputFile(FsPath(path));
+  if (!r.ok()) return FromArrow(r.status()).WithContext(path);
+  return *r;
+}
+
+Result<std::shared_ptr<arrow::io::OutputStream>> ArrowFileIO::OpenOutput(const std::string& path) {
+  std::string parent = ParentPath(path);
+  if (local_ && !parent.empty()) FJORD_RETURN_NOT_OK(MakeDirs(parent));
+  auto r = fs_->OpenOutputStream(FsPath(path));
+  if (!r.ok()) return FromArrow(r.status()).WithContext(path);
+  return *r;
+}
+
+Result<bool> ArrowFileIO::Exists(const std::string& path) {
+  auto info = fs_->GetFileInfo(FsPath(path));
+  if (!info.ok()) return FromArrow(info.status()).WithContext(path);
+  return info->type() != arrow::fs::FileType::NotFound;
+}
+
+Result<FileStatus> ArrowFileIO::GetStatus(const std::string& path) {
+  auto info = fs_->GetFileInfo(FsPath(path));
+  if (!info.ok()) return FromArrow(info.status()).WithContext(path);
+  if (info->type() == arrow::fs::FileType::NotFound) {
+    return Status::NotFound(path, ": no such file or directory");
+  }
+  FileStatus st;
+  st.path = path;
+  st.is_dir = info->type() == arrow::fs::FileType::Directory;
+  st.size = st.is_dir ? 0 : info->size();
+  st.mtime_millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(info->mtime().time_since_epoch())
+          .count();
+  return st;
+}
+
+Result<std::vector<FileStatus>> ArrowFileIO::List(const std::string& dir) {
+  arrow::fs::FileSelector sel;
+  sel.base_dir = FsPath(dir);
+  sel.allow_not_found = true;
+  sel.recursive = false;
+  auto infos = fs_->GetFileInfo(sel);
+  if (!infos.ok()) return FromArrow(infos.status()).WithContext(dir);
+  std::vector<FileStatus> out;
+  for (const auto& info : *infos) {
+    FileStatus st;
+    st.path = JoinPath(dir, info.base_name());
+    st.is_dir = info.type() == arrow::fs::FileType::Directory;
+    st.size = st.is_dir ? 0 : info.size();
+    st.mtime_millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(info.mtime().time_since_epoch())
+            .count();
+    out.push_back(std::move(st));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const FileStatus& a, const FileStatus& b) { return a.path < b.path; });
+  return out;
+}
+
+Status ArrowFileIO::MakeDirs(const std::string& dir) {
+  return FromArrow(fs_->CreateDir(FsPath(dir), /*recursive=*/true)).WithContext(dir);
+}
+
+Status ArrowFileIO::Delete(const std::string& path) {
+  FJORD_ASSIGN_OR_RAISE(bool exists, Exists(path));
+  if (!exists) return Status::OK();
+  return FromArrow(fs_->DeleteFile(FsPath(path))).WithContext(path);
+}
+
+Status ArrowFileIO::DeleteDirRecursive(const std::string& dir) {
+  FJORD_ASSIGN_OR_RAISE(bool exists, Exists(dir));
+  if (!exists) return Status::OK();
+  return FromArrow(fs_->DeleteDir(FsPath(dir))).WithContext(dir);
+}
+
+Status ArrowFileIO::Rename(const std::string& from, const std::string& to) {
+  if (local_) {
+    std::string src = FsPath(from), dst = FsPath(to);
+    if (::renameat2(AT_FDCWD, src.c_str(), AT_FDCWD, dst.c_str(), RENAME_NOREPLACE) != 0) {
+      return ErrnoStatus("rename", to, errno);
+    }
+    return Status::OK();
+  }
+  FJORD_ASSIGN_OR_RAISE(bool exists, Exists(to));
+  if (exists) return Status::AlreadyExists(to, ": already exists");
+  return FromArrow(fs_->Move(FsPath(from), FsPath(to))).WithContext(from);
+}
+
+std::shared_ptr<FileIO> FileIO::Local() {
+  static std::shared_ptr<FileIO> local = std::make_shared<ArrowFileIO>(
+      std::make_shared<arrow::fs::LocalFileSystem>(), "", /*local=*/true);
+  return local;
+}
+
+Result<std::shared_ptr<FileIO>> FileIO::Open(std::string_view uri_or_path,
+                                             const std::map<std::string, std::string>& options) {
+  if (uri_or_path.rfind("s3://", 0) != 0 && uri_or_path.rfind("s3a://", 0) != 0) {
+    if (uri_or_path.find("://") != std::string_view::npos && uri_or_path.rfind("file://", 0) != 0) {
+      return Status::NotImplemented("unsupported file system scheme in '", uri_or_path, "'");
+    }
+    return Local();
+  }
+  FJORD_RETURN_NOT_OK(EnsureS3());
+  arrow::fs::S3Options s3 = arrow::fs::S3Options::Defaults();
+  auto get = [&](const char* key) -> std::string {
+    auto it = options.find(key);
+    return it == options.end() ? "" : it->second;
+  };
+  std::string endpoint = get("s3.endpoint");
+  if (endpoint.empty() && std::getenv("AWS_ENDPOINT_URL"))
+    endpoint = std::getenv("AWS_ENDPOINT_URL");
+  if (!endpoint.empty()) {
+    if (endpoint.rfind("http://", 0) == 0) {
+      s3.scheme = "http";
+      endpoint = endpoint.substr(7);
+    } else if (endpoint.rfind("https://", 0) == 0) {
+      endpoint = endpoint.substr(8);
+    }
+    s3.endpoint_override = endpoint;
+  }
+  std::string access = get("s3.access-key"), secret = get("s3.secret-key");
+  if (!access.empty()) s3.ConfigureAccessKey(access, secret);
+  std::string region = get("s3.region");
+  if (!region.empty()) s3.region = region;
+  if (get("s3.path-style-access") == "true") s3.force_virtual_addressing = false;
+  auto fs = arrow::fs::S3FileSystem::Make(s3);
+  if (!fs.ok()) return FromArrow(fs.status()).WithContext("S3 file system for ", uri_or_path);
+  std::string prefix = uri_or_path.rfind("s3a://", 0) == 0 ? "s3a://" : "s3://";
+  return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>(*fs, prefix, /*local=*/false));
+}
+
+}  // namespace fjord

@@ -1,0 +1,16 @@
+// Subcommands of the `fjord` program. Each Add* registers one subcommand on the app; the handler
+// runs after parsing and returns the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace fjord::cli {
+
+using Handler = std::function<int()>;
+
+// `fjord options [--markdown]`: the option registry.
+void AddOptionsCommand(CLI::App* app, Handler* handler);
+
+}  // namespace fjord::cli
