@@ -12,5 +12,7 @@ using Handler = std::function<int()>;
 
 // `fjord options [--markdown]`: the option registry.
 void AddOptionsCommand(CLI::App* app, Handler* handler);
+// `fjord cat`, `snapshots`, `schema`, `files`.
+void AddTableCommands(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("version", "Print the Fjord and Arrow versions and the compiled features")
       ->callback([&handler] { handler = PrintVersion; });
   fjord::cli::AddOptionsCommand(&app, &handler);
+  fjord::cli::AddTableCommands(&app, &handler);
 
   try {
     app.parse(argc, argv);

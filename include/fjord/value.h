@@ -21,9 +21,12 @@
 
 namespace fjord {
 
+// GCC/Clang's 128-bit integer; __extension__ keeps -Wpedantic quiet about it.
+__extension__ typedef __int128 Int128;
+
 // An exact decimal: unscaled * 10^-scale. Precision is at most 38, so 128 bits hold it.
 struct Decimal {
-  __int128 unscaled = 0;
+  Int128 unscaled = 0;
   int32_t precision = 10;
   int32_t scale = 0;
 
@@ -32,6 +35,15 @@ struct Decimal {
   // Parses "-12.34" (or "1.5E3") into this precision and scale, rounding half-up like Java's
   // BigDecimal.setScale(HALF_UP); Invalid when it does not fit the precision.
   static Result<Decimal> FromString(std::string_view text, int32_t precision, int32_t scale);
+  // The unscaled value as Java's BigInteger.toByteArray(): big-endian two's complement, minimal
+  // length (1..16 bytes). This is what BinaryRow, Avro and Parquet store for wide decimals.
+  std::string ToUnscaledBytes() const;
+  // Inverse of ToUnscaledBytes; Invalid when `bytes` is empty or longer than 16, or when the value
+  // does not fit `precision`.
+  static Result<Decimal> FromUnscaledBytes(std::string_view bytes, int32_t precision,
+                                           int32_t scale);
+  // True when |unscaled| < 10^precision.
+  bool FitsPrecision() const;
   bool operator==(const Decimal& o) const = default;
 };
 

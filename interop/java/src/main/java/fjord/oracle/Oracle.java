@@ -1,0 +1,338 @@
+package fjord.oracle;
+
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.utils.SnapshotManager;
+
+/**
+ * Fjord's Java oracle: reads Apache Paimon tables with Java Paimon and prints rows as canonical
+ * JSON lines, for comparison with Fjord's C++ reader.
+ *
+ * <pre>
+ *   fjord-oracle list TABLE_DIR
+ *   fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
+ *   fjord-oracle dump-all FIXTURES_ROOT OUT_DIR
+ * </pre>
+ */
+public final class Oracle {
+    private static final String USAGE =
+            "usage: fjord-oracle list TABLE_DIR\n"
+                    + "       fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]\n"
+                    + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n";
+
+    private Oracle() {}
+
+    /** A command-line mistake: reported with the usage text, exit code 2. */
+    private static final class UsageException extends RuntimeException {
+        UsageException(String msg) {
+            super(msg);
+        }
+    }
+
+    /** What a dump wrote. */
+    private static final class DumpStats {
+        long rows;
+        long retractSkipped;
+    }
+
+    public static void main(String[] args) {
+        // Our own output goes to the real stdout; anything a library prints goes to stderr.
+        PrintStream realOut = System.out;
+        System.setOut(System.err);
+        int rc;
+        try {
+            rc = run(args, realOut);
+        } catch (UsageException e) {
+            System.err.println("fjord-oracle: " + e.getMessage());
+            System.err.print(USAGE);
+            rc = 2;
+        } catch (Throwable t) {
+            System.err.println("fjord-oracle: error: " + describe(t));
+            if (System.getenv("FJORD_ORACLE_TRACE") != null) {
+                t.printStackTrace(System.err);
+            }
+            rc = 1;
+        }
+        realOut.flush();
+        System.err.flush();
+        // halt rather than exit: skips shutdown hooks of libraries that might print
+        Runtime.getRuntime().halt(rc);
+    }
+
+    private static int run(String[] args, PrintStream realOut) throws Exception {
+        if (args.length == 0) {
+            throw new UsageException("missing command");
+        }
+        switch (args[0]) {
+            case "list": {
+                if (args.length != 2) {
+                    throw new UsageException("list takes exactly one TABLE_DIR");
+                }
+                Writer w = stdoutWriter(realOut);
+                for (String line : listEntries(openTable(args[1]))) {
+                    w.write(line);
+                    w.write('\n');
+                }
+                w.flush();
+                return 0;
+            }
+            case "dump": {
+                if (args.length != 2 && args.length != 4) {
+                    throw new UsageException("dump takes TABLE_DIR and at most one option");
+                }
+                Map<String, String> options = Map.of();
+                if (args.length == 4) {
+                    options = timeTravelOption(args[2], args[3]);
+                }
+                FileStoreTable table = openTable(args[1]);
+                Writer w = stdoutWriter(realOut);
+                DumpStats stats = dump(table, options, w);
+                w.flush();
+                if (stats.retractSkipped > 0) {
+                    System.err.println("fjord-oracle: note: skipped " + stats.retractSkipped
+                            + " -D/-U rows");
+                }
+                return 0;
+            }
+            case "dump-all": {
+                if (args.length != 3) {
+                    throw new UsageException("dump-all takes FIXTURES_ROOT and OUT_DIR");
+                }
+                return dumpAll(Path.of(args[1]), Path.of(args[2]));
+            }
+            case "-h":
+            case "--help":
+            case "help":
+                realOut.print(USAGE);
+                return 0;
+            default:
+                throw new UsageException("unknown command: " + args[0]);
+        }
+    }
+
+    private static Map<String, String> timeTravelOption(String flag, String value) {
+        switch (flag) {
+            case "--snapshot":
+                return Map.of("scan.snapshot-id", Long.toString(parseLong(flag, value)));
+            case "--tag":
+                return Map.of("scan.tag-name", value);
+            case "--timestamp":
+                return Map.of("scan.timestamp-millis", Long.toString(parseLong(flag, value)));
+            default:
+                throw new UsageException("unknown option: " + flag);
+        }
+    }
+
+    private static long parseLong(String flag, String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new UsageException(flag + " needs an integer, got: " + value);
+        }
+    }
+
+    private static Writer stdoutWriter(PrintStream realOut) {
+        return new BufferedWriter(new OutputStreamWriter(realOut, StandardCharsets.UTF_8), 1 << 16);
+    }
+
+    static FileStoreTable openTable(String dir) {
+        Path p = Path.of(dir).toAbsolutePath().normalize();
+        if (!Files.isDirectory(p.resolve("schema"))) {
+            throw new IllegalArgumentException("not a Paimon table directory (no schema/): " + p);
+        }
+        return FileStoreTableFactory.create(
+                LocalFileIO.create(), new org.apache.paimon.fs.Path(p.toUri()));
+    }
+
+    /** "snapshot ID" for every readable snapshot file, then "tag NAME" for every tag. */
+    static List<String> listEntries(FileStoreTable table) throws IOException {
+        List<String> lines = new ArrayList<>();
+        SnapshotManager sm = table.snapshotManager();
+        List<Long> ids;
+        if (table.fileIO().exists(sm.snapshotDirectory())) {
+            try (Stream<Long> s = sm.snapshotIdStream()) {
+                ids = s.sorted().collect(Collectors.toList());
+            }
+        } else {
+            ids = Collections.emptyList();
+        }
+        for (long id : ids) {
+            try {
+                sm.tryGetSnapshot(id);
+                lines.add("snapshot " + id);
+            } catch (Exception e) {
+                System.err.println("fjord-oracle: warning: snapshot " + id + " unreadable: "
+                        + describe(e));
+            }
+        }
+        List<String> tags = new ArrayList<>(table.tagManager().allTagNames());
+        Collections.sort(tags);
+        for (String tag : tags) {
+            lines.add("tag " + tag);
+        }
+        return lines;
+    }
+
+    /** Batch-reads the whole table (at the time-travel point given by options) as JSON lines. */
+    static DumpStats dump(FileStoreTable table, Map<String, String> options, Writer out)
+            throws IOException {
+        FileStoreTable t = options.isEmpty() ? table : table.copy(options);
+        ReadBuilder rb = t.newReadBuilder();
+        List<DataField> fields = rb.readType().getFields();
+        List<Split> splits = rb.newScan().plan().splits();
+        DumpStats stats = new DumpStats();
+        StringBuilder line = new StringBuilder(256);
+        IOException[] writeError = new IOException[1];
+        try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
+            reader.forEachRemaining(row -> {
+                RowKind kind = row.getRowKind();
+                if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
+                    stats.retractSkipped++;
+                    return;
+                }
+                if (writeError[0] != null) {
+                    return;
+                }
+                line.setLength(0);
+                RowJson.appendRow(line, row, fields);
+                line.append('\n');
+                try {
+                    out.append(line);
+                } catch (IOException e) {
+                    writeError[0] = e;
+                }
+                stats.rows++;
+            });
+        }
+        if (writeError[0] != null) {
+            throw writeError[0];
+        }
+        return stats;
+    }
+
+    /** Table directories (those holding a schema/ folder) under root, sorted, as relative paths. */
+    static List<Path> findTables(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(Files::isDirectory)
+                    .filter(d -> Files.isDirectory(d.resolve("schema")))
+                    .map(root::relativize)
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    /**
+     * Dumps every snapshot and tag of every table under root to OUT_DIR/REL/(snapshot-N|tag-NAME).jsonl.
+     * A target Java cannot read gets a .error file holding the message instead. A summary of
+     * everything goes to OUT_DIR/SUMMARY.tsv (and to stderr). Exit code 0 when every listed target
+     * was dumped, 3 when some could not be read (the rest are still written).
+     */
+    static int dumpAll(Path root, Path outDir) throws IOException {
+        root = root.toAbsolutePath().normalize();
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("no such directory: " + root);
+        }
+        List<Path> tables = findTables(root);
+        if (tables.isEmpty()) {
+            throw new IllegalArgumentException("no Paimon tables under " + root);
+        }
+        Files.createDirectories(outDir);
+        List<String> summary = new ArrayList<>();
+        summary.add("table\ttarget\trows\tstatus");
+        int failures = 0;
+        for (Path rel : tables) {
+            Path tableOut = outDir.resolve(rel.toString());
+            Files.createDirectories(tableOut);
+            FileStoreTable table;
+            List<String> entries;
+            try {
+                table = openTable(root.resolve(rel).toString());
+                entries = listEntries(table);
+            } catch (Exception e) {
+                failures++;
+                String msg = describe(e);
+                Files.writeString(tableOut.resolve("list.error"), msg + "\n");
+                summary.add(rel + "\t(list)\t-\tERROR " + oneLine(msg));
+                continue;
+            }
+            for (String entry : entries) {
+                String kind = entry.substring(0, entry.indexOf(' '));
+                String name = entry.substring(entry.indexOf(' ') + 1);
+                String base = kind + "-" + name;
+                Map<String, String> opts = kind.equals("snapshot")
+                        ? Map.of("scan.snapshot-id", name)
+                        : Map.of("scan.tag-name", name);
+                Path file = tableOut.resolve(base + ".jsonl");
+                Path errFile = tableOut.resolve(base + ".error");
+                Files.deleteIfExists(errFile);
+                try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                    DumpStats stats = dump(table, opts, w);
+                    summary.add(rel + "\t" + base + "\t" + stats.rows + "\tok"
+                            + (stats.retractSkipped > 0
+                                    ? " (skipped " + stats.retractSkipped + " -D/-U rows)"
+                                    : ""));
+                } catch (Exception e) {
+                    failures++;
+                    Files.deleteIfExists(file);
+                    String msg = describe(e);
+                    Files.writeString(errFile, msg + "\n");
+                    summary.add(rel + "\t" + base + "\t-\tERROR " + oneLine(msg));
+                }
+            }
+        }
+        Files.write(outDir.resolve("SUMMARY.tsv"), summary, StandardCharsets.UTF_8);
+        for (String s : summary) {
+            System.err.println(s);
+        }
+        System.err.println("fjord-oracle: " + tables.size() + " tables, " + failures
+                + " unreadable targets; output in " + outDir);
+        return failures == 0 ? 0 : 3;
+    }
+
+    private static String oneLine(String s) {
+        return s.replace('\t', ' ').replace('\n', ' ');
+    }
+
+    /** Exception chain as "Class: message; caused by Class: message ...". */
+    static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        int depth = 0;
+        for (Throwable c = t; c != null && depth < 8; c = c.getCause(), depth++) {
+            if (depth > 0) {
+                sb.append("; caused by ");
+            }
+            sb.append(c.getClass().getName());
+            if (c.getMessage() != null) {
+                sb.append(": ").append(c.getMessage());
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return sb.toString();
+    }
+}

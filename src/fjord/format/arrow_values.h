@@ -1,0 +1,18 @@
+// Conversion between single Arrow values (canonical form, arrow_types.h) and fjord::Value, for
+// the row-at-a-time paths: merge functions over a few records, statistics, literals.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include "fjord/data_type.h"
+#include "fjord/value.h"
+
+namespace fjord {
+
+// The value at `index` of `array` (canonical Arrow type of `type`).
+Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, const DataType& type);
+
+// Appends `value` to `builder` (created for the canonical Arrow type of `type`).
+Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value, const DataType& type);
+
+}  // namespace fjord

@@ -1,0 +1,161 @@
+#include "fjord/format/data_file_reader.h"
+
+#include <arrow/adapters/orc/adapter.h>
+#include <arrow/api.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/file_reader.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/avro_data_reader.h"
+
+namespace fjord {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
+  if (field.is_leaf()) {
+    out->push_back(field.column_index);
+    return;
+  }
+  for (const auto& child : field.children) CollectLeaves(child, out);
+}
+
+// Puts the columns of `table` in the order and types of `fields`.
+Result<std::shared_ptr<arrow::Table>> Conform(const std::shared_ptr<arrow::Table>& table,
+                                              const std::vector<DataField>& fields,
+                                              const std::string& path) {
+  arrow::FieldVector out_fields;
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (const DataField& f : fields) {
+    auto column = table->GetColumnByName(f.name);
+    if (!column) return Status::Corruption(path, ": data file has no column '", f.name, "'");
+    arrow::ArrayVector chunks;
+    for (const auto& chunk : column->chunks()) {
+      Result<std::shared_ptr<arrow::Array>> canonical = ToCanonical(chunk, *f.type);
+      if (!canonical.ok()) return canonical.status().WithContext(path, ": column '", f.name, "'");
+      chunks.push_back(*canonical);
+    }
+    FJORD_ASSIGN_OR_RAISE(auto field, ToArrowField(f));
+    out_fields.push_back(field);
+    if (chunks.empty()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::MakeEmptyArray(field->type()));
+      chunks.push_back(empty);
+    }
+    columns.push_back(std::make_shared<arrow::ChunkedArray>(chunks, field->type()));
+  }
+  return arrow::Table::Make(arrow::schema(out_fields), columns, table->num_rows());
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadParquet(FileIO* io, const std::string& path,
+                                                  const std::vector<DataField>& fields) {
+  FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
+  parquet::ArrowReaderProperties props;
+  props.set_coerce_int96_timestamp_unit(arrow::TimeUnit::NANO);
+  parquet::arrow::FileReaderBuilder builder;
+  arrow::Status st = builder.Open(input);
+  if (!st.ok()) return Status::Corruption(path, ": not a readable Parquet file: ", st.message());
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  st = builder.properties(props)->Build(&reader);
+  if (!st.ok()) return Status::Corruption(path, ": ", st.message());
+  const auto& manifest = reader->manifest();
+  std::vector<int> leaves;
+  for (const DataField& f : fields) {
+    bool found = false;
+    for (const auto& sf : manifest.schema_fields) {
+      if (sf.field->name() == f.name) {
+        CollectLeaves(sf, &leaves);
+        found = true;
+        break;
+      }
+    }
+    if (!found) return Status::Corruption(path, ": data file has no column '", f.name, "'");
+  }
+  auto table = reader->ReadTable(leaves);
+  if (!table.ok()) return FromArrow(table.status()).WithContext(path);
+  return Conform(*table, fields, path);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadOrc(FileIO* io, const std::string& path,
+                                              const std::vector<DataField>& fields) {
+  FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
+  auto reader = arrow::adapters::orc::ORCFileReader::Open(input, arrow::default_memory_pool());
+  if (!reader.ok()) {
+    return Status::Corruption(path, ": not a readable ORC file: ", reader.status().message());
+  }
+  std::vector<std::string> names;
+  for (const DataField& f : fields) names.push_back(f.name);
+  auto table = (*reader)->Read(names);
+  if (!table.ok()) return FromArrow(table.status()).WithContext(path);
+  return Conform(*table, fields, path);
+}
+
+}  // namespace
+
+std::string_view FileFormatName(FileFormat format) {
+  switch (format) {
+    case FileFormat::kParquet:
+      return "parquet";
+    case FileFormat::kOrc:
+      return "orc";
+    case FileFormat::kAvro:
+      return "avro";
+  }
+  return "?";
+}
+
+Result<FileFormat> ParseFileFormat(std::string_view name) {
+  std::string n = Lower(name);
+  if (n == "parquet") return FileFormat::kParquet;
+  if (n == "orc") return FileFormat::kOrc;
+  if (n == "avro") return FileFormat::kAvro;
+  return Status::NotImplemented("unsupported file format '", name, "'");
+}
+
+Result<FileFormat> FileFormatOfPath(std::string_view path) {
+  std::string name = BaseName(path);
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return Status::Invalid(path, ": data file name has no extension");
+  std::string ext = Lower(name.substr(dot + 1));
+  static const char* kCompression[] = {"zst", "zstd", "gz", "snappy", "lz4", "lzo", "bz2", "br"};
+  for (const char* c : kCompression) {
+    if (ext == c) {
+      std::string rest = name.substr(0, dot);
+      size_t prev = rest.rfind('.');
+      if (prev == std::string::npos) break;
+      ext = Lower(rest.substr(prev + 1));
+      break;
+    }
+  }
+  Result<FileFormat> f = ParseFileFormat(ext);
+  if (!f.ok()) return f.status().WithContext(path);
+  return f;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadDataFile(FileIO* io, const std::string& path,
+                                                   FileFormat format,
+                                                   const std::vector<DataField>& fields) {
+  switch (format) {
+    case FileFormat::kParquet:
+      return ReadParquet(io, path, fields);
+    case FileFormat::kOrc:
+      return ReadOrc(io, path, fields);
+    case FileFormat::kAvro:
+      return ReadAvroDataFile(io, path, fields);
+  }
+  return Status::Internal("unknown file format");
+}
+
+}  // namespace fjord

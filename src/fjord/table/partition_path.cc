@@ -1,0 +1,165 @@
+#include "fjord/table/partition_path.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "fjord/format/row_json.h"
+
+namespace fjord {
+
+namespace {
+
+bool NeedsEscape(unsigned char c) {
+  if (c < 0x20 || c == 0x7F) return true;
+  switch (c) {
+    case '"':
+    case '#':
+    case '%':
+    case '\'':
+    case '*':
+    case '/':
+    case ':':
+    case '=':
+    case '?':
+    case '\\':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case '^':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Shortest digits and decimal exponent of a finite non-zero double: value = 0.d1d2... * 10^exp10.
+template <typename T>
+void ShortestDigits(T v, std::string* digits, int* point) {
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string s(buf, p);
+  size_t e = s.find('e');
+  std::string mant = s.substr(0, e);
+  int exp = std::stoi(s.substr(e + 1));
+  digits->clear();
+  for (char c : mant) {
+    if (c >= '0' && c <= '9') *digits += c;
+  }
+  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  *point = exp + 1;  // digits d1.d2... * 10^exp  ==  0.d1d2... * 10^(exp+1)
+}
+
+template <typename T>
+std::string JavaFloating(T v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string sign = v < 0 ? "-" : "";
+  T a = std::fabs(v);
+  std::string digits;
+  int point;
+  ShortestDigits(a, &digits, &point);
+  if (a >= T(1e-3) && a < T(1e7)) {
+    std::string out;
+    if (point <= 0) {
+      out = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+    } else if (static_cast<size_t>(point) >= digits.size()) {
+      out = digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, static_cast<size_t>(point)) + "." +
+            digits.substr(static_cast<size_t>(point));
+    }
+    return sign + out;
+  }
+  std::string out = digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0");
+  return sign + out + "E" + std::to_string(point - 1);
+}
+
+}  // namespace
+
+std::string JavaDoubleString(double v) { return JavaFloating(v); }
+std::string JavaFloatString(float v) { return JavaFloating(v); }
+
+std::string EscapePathName(std::string_view text) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (NeedsEscape(c)) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string LegacyPartitionString(const Value& value, const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return value.get<bool>() ? "true" : "false";
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+    case TypeRoot::kBigInt:
+      return std::to_string(value.AsInt64());
+    case TypeRoot::kFloat:
+      return JavaFloatString(value.get<float>());
+    case TypeRoot::kDouble:
+      return JavaDoubleString(value.get<double>());
+    case TypeRoot::kDecimal:
+      return value.get<Decimal>().ToString();
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return value.get<std::string>();
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      // java.time.LocalDateTime.toString(): seconds only when non-zero (or with a fraction), the
+      // fraction in groups of 3 digits.
+      const Timestamp& ts = value.get<Timestamp>();
+      int64_t secs = ts.millis / 1000 - (ts.millis % 1000 < 0 ? 1 : 0);
+      int64_t nanos = (ts.millis - secs * 1000) * 1000000 + ts.nanos_of_milli;
+      std::string full = FormatTimestamp(secs, static_cast<int32_t>(nanos), 9);
+      std::string out = full.substr(0, full.find('T') + 6);  // yyyy-MM-ddTHH:mm
+      std::string ss = full.substr(full.find('T') + 7, 2);
+      if (ss != "00" || nanos != 0) out += ":" + ss;
+      if (nanos != 0) {
+        std::string frac = full.substr(full.find('.') + 1);
+        if (nanos % 1000000 == 0) {
+          frac = frac.substr(0, 3);
+        } else if (nanos % 1000 == 0) {
+          frac = frac.substr(0, 6);
+        }
+        out += "." + frac;
+      }
+      return out;
+    }
+    default:
+      return "?";
+  }
+}
+
+std::string PartitionPath(const std::vector<DataField>& partition_fields,
+                          const std::vector<Value>& values, const std::string& default_name) {
+  std::string out;
+  for (size_t i = 0; i < partition_fields.size(); ++i) {
+    std::string text;
+    if (i < values.size() && !values[i].is_null()) {
+      text = LegacyPartitionString(values[i], *partition_fields[i].type);
+    }
+    bool blank = text.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+    if (blank) text = default_name;
+    out += EscapePathName(partition_fields[i].name) + "=" + EscapePathName(text) + "/";
+  }
+  return out;
+}
+
+}  // namespace fjord

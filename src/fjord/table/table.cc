@@ -1,0 +1,87 @@
+#include "fjord/table/table.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/table/table_read.h"
+
+namespace fjord {
+
+Table::Table(std::shared_ptr<FileIO> io, std::string path, TableSchema schema)
+    : io_(io), path_(path), schema_(std::move(schema)), snapshots_(io, path) {}
+
+Result<std::unique_ptr<Table>> Table::Open(const std::string& path) {
+  std::string root = path;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<FileIO> io, FileIO::Open(root));
+  SnapshotManager sm(io, root);
+  FJORD_ASSIGN_OR_RAISE(TableSchema schema, sm.LatestSchema());
+  return std::unique_ptr<Table>(new Table(io, root, std::move(schema)));
+}
+
+Result<std::pair<std::optional<Snapshot>, TableSchema>> Table::Resolve(
+    const ScanSelector& selector) const {
+  TableScan scan(io_, path_, schema_);
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> snapshot, scan.ResolveSnapshot(selector));
+  TableSchema schema = schema_;
+  if (snapshot && snapshot->schema_id != schema_.id) {
+    FJORD_ASSIGN_OR_RAISE(schema, snapshots_.LoadSchema(snapshot->schema_id));
+  }
+  return std::make_pair(std::move(snapshot), std::move(schema));
+}
+
+Result<ScanPlan> Table::Plan(const ScanSelector& selector, const std::string& where) const {
+  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(selector));
+  auto& [snapshot, schema] = resolved;
+  if (!snapshot) return ScanPlan{};
+  std::optional<Predicate> filter;
+  if (!where.empty()) {
+    FJORD_ASSIGN_OR_RAISE(filter, Predicate::Parse(where, schema.fields));
+  }
+  TableScan scan(io_, path_, schema);
+  return scan.Plan(*snapshot, filter ? &*filter : nullptr);
+}
+
+Result<ReadResult> Table::Read(const ReadRequest& request) const {
+  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(request.selector));
+  ReadResult result;
+  result.snapshot = std::move(resolved.first);
+  result.schema = std::move(resolved.second);
+  const TableSchema& schema = result.schema;
+
+  std::optional<Predicate> filter;
+  if (!request.where.empty()) {
+    FJORD_ASSIGN_OR_RAISE(filter, Predicate::Parse(request.where, schema.fields));
+  }
+  std::vector<int> projection;
+  if (request.columns.empty()) {
+    for (size_t i = 0; i < schema.fields.size(); ++i) projection.push_back(static_cast<int>(i));
+  } else {
+    for (const std::string& c : request.columns) {
+      int i = schema.FieldIndex(c);
+      if (i < 0) return Status::Invalid("unknown column '", c, "' in table ", path_);
+      projection.push_back(i);
+    }
+  }
+  for (int i : projection) result.fields.push_back(schema.fields[static_cast<size_t>(i)]);
+
+  ScanPlan plan;
+  if (result.snapshot) {
+    TableScan scan(io_, path_, schema);
+    FJORD_ASSIGN_OR_RAISE(plan, scan.Plan(*result.snapshot, filter ? &*filter : nullptr));
+  }
+  TableRead read(io_, path_, schema);
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows, read.ReadAll(plan.splits));
+  if (filter) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(rows, rows->CombineChunks());
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto batch, rows->CombineChunksToBatch());
+    FJORD_ASSIGN_OR_RAISE(auto mask, filter->Evaluate(*batch));
+    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(rows, mask));
+    rows = filtered.table();
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(result.rows, rows->SelectColumns(projection));
+  return result;
+}
+
+}  // namespace fjord

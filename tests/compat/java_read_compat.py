@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Reads every fixture table at every snapshot and tag with Fjord and with Java Paimon (the
+interop/java oracle) and requires equal multisets of rows.
+
+    java_read_compat.py --fjord BUILD/tools/fjord [--fixtures DIR] [--work DIR]
+
+Prints the table x snapshot matrix and ends with "N passed, M failed". A target that Java cannot
+read (for example a tag whose data files are gone) passes only if Fjord fails on it too, with an
+error rather than rows.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--fixtures", default=os.path.join(REPO, "..", "shared", "fixtures", "paimon-java"))
+    ap.add_argument("--work", default=None)
+    args = ap.parse_args()
+    fixtures = os.path.abspath(args.fixtures)
+    work = args.work or tempfile.mkdtemp(prefix="fjord-compat-")
+    java_out = os.path.join(work, "java")
+    fjord_out = os.path.join(work, "fjord")
+    os.makedirs(fjord_out, exist_ok=True)
+
+    rc = subprocess.run([os.path.join(REPO, "interop", "java", "dump_all.sh"), java_out, fixtures]).returncode
+    if rc not in (0, 3):
+        print(f"java oracle failed with exit {rc}")
+        print("0 passed, 1 failed")
+        return 1
+
+    passed = failed = 0
+    rows_out = []
+    for dirpath, dirnames, filenames in sorted(os.walk(java_out)):
+        dirnames.sort()
+        targets = sorted(f for f in filenames if f.endswith(".jsonl") or f.endswith(".error"))
+        if not targets:
+            continue
+        rel = os.path.relpath(dirpath, java_out)
+        table_dir = os.path.join(fixtures, rel)
+        results = []
+        for t in targets:
+            name, ext = os.path.splitext(t)
+            kind, _, value = name.partition("-")
+            cmd = [args.fjord, "cat", table_dir, "--format", "jsonl"]
+            cmd += ["--snapshot", value] if kind == "snapshot" else ["--tag", value]
+            mine = os.path.join(fjord_out, rel.replace(os.sep, "__") + "__" + name + ".jsonl")
+            with open(mine, "w", encoding="utf-8") as out:
+                proc = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+            if ext == ".error":
+                ok = proc.returncode != 0
+                detail = "both fail" if ok else "Java fails but Fjord returned rows"
+            elif proc.returncode != 0:
+                ok, detail = False, "fjord: " + proc.stderr.strip()[:300]
+            else:
+                cmp = subprocess.run([sys.executable, os.path.join(REPO, "interop", "compare_rows.py"),
+                                      os.path.join(dirpath, t), mine],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                ok = cmp.returncode == 0
+                detail = "" if ok else cmp.stdout.strip()[:600]
+            results.append((name, ok, detail))
+            passed += ok
+            failed += not ok
+        marks = " ".join(f"{n}:{'ok' if ok else 'FAIL'}" for n, ok, _ in results)
+        good = sum(1 for _, ok, _ in results if ok)
+        rows_out.append(f"{rel:60s} {good}/{len(results)}  {marks}")
+        for n, ok, detail in results:
+            if not ok:
+                rows_out.append(f"    {n}: {detail}")
+    print("table x snapshot matrix (Fjord vs Java Paimon 1.4.2)")
+    for line in rows_out:
+        print(line)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
