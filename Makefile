@@ -4,7 +4,7 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test demo asan format format-check docs clean
+.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz
 
 all: build
 
@@ -39,3 +39,8 @@ format-check:
 
 clean:
 	@rm -rf build
+
+# Longer fuzzing runs: FUZZ_SECONDS per target (default 600).
+FUZZ_SECONDS ?= 600
+fuzz: bootstrap
+	@tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)

@@ -27,9 +27,9 @@ fjord::DataField Field(int32_t id, const char* name, fjord::DataTypePtr type) {
 const std::vector<fjord::DataTypePtr>& Schema() {
   using fjord::DataType;
   static const std::vector<fjord::DataTypePtr> types = [] {
-    auto inner = DataType::Row({Field(100, "a", DataType::Int()),
-                                Field(101, "b", DataType::String()),
-                                Field(102, "c", DataType::Decimal(22, 4))});
+    auto inner =
+        DataType::Row({Field(100, "a", DataType::Int()), Field(101, "b", DataType::String()),
+                       Field(102, "c", DataType::Decimal(22, 4))});
     return std::vector<fjord::DataTypePtr>{
         DataType::Boolean(),
         DataType::TinyInt(),

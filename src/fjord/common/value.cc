@@ -84,8 +84,7 @@ int CompareDecimals(const Decimal& a, const Decimal& b) {
 int StorageRank(const Value& v) { return static_cast<int>(v.storage().index()); }
 
 bool IsIntegral(const Value& v) {
-  return v.is<bool>() || v.is<int8_t>() || v.is<int16_t>() || v.is<int32_t>() ||
-         v.is<int64_t>();
+  return v.is<bool>() || v.is<int8_t>() || v.is<int16_t>() || v.is<int32_t>() || v.is<int64_t>();
 }
 
 const DataType* ChildType(const DataType& type, size_t i) {
@@ -274,8 +273,8 @@ Result<Decimal> Decimal::FromString(std::string_view text, int32_t precision, in
     digits.append(static_cast<size_t>(shift), '0');
   }
   if (static_cast<int64_t>(digits.size()) > precision) {
-    return Status::Invalid("decimal '", original, "' does not fit DECIMAL(", precision, ", ",
-                           scale, ")");
+    return Status::Invalid("decimal '", original, "' does not fit DECIMAL(", precision, ", ", scale,
+                           ")");
   }
   UInt128 magnitude = 0;
   for (char c : digits) magnitude = magnitude * 10 + static_cast<unsigned>(c - '0');
@@ -373,8 +372,12 @@ int CompareValues(const Value& a, const Value& b, const DataType& type) {
     // Mixed integer widths (e.g. an INT literal against a BIGINT column) compare numerically;
     // anything else is a caller error, ordered deterministically by representation.
     if (IsIntegral(a) && IsIntegral(b)) return Cmp(a.AsInt64(), b.AsInt64());
-    if (a.is<float>() && b.is<double>()) return CompareFloating<double>(a.get<float>(), b.get<double>());
-    if (a.is<double>() && b.is<float>()) return CompareFloating<double>(a.get<double>(), b.get<float>());
+    if (a.is<float>() && b.is<double>()) {
+      return CompareFloating<double>(a.get<float>(), b.get<double>());
+    }
+    if (a.is<double>() && b.is<float>()) {
+      return CompareFloating<double>(a.get<double>(), b.get<float>());
+    }
     return Cmp(StorageRank(a), StorageRank(b));
   }
   return std::visit(

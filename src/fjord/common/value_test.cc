@@ -264,8 +264,7 @@ TEST(ValueCompareTest, StringsAndBinariesAsUnsignedBytes) {
   EXPECT_GT(CompareValues(Value("\xc3\xa9"), Value("z"), *s), 0);
   auto b = DataType::Bytes();
   EXPECT_GT(CompareValues(Value(std::string("\x80", 1)), Value(std::string("\x7f", 1)), *b), 0);
-  EXPECT_GT(CompareValues(Value(std::string("\xff", 1)), Value(std::string("\x00\x01", 2)), *b),
-            0);
+  EXPECT_GT(CompareValues(Value(std::string("\xff", 1)), Value(std::string("\x00\x01", 2)), *b), 0);
 }
 
 TEST(ValueCompareTest, DecimalsByValueAcrossScales) {
@@ -308,8 +307,8 @@ TEST(ValueCompareTest, NestedElementWise) {
   EXPECT_LT(CompareValues(l({Value()}), l({Value(int32_t{-9})}), *arr), 0);  // null element first
   EXPECT_EQ(CompareValues(l({}), l({}), *arr), 0);
 
-  auto row = DataType::Row({DataField{0, "a", DataType::String()},
-                            DataField{1, "b", DataType::Double()}});
+  auto row =
+      DataType::Row({DataField{0, "a", DataType::String()}, DataField{1, "b", DataType::Double()}});
   EXPECT_GT(CompareValues(l({Value("x"), Value(2.0)}), l({Value("x"), Value(1.0)}), *row), 0);
   EXPECT_LT(CompareValues(l({Value("w"), Value(2.0)}), l({Value("x"), Value(1.0)}), *row), 0);
 
@@ -348,13 +347,14 @@ TEST(ValueToStringTest, ShortForms) {
   // Before 1970: -1 ms plus 1 ns is 1969-12-31 23:59:59.999000001.
   EXPECT_EQ(ValueToString(Value(Ts(-1, 1)), *DataType::Timestamp(9)),
             "1969-12-31 23:59:59.999000001");
-  EXPECT_EQ(ValueToString(Value::List({Value(int32_t{1}), Value()}),
-                          *DataType::Array(DataType::Int())),
-            "[1, NULL]");
+  EXPECT_EQ(
+      ValueToString(Value::List({Value(int32_t{1}), Value()}), *DataType::Array(DataType::Int())),
+      "[1, NULL]");
   EXPECT_EQ(ValueToString(Value::Map({{Value("a"), Value(int32_t{1})}}),
                           *DataType::Map(DataType::String(), DataType::Int())),
             "{'a': 1}");
-  auto row = DataType::Row({DataField{0, "a", DataType::Int()}, DataField{1, "b", DataType::Date()}});
+  auto row =
+      DataType::Row({DataField{0, "a", DataType::Int()}, DataField{1, "b", DataType::Date()}});
   EXPECT_EQ(ValueToString(Value::List({Value(int32_t{1}), Value(int32_t{0})}), *row),
             "(1, 1970-01-01)");
 }

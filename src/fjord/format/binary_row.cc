@@ -105,9 +105,9 @@ size_t UnscaledBytes(Int128 v, char out[16]) {
 }
 
 const char* StorageName(const Value& v) {
-  static constexpr const char* kNames[] = {"null",    "boolean",   "int8",   "int16", "int32",
-                                           "int64",   "float",     "double", "bytes", "decimal",
-                                           "timestamp", "list", "map"};
+  static constexpr const char* kNames[] = {"null",      "boolean", "int8",   "int16", "int32",
+                                           "int64",     "float",   "double", "bytes", "decimal",
+                                           "timestamp", "list",    "map"};
   size_t i = v.storage().index();
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
 }
@@ -146,9 +146,8 @@ struct Section {
 
 void SetNullBit(std::string& buf, const Section& s, size_t i) {
   size_t bit = i + s.bit_offset;
-  buf[s.null_bits + (bit >> 3)] =
-      static_cast<char>(static_cast<unsigned char>(buf[s.null_bits + (bit >> 3)]) |
-                        (1u << (bit & 7)));
+  buf[s.null_bits + (bit >> 3)] = static_cast<char>(
+      static_cast<unsigned char>(buf[s.null_bits + (bit >> 3)]) | (1u << (bit & 7)));
 }
 
 // Appends `n` zero bytes rounded up to a word; returns where they start.
@@ -211,8 +210,7 @@ void WriteNullAt(std::string& buf, const Section& s, size_t i, const DataType& t
   }
 }
 
-Status WriteField(std::string& buf, const Section& s, size_t i, const Value& v,
-                  const DataType& t);
+Status WriteField(std::string& buf, const Section& s, size_t i, const Value& v, const DataType& t);
 
 template <typename At>
 Status EncodeArray(std::string& buf, size_t n, At at, const DataType& elem) {
@@ -321,24 +319,24 @@ Status WriteNested(std::string& buf, const Section& s, size_t slot, const Value&
                                fields.size());
       }
       FJORD_RETURN_NOT_OK(EncodeRow(
-          buf, fields.data(), fields.size(),
-          [&](size_t i) { return t.fields()[i].type.get(); }, kRowKindInsert));
+          buf, fields.data(), fields.size(), [&](size_t i) { return t.fields()[i].type.get(); },
+          kRowKindInsert));
       break;
     }
     default:
       return Status::Internal("not a nested type: ", t.ToString());
   }
   size_t size = buf.size() - at;
-  if (size > kMaxSectionSize) return Status::Invalid("nested value of ", size, " bytes is too large");
+  if (size > kMaxSectionSize)
+    return Status::Invalid("nested value of ", size, " bytes is too large");
   buf.resize(at + RoundToWord(size), '\0');
   Put<uint64_t>(buf, slot, OffsetAndSize(at - s.base, size));
   return Status::OK();
 }
 
-Status WriteField(std::string& buf, const Section& s, size_t i, const Value& v,
-                  const DataType& t) {
+Status WriteField(std::string& buf, const Section& s, size_t i, const Value& v, const DataType& t) {
   if (v.is_null()) {
-    if (ArrayElementSize(t.root()) == 0) return Unsupported(t);
+    // Also for VARIANT/BLOB/VECTOR: Java writes their nulls (e.g. in stats rows) as plain nulls.
     WriteNullAt(buf, s, i, t);
     return Status::OK();
   }
@@ -452,8 +450,8 @@ class Decoder {
   static Status CheckRow(std::string_view row, size_t n) {
     int64_t fixed = BinaryRowFixedPartSize(static_cast<int64_t>(n));
     if (static_cast<int64_t>(row.size()) < fixed) {
-      return Status::Corruption("a row of ", n, " fields needs at least ", fixed,
-                                " bytes, got ", row.size());
+      return Status::Corruption("a row of ", n, " fields needs at least ", fixed, " bytes, got ",
+                                row.size());
     }
     auto kind = static_cast<unsigned char>(row[0]);
     if (kind > kRowKindDelete) return Status::Corruption("invalid RowKind byte ", int{kind});
@@ -468,10 +466,7 @@ class Decoder {
   // Field i of a row already checked by CheckRow.
   Result<Value> RowField(std::string_view row, size_t n, size_t i, const DataType& t) {
     if (!Charge(1)) return Bomb();
-    if (RowIsNull(row, i)) {
-      if (ArrayElementSize(t.root()) == 0) return Unsupported(t);
-      return Value();
-    }
+    if (RowIsNull(row, i)) return Value();
     size_t slot = static_cast<size_t>(BinaryRowNullBitsSize(static_cast<int64_t>(n))) + 8 * i;
     return Read(row, slot, t);
   }
@@ -499,8 +494,7 @@ class Decoder {
   }
 
   // The variable chunk a slot word points to.
-  static Result<std::string_view> Chunk(std::string_view section, uint64_t word,
-                                        const char* what) {
+  static Result<std::string_view> Chunk(std::string_view section, uint64_t word, const char* what) {
     uint64_t offset = word >> 32;
     uint64_t size = word & 0xffffffffu;
     if (offset > section.size() || size > section.size() - offset) {
@@ -622,9 +616,9 @@ class Decoder {
         FJORD_ASSIGN_OR_RAISE(std::string_view chunk,
                               Chunk(section, Get<uint64_t>(section, slot), "row"));
         const auto& fields = t.fields();
-        FJORD_ASSIGN_OR_RAISE(
-            ValueList values,
-            Row(chunk, fields.size(), [&](size_t i) { return fields[i].type.get(); }));
+        FJORD_ASSIGN_OR_RAISE(ValueList values, Row(chunk, fields.size(), [&](size_t i) {
+                                return fields[i].type.get();
+                              }));
         return Value::List(std::move(values));
       }
       case TypeRoot::kVariant:
@@ -675,8 +669,7 @@ class Decoder {
     auto values = Array(m.substr(4 + static_cast<size_t>(key_bytes)), vt);
     if (!values.ok()) return values.status().WithContext("map values");
     if (keys->size() != values->size()) {
-      return Status::Corruption("map has ", keys->size(), " keys but ", values->size(),
-                                " values");
+      return Status::Corruption("map has ", keys->size(), " keys but ", values->size(), " values");
     }
     ValueMap out;
     out.reserve(keys->size());
@@ -704,8 +697,7 @@ Status CheckTypes(const std::vector<DataTypePtr>& types) {
 Result<std::string> EncodeBinaryRow(const std::vector<Value>& values,
                                     const std::vector<DataTypePtr>& types, uint8_t row_kind) {
   if (values.size() != types.size()) {
-    return Status::Invalid("BinaryRow: ", values.size(), " values for ", types.size(),
-                           " fields");
+    return Status::Invalid("BinaryRow: ", values.size(), " values for ", types.size(), " fields");
   }
   if (row_kind > kRowKindDelete) return Status::Invalid("invalid RowKind ", int{row_kind});
   FJORD_RETURN_NOT_OK(CheckTypes(types));

@@ -26,10 +26,10 @@
 namespace fjord {
 
 // RowKind bytes (byte 0 of a row).
-inline constexpr uint8_t kRowKindInsert = 0;         // +I
-inline constexpr uint8_t kRowKindUpdateBefore = 1;   // -U
-inline constexpr uint8_t kRowKindUpdateAfter = 2;    // +U
-inline constexpr uint8_t kRowKindDelete = 3;         // -D
+inline constexpr uint8_t kRowKindInsert = 0;        // +I
+inline constexpr uint8_t kRowKindUpdateBefore = 1;  // -U
+inline constexpr uint8_t kRowKindUpdateAfter = 2;   // +U
+inline constexpr uint8_t kRowKindDelete = 3;        // -D
 
 // Bytes of the header word(s): RowKind byte plus one null bit per field, rounded to 8 bytes.
 constexpr int64_t BinaryRowNullBitsSize(int64_t arity) { return ((arity + 63 + 8) / 64) * 8; }
@@ -41,8 +41,8 @@ constexpr int64_t BinaryRowFixedPartSize(int64_t arity) {
 // Encodes one row. values[i] must hold the representation value.h gives for types[i] (integer
 // columns also accept a narrower or wider integer whose value fits; a DECIMAL must carry the
 // column's scale). Invalid when the counts differ, a value does not match its type or does not
-// fit (decimal precision, nanos 0..999999), or row_kind > 3; NotImplemented for VARIANT, BLOB and
-// VECTOR. A MULTISET value is a ValueList of elements (equal elements are counted) or a ValueMap
+// fit (decimal precision, nanos 0..999999), or row_kind > 3; NotImplemented for non-null VARIANT,
+// BLOB and VECTOR values (their nulls are plain nulls, as in Java's stats rows). A MULTISET value is a ValueList of elements (equal elements are counted) or a ValueMap
 // element -> INT count.
 Result<std::string> EncodeBinaryRow(const std::vector<Value>& values,
                                     const std::vector<DataTypePtr>& types,

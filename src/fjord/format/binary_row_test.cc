@@ -1,6 +1,8 @@
 #include "fjord/format/binary_row.h"
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "fjord/format/bucket.h"
@@ -64,7 +66,9 @@ void ExpectRoundTrip(const std::vector<Value>& values, const std::vector<DataTyp
 
 TEST(BinaryRowSpecTest, EmptyRow) {
   ASSERT_OK_AND_ASSIGN(std::string stored, EncodeStoredBinaryRow({}, {}));
-  EXPECT_EQ(Hex(stored), "00000000" "0000000000000000");
+  EXPECT_EQ(Hex(stored),
+            "00000000"
+            "0000000000000000");
   ASSERT_OK_AND_ASSIGN(auto values, DecodeStoredBinaryRow(stored, {}));
   EXPECT_TRUE(values.empty());
 }
@@ -72,7 +76,10 @@ TEST(BinaryRowSpecTest, EmptyRow) {
 TEST(BinaryRowSpecTest, IntPartition) {
   std::vector<DataTypePtr> types = {DataType::Int()};
   ASSERT_OK_AND_ASSIGN(std::string stored, EncodeStoredBinaryRow({Value(int32_t{10})}, types));
-  EXPECT_EQ(Hex(stored), "00000001" "0000000000000000" "0a00000000000000");
+  EXPECT_EQ(Hex(stored),
+            "00000001"
+            "0000000000000000"
+            "0a00000000000000");
   ASSERT_OK_AND_ASSIGN(auto values, DecodeStoredBinaryRow(stored, types));
   EXPECT_EQ(values, std::vector<Value>{Value(int32_t{10})});
 }
@@ -81,7 +88,11 @@ TEST(BinaryRowSpecTest, InlineShortString) {
   std::vector<DataTypePtr> types = {DataType::String(false), DataType::Int(false)};
   ASSERT_OK_AND_ASSIGN(std::string stored,
                        EncodeStoredBinaryRow({Value("Alice"), Value(int32_t{1})}, types));
-  EXPECT_EQ(Hex(stored), "00000002" "0000000000000000" "416c696365000085" "0100000000000000");
+  EXPECT_EQ(Hex(stored),
+            "00000002"
+            "0000000000000000"
+            "416c696365000085"
+            "0100000000000000");
   ASSERT_OK_AND_ASSIGN(auto values, DecodeStoredBinaryRow(stored, types));
   EXPECT_EQ(values[0], Value("Alice"));
 }
@@ -92,8 +103,12 @@ TEST(BinaryRowSpecTest, LongStringInVariablePart) {
   for (size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i % 26);
   ASSERT_OK_AND_ASSIGN(std::string stored,
                        EncodeStoredBinaryRow({Value(text), Value(int32_t{1})}, types));
-  EXPECT_EQ(Hex(stored), "00000002" "0000000000000000" "6800000018000000" "0100000000000000" +
-                             Hex(text));
+  EXPECT_EQ(Hex(stored),
+            "00000002"
+            "0000000000000000"
+            "6800000018000000"
+            "0100000000000000" +
+                Hex(text));
   ASSERT_OK_AND_ASSIGN(auto values, DecodeStoredBinaryRow(stored, types));
   EXPECT_EQ(values[0], Value(text));
 }
@@ -128,7 +143,9 @@ TEST(BinaryRowLayoutTest, HeaderGrowsEvery64Bits) {
   values[0] = Value();
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   ASSERT_EQ(row.size(), 16u + 60 * 8);
-  EXPECT_EQ(Hex(row.substr(0, 16)), "0001000000000000" "0100000000000000");
+  EXPECT_EQ(Hex(row.substr(0, 16)),
+            "0001000000000000"
+            "0100000000000000");
   ExpectRoundTrip(values, types);
 }
 
@@ -136,9 +153,9 @@ TEST(BinaryRowLayoutTest, FixedWidthSlots) {
   std::vector<DataTypePtr> types = {DataType::Boolean(), DataType::TinyInt(), DataType::SmallInt(),
                                     DataType::BigInt(),  DataType::Float(),   DataType::Double(),
                                     DataType::Date(),    DataType::Time(3)};
-  std::vector<Value> values = {Value(true),       Value(int8_t{-2}),  Value(int16_t{-300}),
-                               Value(int64_t{-1}), Value(1.0f),       Value(-2.0),
-                               Value(int32_t{-1}), Value(int32_t{86399999})};
+  std::vector<Value> values = {
+      Value(true), Value(int8_t{-2}), Value(int16_t{-300}), Value(int64_t{-1}),
+      Value(1.0f), Value(-2.0),       Value(int32_t{-1}),   Value(int32_t{86399999})};
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
             "0000000000000000"
@@ -161,15 +178,19 @@ TEST(BinaryRowLayoutTest, InlineBoundaryAndPadding) {
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
             "0000000000000000"
-            "0000000000000080"   // "" inline, length 0
-            "3132333435363787"   // 7 bytes inline
-            "0800000028000000"   // 8 bytes at offset 40
-            "80ff000000000083"   // binary inline, high bytes kept
+            "0000000000000080"  // "" inline, length 0
+            "3132333435363787"  // 7 bytes inline
+            "0800000028000000"  // 8 bytes at offset 40
+            "80ff000000000083"  // binary inline, high bytes kept
             "3132333435363738");
   ExpectRoundTrip(values, types);
   // A 9-byte value pads to 16.
   ASSERT_OK_AND_ASSIGN(row, EncodeBinaryRow({Value("123456789")}, {DataType::String()}));
-  EXPECT_EQ(Hex(row), "0000000000000000" "0900000010000000" "3132333435363738" "3900000000000000");
+  EXPECT_EQ(Hex(row),
+            "0000000000000000"
+            "0900000010000000"
+            "3132333435363738"
+            "3900000000000000");
 }
 
 TEST(BinaryRowLayoutTest, CompactAndWideDecimals) {
@@ -179,14 +200,55 @@ TEST(BinaryRowLayoutTest, CompactAndWideDecimals) {
                                Value()};
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
-            "00" "0c" "000000000000"  // fields 2 and 3 null
-            "9cffffffffffffff"        // compact: unscaled -100 as int64
-            "0100000028000000"        // 1 byte at 40
-            "0000000038000000"        // null wide decimal keeps its 16 bytes at 56
-            "0000000000000000"        // null compact decimal: plain zero slot
-            "9c00000000000000" "0000000000000000"
-            "0000000000000000" "0000000000000000");
+            "00"
+            "0c"
+            "000000000000"      // fields 2 and 3 null
+            "9cffffffffffffff"  // compact: unscaled -100 as int64
+            "0100000028000000"  // 1 byte at 40
+            "0000000038000000"  // null wide decimal keeps its 16 bytes at 56
+            "0000000000000000"  // null compact decimal: plain zero slot
+            "9c00000000000000"
+            "0000000000000000"
+            "0000000000000000"
+            "0000000000000000");
   ExpectRoundTrip(values, types);
+}
+
+// decimal_bytes.data (Java-written): every DECIMAL(29, 29) value's 16-byte variable chunk holds
+// exactly Java's unscaled bytes, then zeros; the slot holds their length.
+TEST(BinaryRowLayoutTest, GoldenWideDecimalBytes) {
+  std::ifstream in(testing::FixturesDir() + "/paimon-java/decimal_bytes.data", std::ios::binary);
+  ASSERT_TRUE(in) << "missing decimal_bytes.data";
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<DataTypePtr> types = {DataType::Decimal(29, 29)};
+  size_t pos = 0;
+  auto chunk = [&](std::string* out) {
+    if (pos + 4 > data.size()) return false;
+    uint32_t len = 0;
+    for (int i = 0; i < 4; ++i) len = (len << 8) | static_cast<unsigned char>(data[pos++]);
+    if (pos + len > data.size()) return false;
+    *out = data.substr(pos, len);
+    pos += len;
+    return true;
+  };
+  int matched = 0;
+  std::string text, java;
+  while (pos < data.size()) {
+    ASSERT_TRUE(chunk(&text) && chunk(&java));
+    ASSERT_OK_AND_ASSIGN(Decimal unscaled, Decimal::FromString(text, 38, 0));
+    Decimal d = unscaled;
+    d.precision = 29;
+    d.scale = 29;
+    ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow({Value(d)}, types));
+    ASSERT_EQ(row.size(), 32u);
+    EXPECT_EQ(static_cast<unsigned char>(row[8]), java.size());
+    EXPECT_EQ(Hex(row.substr(16, java.size())), Hex(java)) << text;
+    EXPECT_EQ(row.substr(16 + java.size()), std::string(16 - java.size(), '\0'));
+    ASSERT_OK_AND_ASSIGN(auto back, DecodeBinaryRow(row, types));
+    EXPECT_EQ(back[0], Value(d));
+    matched += !::testing::Test::HasFailure();
+  }
+  EXPECT_EQ(matched, 2000);
 }
 
 TEST(BinaryRowLayoutTest, CompactAndWideTimestamps) {
@@ -210,10 +272,13 @@ TEST(BinaryRowLayoutTest, ArrayOfInts) {
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
             "0000000000000000"
-            "1800000010000000"                  // 24 bytes at 16 (fixed part rounded)
-            "03000000" "02000000"               // size 3, element 1 null
-            "01000000" "00000000" "03000000"    // elements
-            "00000000");                        // padding
+            "1800000010000000"  // 24 bytes at 16 (fixed part rounded)
+            "03000000"
+            "02000000"  // size 3, element 1 null
+            "01000000"
+            "00000000"
+            "03000000"    // elements
+            "00000000");  // padding
   ExpectRoundTrip(values, types);
 }
 
@@ -224,10 +289,12 @@ TEST(BinaryRowLayoutTest, ArrayOfStringsHasItsOwnVariablePart) {
   EXPECT_EQ(Hex(row),
             "0000000000000000"
             "2800000010000000"  // 40 bytes at 16
-            "02000000" "00000000"
+            "02000000"
+            "00000000"
             "6162000000000082"  // inline in the array slot
             "0a00000018000000"  // offset 24 relative to the array
-            "6162636465666768" "696a000000000000");
+            "6162636465666768"
+            "696a000000000000");
   ExpectRoundTrip(values, types);
 }
 
@@ -237,11 +304,17 @@ TEST(BinaryRowLayoutTest, MapIsKeyArrayThenValueArray) {
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
             "0000000000000000"
-            "2400000010000000"                    // 36 bytes at 16
-            "10000000"                            // key array: 16 bytes
-            "01000000" "00000000" "01000000" "00000000"
-            "01000000" "00000000" "0200" "000000000000"
-            "00000000");                          // row padding
+            "2400000010000000"  // 36 bytes at 16
+            "10000000"          // key array: 16 bytes
+            "01000000"
+            "00000000"
+            "01000000"
+            "00000000"
+            "01000000"
+            "00000000"
+            "0200"
+            "000000000000"
+            "00000000");  // row padding
   ExpectRoundTrip(values, types);
 }
 
@@ -253,7 +326,9 @@ TEST(BinaryRowLayoutTest, NestedRow) {
   EXPECT_EQ(Hex(row),
             "0000000000000000"
             "1800000010000000"
-            "0002000000000000" "0500000000000000" "0000000000000000");
+            "0002000000000000"
+            "0500000000000000"
+            "0000000000000000");
   ExpectRoundTrip(values, types);
 }
 
@@ -265,12 +340,20 @@ TEST(BinaryRowLayoutTest, WideValuesInsideArraysReserveNothingWhenNull) {
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
   EXPECT_EQ(Hex(row),
             "0000000000000000"
-            "2800000018000000" "2000000040000000"
+            "2800000018000000"
+            "2000000040000000"
             // decimals: 2 elements, element 0 null, element 1 -> 2 bytes at 24
-            "02000000" "01000000" "0000000000000000" "0200000018000000"
-            "ff7f000000000000" "0000000000000000"
+            "02000000"
+            "01000000"
+            "0000000000000000"
+            "0200000018000000"
+            "ff7f000000000000"
+            "0000000000000000"
             // timestamps: element 0 nanos 2, millis at 24; element 1 null
-            "02000000" "02000000" "0200000018000000" "0000000000000000"
+            "02000000"
+            "02000000"
+            "0200000018000000"
+            "0000000000000000"
             "0100000000000000");
   ExpectRoundTrip(values, types);
 }
@@ -292,13 +375,13 @@ TEST(BinaryRowLayoutTest, RowKindByte) {
 
 TEST(BinaryRowRoundTripTest, EveryAtomicType) {
   std::vector<DataTypePtr> types = {
-      DataType::Boolean(),       DataType::TinyInt(),         DataType::SmallInt(),
-      DataType::Int(),           DataType::BigInt(),          DataType::Float(),
-      DataType::Double(),        DataType::Decimal(10, 3),    DataType::Decimal(38, 10),
-      DataType::Char(3),         DataType::VarChar(100),      DataType::Binary(2),
-      DataType::VarBinary(100),  DataType::Date(),            DataType::Time(3),
-      DataType::Timestamp(0),    DataType::Timestamp(3),      DataType::Timestamp(6),
-      DataType::Timestamp(9),    DataType::TimestampLtz(3),   DataType::TimestampLtz(9),
+      DataType::Boolean(),       DataType::TinyInt(),       DataType::SmallInt(),
+      DataType::Int(),           DataType::BigInt(),        DataType::Float(),
+      DataType::Double(),        DataType::Decimal(10, 3),  DataType::Decimal(38, 10),
+      DataType::Char(3),         DataType::VarChar(100),    DataType::Binary(2),
+      DataType::VarBinary(100),  DataType::Date(),          DataType::Time(3),
+      DataType::Timestamp(0),    DataType::Timestamp(3),    DataType::Timestamp(6),
+      DataType::Timestamp(9),    DataType::TimestampLtz(3), DataType::TimestampLtz(9),
       DataType::Decimal(19, 19), DataType::String()};
   std::vector<Value> values = {
       Value(false),
@@ -385,23 +468,23 @@ TEST(BinaryRowRoundTripTest, MultisetCountsEqualElements) {
   Value v = L({Value(int32_t{3}), Value(int32_t{1}), Value(int32_t{3}), Value(), Value()});
   ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow({v}, types));
   // Same bytes as the equivalent element -> count map.
-  ASSERT_OK_AND_ASSIGN(
-      std::string as_map,
-      EncodeBinaryRow({Value::Map({{Value(int32_t{3}), Value(int32_t{2})},
-                                   {Value(int32_t{1}), Value(int32_t{1})},
-                                   {Value(), Value(int32_t{2})}})},
-                      types));
+  ASSERT_OK_AND_ASSIGN(std::string as_map,
+                       EncodeBinaryRow({Value::Map({{Value(int32_t{3}), Value(int32_t{2})},
+                                                    {Value(int32_t{1}), Value(int32_t{1})},
+                                                    {Value(), Value(int32_t{2})}})},
+                                       types));
   EXPECT_EQ(Hex(row), Hex(as_map));
   ASSERT_OK_AND_ASSIGN(auto back, DecodeBinaryRow(row, types));
-  EXPECT_EQ(back[0], L({Value(int32_t{3}), Value(int32_t{3}), Value(int32_t{1}), Value(), Value()}));
+  EXPECT_EQ(back[0],
+            L({Value(int32_t{3}), Value(int32_t{3}), Value(int32_t{1}), Value(), Value()}));
 }
 
 TEST(BinaryRowRoundTripTest, IntegerColumnsAcceptOtherWidthsThatFit) {
   std::vector<DataTypePtr> types = {DataType::BigInt(), DataType::TinyInt()};
-  ASSERT_OK_AND_ASSIGN(std::string a, EncodeBinaryRow({Value(int32_t{5}), Value(int32_t{-3})},
-                                                      types));
-  ASSERT_OK_AND_ASSIGN(std::string b, EncodeBinaryRow({Value(int64_t{5}), Value(int8_t{-3})},
-                                                      types));
+  ASSERT_OK_AND_ASSIGN(std::string a,
+                       EncodeBinaryRow({Value(int32_t{5}), Value(int32_t{-3})}, types));
+  ASSERT_OK_AND_ASSIGN(std::string b,
+                       EncodeBinaryRow({Value(int64_t{5}), Value(int8_t{-3})}, types));
   EXPECT_EQ(Hex(a), Hex(b));
   EXPECT_THAT(EncodeBinaryRow({Value(int32_t{5}), Value(int32_t{300})}, types),
               IsError(StatusCode::kInvalid, "field 1"));
@@ -423,9 +506,9 @@ TEST(BinaryRowRoundTripTest, RandomRowsAreCanonical) {
     d.unscaled = (static_cast<I128>(static_cast<int64_t>(rng())) << 40) /
                  static_cast<int64_t>((rng() % 1000) + 1);
     values.push_back(maybe_null(Value(d)));
-    values.push_back(maybe_null(
-        Value(Ts(static_cast<int64_t>(rng() % 4000000000000) - 2000000000000,
-                 static_cast<int32_t>(rng() % 1000) * 1000))));
+    values.push_back(
+        maybe_null(Value(Ts(static_cast<int64_t>(rng() % 4000000000000) - 2000000000000,
+                            static_cast<int32_t>(rng() % 1000) * 1000))));
     ValueList items;
     for (size_t i = rng() % 4; i > 0; --i) {
       items.push_back(maybe_null(Value(std::string(rng() % 12, 'q'))));
@@ -438,13 +521,12 @@ TEST(BinaryRowRoundTripTest, RandomRowsAreCanonical) {
 }
 
 TEST(BinaryRowWriterTest, TypedWritesMatchEncoder) {
-  std::vector<DataTypePtr> types = {DataType::Boolean(),       DataType::TinyInt(),
-                                    DataType::SmallInt(),      DataType::Int(),
-                                    DataType::BigInt(),        DataType::Float(),
-                                    DataType::Double(),        DataType::String(),
-                                    DataType::Decimal(30, 2),  DataType::Timestamp(9),
-                                    DataType::Decimal(30, 2),  DataType::Timestamp(6),
-                                    DataType::Decimal(10, 2),  DataType::Timestamp(3)};
+  std::vector<DataTypePtr> types = {
+      DataType::Boolean(),      DataType::TinyInt(),      DataType::SmallInt(),
+      DataType::Int(),          DataType::BigInt(),       DataType::Float(),
+      DataType::Double(),       DataType::String(),       DataType::Decimal(30, 2),
+      DataType::Timestamp(9),   DataType::Decimal(30, 2), DataType::Timestamp(6),
+      DataType::Decimal(10, 2), DataType::Timestamp(3)};
   std::vector<Value> values = {Value(true),
                                Value(int8_t{-3}),
                                Value(int16_t{1000}),
@@ -487,6 +569,21 @@ TEST(BinaryRowWriterTest, TypedWritesMatchEncoder) {
   EXPECT_THAT(w.WriteValue(14, Value(), *types[0]), IsError(StatusCode::kInvalid, "out of range"));
 }
 
+TEST(BinaryRowRoundTripTest, NullsOfTypesWithoutAnEncoding) {
+  // Stats rows carry nulls for columns Java keeps no stats for.
+  std::vector<DataTypePtr> types = {DataType::Variant(), DataType::Int(), DataType::Blob()};
+  std::vector<Value> values = {Value(), Value(int32_t{3}), Value()};
+  ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow(values, types));
+  EXPECT_EQ(Hex(row),
+            "0005000000000000"
+            "0000000000000000"
+            "0300000000000000"
+            "0000000000000000");
+  ExpectRoundTrip(values, types);
+  row[8 + 1] = 0;  // field 0 no longer null
+  EXPECT_THAT(DecodeBinaryRow(row, types), HasStatusCode(StatusCode::kNotImplemented));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encoder errors.
 
@@ -503,13 +600,15 @@ TEST(BinaryRowEncodeTest, RejectsValuesThatDoNotMatch) {
               IsError(StatusCode::kInvalid, "does not fit"));
   EXPECT_THAT(EncodeBinaryRow({Value(Ts(0, 1000000))}, {DataType::Timestamp(9)}),
               IsError(StatusCode::kInvalid, "nanos"));
-  EXPECT_THAT(EncodeBinaryRow({L({Value(int32_t{1})})},
-                              {DataType::Row({F(1, "a", DataType::Int()),
-                                              F(2, "b", DataType::Int())})}),
-              IsError(StatusCode::kInvalid, "fields"));
+  EXPECT_THAT(
+      EncodeBinaryRow({L({Value(int32_t{1})})},
+                      {DataType::Row({F(1, "a", DataType::Int()), F(2, "b", DataType::Int())})}),
+      IsError(StatusCode::kInvalid, "fields"));
   EXPECT_THAT(EncodeBinaryRow({L({Value("x")})}, {DataType::Array(DataType::Int())}),
               IsError(StatusCode::kInvalid, "element 0"));
-  EXPECT_THAT(EncodeBinaryRow({Value()}, {DataType::Variant()}),
+  EXPECT_THAT(EncodeBinaryRow({Value("x")}, {DataType::Variant()}),
+              HasStatusCode(StatusCode::kNotImplemented));
+  EXPECT_THAT(EncodeBinaryRow({L({})}, {DataType::Array(DataType::Blob())}),
               HasStatusCode(StatusCode::kNotImplemented));
   EXPECT_THAT(EncodeBinaryRow({Value(int32_t{1})}, {nullptr}),
               IsError(StatusCode::kInvalid, "no type"));
@@ -519,7 +618,9 @@ TEST(BinaryRowEncodeTest, RejectsValuesThatDoNotMatch) {
 // Decoder robustness: every inconsistency is a Corruption, never a crash.
 
 std::vector<DataTypePtr> MixedTypes() {
-  return {DataType::String(), DataType::Decimal(30, 2), DataType::Timestamp(9),
+  return {DataType::String(),
+          DataType::Decimal(30, 2),
+          DataType::Timestamp(9),
           DataType::Array(DataType::String()),
           DataType::Map(DataType::Int(), DataType::Multiset(DataType::String())),
           DataType::Row({F(1, "a", DataType::BigInt()), F(2, "b", DataType::Bytes())})};
@@ -621,9 +722,10 @@ TEST(BinaryRowCorruptionTest, BadNestedStructures) {
   EXPECT_THAT(DecodeBinaryRow(bad, arr), IsError(StatusCode::kCorruption, "no size"));
 
   std::vector<DataTypePtr> map = {DataType::Map(DataType::Int(), DataType::Int())};
-  ASSERT_OK_AND_ASSIGN(row, EncodeBinaryRow({Value::Map({{Value(int32_t{1}), Value(int32_t{2})},
-                                                          {Value(int32_t{3}), Value()}})},
-                                            map));
+  ASSERT_OK_AND_ASSIGN(
+      row, EncodeBinaryRow(
+               {Value::Map({{Value(int32_t{1}), Value(int32_t{2})}, {Value(int32_t{3}), Value()}})},
+               map));
   bad = row;
   bad[16] = 0x7f;  // key array larger than the map
   EXPECT_THAT(DecodeBinaryRow(bad, map), IsError(StatusCode::kCorruption, "key array"));
@@ -678,9 +780,9 @@ TEST(BinaryRowCorruptionTest, AliasedOffsetsBomb) {
 
 TEST(BinaryRowCorruptionTest, StoredArityPrefix) {
   std::vector<DataTypePtr> types = {DataType::Int(), DataType::Int(), DataType::Int()};
-  ASSERT_OK_AND_ASSIGN(std::string row, EncodeBinaryRow({Value(int32_t{1}), Value(int32_t{2}),
-                                                         Value(int32_t{3})},
-                                                        types));
+  ASSERT_OK_AND_ASSIGN(
+      std::string row,
+      EncodeBinaryRow({Value(int32_t{1}), Value(int32_t{2}), Value(int32_t{3})}, types));
   std::string stored = WithArityPrefix(row, 3);
   EXPECT_EQ(Hex(stored.substr(0, 4)), "00000003");
   ASSERT_OK_AND_ASSIGN(auto split, SplitArityPrefix(stored));
@@ -693,9 +795,9 @@ TEST(BinaryRowCorruptionTest, StoredArityPrefix) {
               IsError(StatusCode::kCorruption, "negative arity"));
   EXPECT_THAT(SplitArityPrefix("\x00\x00"), IsError(StatusCode::kCorruption, "too short"));
   // Decoding with fewer types than the row has only sees the first fields.
-  EXPECT_THAT(DecodeBinaryRow(row, {DataType::Int(), DataType::Int(), DataType::Int(),
-                                    DataType::Int()}),
-              IsError(StatusCode::kCorruption, "needs at least"));
+  EXPECT_THAT(
+      DecodeBinaryRow(row, {DataType::Int(), DataType::Int(), DataType::Int(), DataType::Int()}),
+      IsError(StatusCode::kCorruption, "needs at least"));
 }
 
 TEST(BinaryRowFieldTest, DecodesOneField) {

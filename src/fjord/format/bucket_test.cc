@@ -266,7 +266,8 @@ TEST(BucketTest, HashOfEmptyRowAndBytesOutsideWords) {
   // Deterministic, length-sensitive, and trailing non-word bytes are mixed in.
   EXPECT_EQ(HashBinaryRow(empty), HashBinaryRow(std::string(8, '\0')));
   EXPECT_NE(HashBinaryRow(std::string(8, '\0')), HashBinaryRow(std::string(12, '\0')));
-  EXPECT_NE(HashBinaryRow(std::string(9, '\0')), HashBinaryRow(std::string("\0\0\0\0\0\0\0\0\x01", 9)));
+  EXPECT_NE(HashBinaryRow(std::string(9, '\0')),
+            HashBinaryRow(std::string("\0\0\0\0\0\0\0\0\x01", 9)));
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +27,8 @@ inline bool IsRetract(RowKind kind) {
 }
 // "+I", "-U", "+U", "-D".
 std::string_view RowKindShortString(RowKind kind);
+// Inverse of RowKindShortString; also accepts Java's enum names (INSERT, UPDATE_BEFORE,
+// UPDATE_AFTER, DELETE) in any case. Anything else is Invalid.
 Result<RowKind> ParseRowKind(std::string_view text);
 
 struct MergeRecord {

@@ -116,8 +116,8 @@ Status BinaryDecoder::CheckCount(int64_t count, int64_t min_item_size, std::stri
   }
   if (count > zero_size_budget_) {
     return Corrupt(pos_, count, " ", what,
-                   " that may take no bytes exceed the limit of such elements (",
-                   zero_size_budget_, " left)");
+                   " that may take no bytes exceed the limit of such elements (", zero_size_budget_,
+                   " left)");
   }
   zero_size_budget_ -= count;
   return Status::OK();
@@ -321,8 +321,7 @@ namespace {
 Status Mismatch(const Node& node, const Datum& datum) {
   std::string expected(TypeName(node.type()));
   if (node.is_named()) expected += " " + node.full_name();
-  return Status::Invalid("expected a value of type ", expected, ", got ",
-                         TypeName(datum.type()));
+  return Status::Invalid("expected a value of type ", expected, ", got ", TypeName(datum.type()));
 }
 
 Status Encode(const Node& node, const Datum& datum, std::string* out, int depth) {

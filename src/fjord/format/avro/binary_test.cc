@@ -178,7 +178,8 @@ TEST(AvroBinaryTest, DatumAccessors) {
 }
 
 TEST(AvroBinaryTest, DecoderReusesStorageAcrossShapes) {
-  auto s = MustParse(R"({"type":"array","items":["null","string",{"type":"array","items":"int"}]})");
+  auto s =
+      MustParse(R"({"type":"array","items":["null","string",{"type":"array","items":"int"}]})");
   Datum d;
   for (int round = 0; round < 3; ++round) {
     Datum a = Datum::Array({Datum::Union(1, Datum::String("x")), Datum::Null(),
@@ -196,13 +197,26 @@ TEST(AvroBinaryTest, DecoderReusesStorageAcrossShapes) {
 TEST(AvroBinaryTest, NegativeBlockCountsWithByteSizes) {
   auto s = MustParse(R"({"type":"map","values":"long"})");
   // Two blocks: -1 entries (with byte size 3) "a"->1, then 1 entry "b"->2, then end.
-  std::string bytes = Unhex("01" "06" "0261" "02" "02" "0262" "04" "00");
+  std::string bytes = Unhex(
+      "01"
+      "06"
+      "0261"
+      "02"
+      "02"
+      "0262"
+      "04"
+      "00");
   ASSERT_OK_AND_ASSIGN(Datum d, DecodeDatum(s->root(), bytes));
   ASSERT_EQ(d.map_size(), 2u);
   EXPECT_EQ(d.map_key(0), "a");
   EXPECT_EQ(d.map_value(1).long_value(), 2);
   // A byte size that does not match what the block holds.
-  EXPECT_THAT(DecodeDatum(s->root(), Unhex("01" "08" "0261" "02" "00" "00")),
+  EXPECT_THAT(DecodeDatum(s->root(), Unhex("01"
+                                           "08"
+                                           "0261"
+                                           "02"
+                                           "00"
+                                           "00")),
               IsError(StatusCode::kCorruption, "declared 4 bytes but used 3"));
 }
 
@@ -264,7 +278,8 @@ TEST(AvroBinaryTest, ZeroSizeBudgetIsShared) {
 }
 
 TEST(AvroBinaryTest, NestingDepthIsBounded) {
-  auto s = MustParse(R"({"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]})");
+  auto s =
+      MustParse(R"({"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]})");
   // 300 levels of "branch 1", then null.
   std::string deep(300, '\x02');
   deep.push_back('\x00');
@@ -291,12 +306,11 @@ TEST(AvroBinaryTest, EncoderChecksTheDatumAgainstTheSchema) {
                          Datum::Enum(0)),
                   &out),
       IsError(StatusCode::kInvalid, "field 'b': element 0: fixed F needs 2 bytes, got 3"));
-  EXPECT_THAT(
-      EncodeDatum(s->root(),
-                  record(Datum::Long(1), Datum::Array({Datum::Union(2, Datum::Null())}),
-                         Datum::Enum(0)),
-                  &out),
-      IsError(StatusCode::kInvalid, "union branch 2 out of range"));
+  EXPECT_THAT(EncodeDatum(s->root(),
+                          record(Datum::Long(1), Datum::Array({Datum::Union(2, Datum::Null())}),
+                                 Datum::Enum(0)),
+                          &out),
+              IsError(StatusCode::kInvalid, "union branch 2 out of range"));
   EXPECT_THAT(
       EncodeDatum(s->root(), record(Datum::Long(1), Datum::Array({}), Datum::Enum(1)), &out),
       IsError(StatusCode::kInvalid, "enum index 1 out of range"));

@@ -75,8 +75,7 @@ class ZStream {
   ZStream& operator=(const ZStream&) = delete;
   bool InitInflate() { return inflate_ = inflateInit2(&strm_, -15) == Z_OK; }
   bool InitDeflate(int level) {
-    return deflate_ =
-               deflateInit2(&strm_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    return deflate_ = deflateInit2(&strm_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
   }
   z_stream* get() { return &strm_; }
 
@@ -139,7 +138,8 @@ Status BlockCodec::Compress(Codec codec, int level, std::string_view in, std::st
       ZSTD_CCtx_setParameter(zstd_cctx_, ZSTD_c_compressionLevel, level);
       ZSTD_CCtx_setParameter(zstd_cctx_, ZSTD_c_checksumFlag, zstd_checksum_ ? 1 : 0);
       size_t n = ZSTD_compress2(zstd_cctx_, out->data(), out->size(), in.data(), in.size());
-      if (ZSTD_isError(n)) return Status::Internal("zstd compression failed: ", ZSTD_getErrorName(n));
+      if (ZSTD_isError(n))
+        return Status::Internal("zstd compression failed: ", ZSTD_getErrorName(n));
       out->resize(n);
       return Status::OK();
     }
@@ -203,8 +203,7 @@ Status BlockCodec::DecompressZstd(std::string_view in, int64_t max_size, std::st
     }
   }
   if (static_cast<int64_t>(produced) > max_size) {
-    return Status::Corruption("block decompresses to more than the limit of ", max_size,
-                              " bytes");
+    return Status::Corruption("block decompresses to more than the limit of ", max_size, " bytes");
   }
   out->resize(produced);
   return Status::OK();
@@ -245,8 +244,8 @@ Status BlockCodec::DecompressDeflate(std::string_view in, int64_t max_size, std:
       return Status::Corruption("truncated deflate stream");
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return Status::Corruption("invalid deflate data: ", s->msg ? s->msg : "error",
-                                " (zlib code ", rc, ")");
+      return Status::Corruption("invalid deflate data: ", s->msg ? s->msg : "error", " (zlib code ",
+                                rc, ")");
     }
     if (s->avail_out != 0 && (s->avail_in == 0 || !progressed)) {
       // Room left for output, yet the stream did not end: the input ends early.
@@ -271,7 +270,9 @@ Status BlockCodec::DecompressSnappy(std::string_view in, int64_t max_size, std::
   if (!snappy::RawUncompress(data.data(), data.size(), out->data())) {
     return Status::Corruption("invalid snappy data");
   }
-  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(in[in.size() - 4 + i])); };
+  auto b = [&](size_t i) {
+    return static_cast<uint32_t>(static_cast<uint8_t>(in[in.size() - 4 + i]));
+  };
   uint32_t expected = (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
   uint32_t actual = Crc32(*out);
   if (expected != actual) {

@@ -116,8 +116,7 @@ Status ContainerReader::LoadBlock(bool* loaded) {
     const size_t left = data_.size() - data_start;
     if (left < kSyncSize || static_cast<uint64_t>(size) > left - kSyncSize) {
       return Fail(Status::Corruption(where(), ": block of ", size, " bytes and its sync marker ",
-                                     "do not fit in the ", left,
-                                     " bytes left (truncated file?)"));
+                                     "do not fit in the ", left, " bytes left (truncated file?)"));
     }
     std::string_view compressed = data_.substr(data_start, static_cast<size_t>(size));
     std::string_view sync = data_.substr(data_start + static_cast<size_t>(size), kSyncSize);
@@ -132,8 +131,8 @@ Status ContainerReader::LoadBlock(bool* loaded) {
     std::string_view block_data;
     if (codec_ == Codec::kNull) {
       if (size > options_.max_block_bytes) {
-        return Fail(Status::Corruption(where(), ": block of ", size,
-                                       " bytes exceeds the limit of ", options_.max_block_bytes));
+        return Fail(Status::Corruption(where(), ": block of ", size, " bytes exceeds the limit of ",
+                                       options_.max_block_bytes));
       }
       block_data = compressed;
     } else {
@@ -322,7 +321,8 @@ Result<std::string> ContainerWriter::Finish() {
 
 Result<std::string> WriteContainerFile(std::shared_ptr<const Schema> schema,
                                        const std::vector<Datum>& records, WriterOptions options) {
-  FJORD_ASSIGN_OR_RAISE(auto writer, ContainerWriter::Create(std::move(schema), std::move(options)));
+  FJORD_ASSIGN_OR_RAISE(auto writer,
+                        ContainerWriter::Create(std::move(schema), std::move(options)));
   for (const Datum& d : records) FJORD_RETURN_NOT_OK(writer->Append(d));
   return writer->Finish();
 }

@@ -99,8 +99,8 @@ class ContainerReader {
   std::string sync_marker_;
 
   BlockCodec block_codec_;
-  size_t pos_ = 0;           // file offset of the next block
-  int64_t block_index_ = 0;  // blocks loaded so far
+  size_t pos_ = 0;            // file offset of the next block
+  int64_t block_index_ = 0;   // blocks loaded so far
   int64_t block_offset_ = 0;  // file offset of the current block
   std::string block_buffer_;  // decompressed data of the current block
   std::optional<BinaryDecoder> block_decoder_;
@@ -143,9 +143,7 @@ class ContainerWriter {
   int64_t record_count() const { return record_count_; }
   // Bytes written so far plus the records buffered for the current block (uncompressed): an upper
   // estimate of the file size, for rolling files at a target size.
-  int64_t EstimatedSize() const {
-    return static_cast<int64_t>(out_.size() + block_.size());
-  }
+  int64_t EstimatedSize() const { return static_cast<int64_t>(out_.size() + block_.size()); }
   const std::shared_ptr<const Schema>& schema() const { return schema_; }
 
  private:

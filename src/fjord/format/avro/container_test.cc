@@ -379,7 +379,9 @@ TEST(AvroContainerTest, DamagedHeaderAndBlocks) {
   ExpectCorruption(header(R"("long")", "null") + block(1, two_longs),
                    "1 bytes left over after its 1 records");
   ExpectCorruption(header(R"("long")", "null") + block(-1, two_longs), "negative record count");
-  ExpectCorruption(header(R"("string")", "null") + block(1, "\x08" "ab"),
+  ExpectCorruption(header(R"("string")", "null") + block(1,
+                                                         "\x08"
+                                                         "ab"),
                    "record 0 (offsets are within the decompressed block): at offset 0: length 4");
   ExpectCorruption(header(R"("null")", "null") + block(int64_t{1} << 40, ""), "may take no bytes");
   ExpectCorruption(header(R"("long")", "zstandard") + block(1, "not zstd"),
@@ -397,8 +399,7 @@ TEST(AvroContainerTest, DecompressionBombIsRejected) {
     SCOPED_TRACE(CodecName(codec));
     WriterOptions o;
     o.codec = codec;
-    ASSERT_OK_AND_ASSIGN(std::string bytes,
-                         WriteContainerFile(schema, {Datum::Bytes(big)}, o));
+    ASSERT_OK_AND_ASSIGN(std::string bytes, WriteContainerFile(schema, {Datum::Bytes(big)}, o));
     EXPECT_LT(bytes.size(), 1u << 20);
     ReaderOptions small;
     small.max_block_bytes = 1 << 20;

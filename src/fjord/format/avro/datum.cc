@@ -38,8 +38,7 @@ bool operator==(const Datum& a, const Datum& b) {
     case Type::kFloat:
       return std::bit_cast<uint32_t>(a.float_value()) == std::bit_cast<uint32_t>(b.float_value());
     case Type::kDouble:
-      return std::bit_cast<uint64_t>(a.double_value()) ==
-             std::bit_cast<uint64_t>(b.double_value());
+      return std::bit_cast<uint64_t>(a.double_value()) == std::bit_cast<uint64_t>(b.double_value());
     case Type::kBytes:
     case Type::kString:
     case Type::kFixed:

@@ -96,8 +96,8 @@ Result<ContainerFile> ReadJavaFile(const std::string& path, std::string* bytes) 
 TEST(AvroJavaFixturesTest, SampleManifestsAndManifestLists) {
   struct Sample {
     const char* name;
-    bool list;       // manifest list (else manifest)
-    bool nullable;   // Paimon 0.9: the schema is ["null", record]
+    bool list;      // manifest list (else manifest)
+    bool nullable;  // Paimon 0.9: the schema is ["null", record]
   };
   const Sample samples[] = {
       {"avro_manifest_09", false, true},
@@ -351,9 +351,9 @@ TEST(AvroJavaFixturesTest, DamagedJavaFiles) {
     std::string bad_frame = bytes;
     bad_frame[frame + 1] ^= 0x55;
     EXPECT_THAT(ReadContainerFile(bad_frame, "damaged.avro"),
-                IsError(StatusCode::kCorruption,
-                        "damaged.avro: block 0 (file offset " + std::to_string(block) +
-                            "): zstandard codec: invalid zstandard data"));
+                IsError(StatusCode::kCorruption, "damaged.avro: block 0 (file offset " +
+                                                     std::to_string(block) +
+                                                     "): zstandard codec: invalid zstandard data"));
   }
 }
 

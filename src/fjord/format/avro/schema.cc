@@ -64,9 +64,9 @@ namespace {
 
 std::optional<Type> PrimitiveType(std::string_view name) {
   static constexpr std::pair<std::string_view, Type> kPrimitives[] = {
-      {"null", Type::kNull},     {"boolean", Type::kBoolean}, {"int", Type::kInt},
-      {"long", Type::kLong},     {"float", Type::kFloat},     {"double", Type::kDouble},
-      {"bytes", Type::kBytes},   {"string", Type::kString},
+      {"null", Type::kNull},   {"boolean", Type::kBoolean}, {"int", Type::kInt},
+      {"long", Type::kLong},   {"float", Type::kFloat},     {"double", Type::kDouble},
+      {"bytes", Type::kBytes}, {"string", Type::kString},
   };
   for (const auto& [n, t] : kPrimitives) {
     if (n == name) return t;
@@ -326,8 +326,9 @@ class SchemaParser {
     const std::string type = type_it->get<std::string>();
     if (auto prim = PrimitiveType(type)) {
       Node* node = NewNode(*prim);
-      TakeProps(json, {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values",
-                       "type", "aliases"},
+      TakeProps(json,
+                {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
+                 "aliases"},
                 &node->props_);
       SetLogicalType(node);
       return FinishPrimitive(node);
@@ -344,8 +345,9 @@ class SchemaParser {
       FJORD_ASSIGN_OR_RAISE(const Node* child, ParseNode(*child_it, space, depth + 1));
       node->children_.push_back(child);
       node->min_encoded_size_ = 1;
-      TakeProps(json, {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values",
-                       "type", "aliases"},
+      TakeProps(json,
+                {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
+                 "aliases"},
                 &node->props_);
       SetLogicalType(node);
       return node;
@@ -405,8 +407,9 @@ class SchemaParser {
       path_.pop_back();
     }
     node->min_encoded_size_ = min_size;
-    TakeProps(json, {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values",
-                     "type", "aliases"},
+    TakeProps(json,
+              {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
+               "aliases"},
               &node->props_);
     SetLogicalType(node);
     return node;
@@ -437,8 +440,9 @@ class SchemaParser {
                    "' that is not one of its symbols");
     }
     node->min_encoded_size_ = 1;
-    TakeProps(json, {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values",
-                     "type", "aliases", "default"},
+    TakeProps(json,
+              {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
+               "aliases", "default"},
               &node->props_);
     SetLogicalType(node);
     return node;
@@ -455,8 +459,9 @@ class SchemaParser {
     }
     node->fixed_size_ = static_cast<int32_t>(size_it->get<int64_t>());
     node->min_encoded_size_ = node->fixed_size_;
-    TakeProps(json, {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values",
-                     "type", "aliases"},
+    TakeProps(json,
+              {"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
+               "aliases"},
               &node->props_);
     SetLogicalType(node);
     return node;

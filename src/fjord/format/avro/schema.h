@@ -1,10 +1,10 @@
 // Avro schemas (Apache Avro 1.11 specification, "Schema Declaration"): parsing the JSON form into a
 // tree of nodes, printing it back the way Java's Schema.toString() does, and field lookup.
 //
-// A Schema owns every node of its tree. Nodes refer to each other by plain pointers, so a named type
-// used twice (or a recursive record) is one node reached from several places; the tree is really a
-// graph and must be walked with that in mind. A Schema is immutable after parsing and safe to share
-// between threads; it is handed around as std::shared_ptr<const Schema>.
+// A Schema owns every node of its tree. Nodes refer to each other by plain pointers, so a named
+// type used twice (or a recursive record) is one node reached from several places; the tree is
+// really a graph and must be walked with that in mind. A Schema is immutable after parsing and safe
+// to share between threads; it is handed around as std::shared_ptr<const Schema>.
 #pragma once
 
 #include <cstdint>
@@ -49,12 +49,14 @@ class Schema;
 
 struct Field {
   std::string name;
-  const Node* type = nullptr;  // owned by the Schema
+  const Node* type = nullptr;         // owned by the Schema
   std::optional<Json> default_value;  // absent when the field has no "default"
   std::optional<std::string> doc;
   std::vector<std::string> aliases;
-  std::optional<std::string> order;  // "ascending" (the default when absent), "descending", "ignore"
-  Json props = Json::object();       // attributes the specification does not reserve, in order
+  // "ascending" (the default when absent), "descending" or "ignore".
+  std::optional<std::string> order;
+  // Attributes the specification does not reserve, in source order.
+  Json props = Json::object();
 };
 
 class Node {

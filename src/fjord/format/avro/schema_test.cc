@@ -144,12 +144,14 @@ TEST(AvroSchemaTest, RecursiveRecord) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->root().fields()[1].type->branches()[1], &s->root());
   EXPECT_EQ(s->root().min_encoded_size(), 2);
-  EXPECT_EQ(s->ToJson(), R"({"type":"record","name":"List","fields":[{"name":"value","type":"long"},)"
-                         R"({"name":"next","type":["null","List"]}]})");
+  EXPECT_EQ(s->ToJson(),
+            R"({"type":"record","name":"List","fields":[{"name":"value","type":"long"},)"
+            R"({"name":"next","type":["null","List"]}]})");
 }
 
 TEST(AvroSchemaTest, TopLevelUnionAsPaimon09Writes) {
-  auto s = MustParse(R"(["null",{"type":"record","name":"record","fields":[{"name":"a","type":"int"}]}])");
+  auto s = MustParse(
+      R"(["null",{"type":"record","name":"record","fields":[{"name":"a","type":"int"}]}])");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->root().type(), Type::kUnion);
   EXPECT_EQ(s->root().branches()[1]->FieldIndex("a"), 0u);
@@ -228,7 +230,8 @@ TEST(AvroSchemaTest, DeepNestingIsAnErrorNotACrash) {
   std::string brackets(100000, '[');
   EXPECT_FALSE(Schema::Parse(brackets).ok());
   // Deep JSON in an attribute, where no validation looks.
-  std::string deep_prop = R"({"type":"int","x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  std::string deep_prop =
+      R"({"type":"int","x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
   SchemaParseOptions lenient;
   lenient.validate_names = false;
   lenient.validate_defaults = false;
