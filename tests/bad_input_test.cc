@@ -80,7 +80,8 @@ TEST_F(BadInputTest, CorruptedAvroBlock) {
   std::string data = Slurp(victim);
   ASSERT_EQ(data.substr(0, 4), std::string("Obj\x01", 4));
   // Flip bytes well inside the last (compressed) block, before its sync marker.
-  for (size_t i = data.size() - 40; i < data.size() - 24; ++i) data[i] = static_cast<char>(~data[i]);
+  for (size_t i = data.size() - 40; i < data.size() - 24; ++i)
+    data[i] = static_cast<char>(~data[i]);
   Spit(victim, data);
   auto r = ReadLatest(t);
   ASSERT_FALSE(r.ok());

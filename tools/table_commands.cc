@@ -27,7 +27,8 @@ std::vector<std::string> SplitComma(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t b = part.find_first_not_of(' '), e = part.find_last_not_of(' ');
     if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
     if (comma == std::string::npos) break;
@@ -162,7 +163,9 @@ int RunCat(const CatArgs& args) {
 }
 
 std::string FormatMillis(int64_t millis) {
-  return FormatTimestamp(millis / 1000 - (millis % 1000 < 0), static_cast<int32_t>(((millis % 1000) + 1000) % 1000 * 1000000), 3) + "Z";
+  return FormatTimestamp(millis / 1000 - (millis % 1000 < 0),
+                         static_cast<int32_t>(((millis % 1000) + 1000) % 1000 * 1000000), 3) +
+         "Z";
 }
 
 int RunSnapshots(const std::string& path) {
@@ -227,8 +230,8 @@ int RunFiles(const std::string& path, const CatArgs& sel) {
   const TableSchema& schema = resolved->second;
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataField> key_fields = schema.FieldsByName(schema.TrimmedPrimaryKeys());
-  std::printf("%-24s %-6s %-5s %-8s %-10s %-24s %-24s %s\n", "partition", "bucket", "level",
-              "rows", "size", "min_key", "max_key", "file");
+  std::printf("%-24s %-6s %-5s %-8s %-10s %-24s %-24s %s\n", "partition", "bucket", "level", "rows",
+              "size", "min_key", "max_key", "file");
   for (const DataSplit& split : plan->splits) {
     std::string partition = RowText(split.partition, partition_fields);
     for (const DataFileMeta& f : split.files) {

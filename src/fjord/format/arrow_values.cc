@@ -121,16 +121,16 @@ Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value,
     case TypeRoot::kBoolean:
       return FromArrow(static_cast<arrow::BooleanBuilder*>(builder)->Append(value.get<bool>()));
     case TypeRoot::kTinyInt:
-      return FromArrow(static_cast<arrow::Int8Builder*>(builder)->Append(
-          static_cast<int8_t>(value.AsInt64())));
+      return FromArrow(
+          static_cast<arrow::Int8Builder*>(builder)->Append(static_cast<int8_t>(value.AsInt64())));
     case TypeRoot::kSmallInt:
       return FromArrow(static_cast<arrow::Int16Builder*>(builder)->Append(
           static_cast<int16_t>(value.AsInt64())));
     case TypeRoot::kInt:
     case TypeRoot::kDate:
-      return FromArrow(static_cast<arrow::NumericBuilder<arrow::Int32Type>*>(
-                           static_cast<void*>(builder))
-                           ->Append(static_cast<int32_t>(value.AsInt64())));
+      return FromArrow(
+          static_cast<arrow::NumericBuilder<arrow::Int32Type>*>(static_cast<void*>(builder))
+              ->Append(static_cast<int32_t>(value.AsInt64())));
     case TypeRoot::kTime:
       return FromArrow(static_cast<arrow::Time32Builder*>(builder)->Append(
           static_cast<int32_t>(value.AsInt64())));
@@ -157,9 +157,9 @@ Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value,
     case TypeRoot::kTimestampLtz: {
       const Timestamp& ts = value.get<Timestamp>();
       int64_t per_second = UnitsPerSecond(*builder->type());
-      int64_t v = per_second >= 1000
-                      ? ts.millis * (per_second / 1000) + ts.nanos_of_milli / (1000000000 / per_second)
-                      : FloorDiv(ts.millis, 1000);
+      int64_t v = per_second >= 1000 ? ts.millis * (per_second / 1000) +
+                                           ts.nanos_of_milli / (1000000000 / per_second)
+                                     : FloorDiv(ts.millis, 1000);
       return FromArrow(static_cast<arrow::TimestampBuilder*>(builder)->Append(v));
     }
     case TypeRoot::kArray:

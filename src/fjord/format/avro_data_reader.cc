@@ -129,7 +129,8 @@ Result<Value> ToValue(const avro::Node* node, const avro::Datum& d, const DataTy
         const avro::Node* entry = &node->items();
         for (const avro::Datum& item : d.items()) {
           const avro::Node* en = entry;
-          if (en->type() == avro::Type::kUnion) en = en->branches()[static_cast<size_t>(item.branch())];
+          if (en->type() == avro::Type::kUnion)
+            en = en->branches()[static_cast<size_t>(item.branch())];
           if (en->type() != avro::Type::kRecord || item.items().size() < 2) {
             return Status::Corruption("map entry is not a {key, value} record");
           }
@@ -154,8 +155,8 @@ Result<Value> ToValue(const avro::Node* node, const avro::Datum& d, const DataTy
           fields.emplace_back();
           continue;
         }
-        FJORD_ASSIGN_OR_RAISE(Value v, ToValue(node->fields()[*idx].type, d.items()[*idx],
-                                               *type.fields()[f].type));
+        FJORD_ASSIGN_OR_RAISE(
+            Value v, ToValue(node->fields()[*idx].type, d.items()[*idx], *type.fields()[f].type));
         fields.push_back(std::move(v));
       }
       return Value::List(std::move(fields));

@@ -42,8 +42,8 @@ constexpr int64_t BinaryRowFixedPartSize(int64_t arity) {
 // columns also accept a narrower or wider integer whose value fits; a DECIMAL must carry the
 // column's scale). Invalid when the counts differ, a value does not match its type or does not
 // fit (decimal precision, nanos 0..999999), or row_kind > 3; NotImplemented for non-null VARIANT,
-// BLOB and VECTOR values (their nulls are plain nulls, as in Java's stats rows). A MULTISET value is a ValueList of elements (equal elements are counted) or a ValueMap
-// element -> INT count.
+// BLOB and VECTOR values (their nulls are plain nulls, as in Java's stats rows). A MULTISET value
+// is a ValueList of elements (equal elements are counted) or a ValueMap element -> INT count.
 Result<std::string> EncodeBinaryRow(const std::vector<Value>& values,
                                     const std::vector<DataTypePtr>& types,
                                     uint8_t row_kind = kRowKindInsert);

@@ -580,7 +580,7 @@ TEST(BinaryRowRoundTripTest, NullsOfTypesWithoutAnEncoding) {
             "0300000000000000"
             "0000000000000000");
   ExpectRoundTrip(values, types);
-  row[8 + 1] = 0;  // field 0 no longer null
+  row[1] = 0x04;  // field 0 no longer null
   EXPECT_THAT(DecodeBinaryRow(row, types), HasStatusCode(StatusCode::kNotImplemented));
 }
 

@@ -69,7 +69,8 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
   } else {
     return Status::Corruption("not a portable roaring bitmap (cookie ", cookie, ")");
   }
-  if (containers > 65536) return Status::Corruption("roaring bitmap with ", containers, " containers");
+  if (containers > 65536)
+    return Status::Corruption("roaring bitmap with ", containers, " containers");
   FJORD_RETURN_NOT_OK(need(size_t{containers} * 4));
   std::vector<uint16_t> keys(containers), cards(containers);
   for (uint32_t i = 0; i < containers; ++i) {
@@ -121,8 +122,8 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
   return Status::OK();
 }
 
-Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t offset,
-                                              int64_t length, std::string_view source) {
+Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t offset, int64_t length,
+                                              std::string_view source) {
   auto fail = [&](const std::string& what) {
     return Status::Corruption(source, ": deletion vector at offset ", offset, ": ", what);
   };
@@ -136,7 +137,8 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
   }
   std::string_view body(p + 4, static_cast<size_t>(size));  // magic + bitmap
   uint32_t crc_stored = ReadBE32(p + 4 + size);
-  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+  uLong crc =
+      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
   if (static_cast<uint32_t>(crc) != crc_stored) return fail("CRC mismatch");
   std::vector<int64_t> positions;
   auto magic_be = static_cast<int32_t>(ReadBE32(body.data()));

@@ -4,7 +4,8 @@
 // with exactly its scale; strings as strings; binaries as base64; BOOLEAN true/false; DATE
 // "YYYY-MM-DD"; TIME "HH:MM:SS" plus ".fff" when its precision > 0; TIMESTAMP(p)
 // "YYYY-MM-DDTHH:MM:SS" plus exactly p fractional digits when p > 0; TIMESTAMP_LTZ the same in
-// UTC with a trailing "Z"; ARRAY a list; MAP a list of [key, value] pairs; ROW an object; NULL null.
+// UTC with a trailing "Z"; ARRAY a list; MAP a list of [key, value] pairs; ROW an object; NULL
+// null.
 #pragma once
 
 #include <arrow/type_fwd.h>

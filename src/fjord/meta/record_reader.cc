@@ -45,9 +45,8 @@ Result<Json> AvroJsonFor(const arrow::DataType& type, const std::string& name, i
         FJORD_ASSIGN_OR_RAISE(Json t, AvroJsonFor(*f->type(), name + "_" + f->name(), counter));
         fields.push_back(Json{{"name", f->name()}, {"type", Json::array({"null", t})}});
       }
-      return Json{{"type", "record"},
-                  {"name", "r" + std::to_string((*counter)++)},
-                  {"fields", fields}};
+      return Json{
+          {"type", "record"}, {"name", "r" + std::to_string((*counter)++)}, {"fields", fields}};
     }
     default:
       return Status::NotImplemented("ORC metadata column type ", type.ToString());
@@ -92,7 +91,8 @@ Result<avro::Datum> DatumFor(const arrow::Array& array, int64_t i) {
       d = avro::Datum::Double(static_cast<const arrow::DoubleArray&>(array).Value(i));
       break;
     case arrow::Type::STRING:
-      d = avro::Datum::String(std::string(static_cast<const arrow::StringArray&>(array).GetView(i)));
+      d = avro::Datum::String(
+          std::string(static_cast<const arrow::StringArray&>(array).GetView(i)));
       break;
     case arrow::Type::BINARY:
       d = avro::Datum::Bytes(std::string(static_cast<const arrow::BinaryArray&>(array).GetView(i)));
@@ -238,7 +238,8 @@ Result<std::unique_ptr<RecordFile>> RecordFile::Read(FileIO* io, const std::stri
   if (format == "avro") {
     Result<std::string> bytes = io->ReadFile(path);
     if (!bytes.ok()) {
-      if (bytes.status().IsNotFound()) return Status::NotFound("metadata file ", path, " is missing");
+      if (bytes.status().IsNotFound())
+        return Status::NotFound("metadata file ", path, " is missing");
       return bytes.status();
     }
     auto data = std::make_shared<std::string>(std::move(*bytes));

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "fjord/format/binary_row.h"
+#include "fjord/format/bucket.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/partition_path.h"
 
@@ -13,12 +15,14 @@ namespace fjord {
 namespace {
 
 // Java identifies a file in manifests by these parts (spec/format.md §4.8).
-using FileIdentifier = std::tuple<std::string, int32_t, int32_t, std::string, std::vector<std::string>,
-                                  std::optional<std::string>, std::optional<std::string>>;
+using FileIdentifier =
+    std::tuple<std::string, int32_t, int32_t, std::string, std::vector<std::string>,
+               std::optional<std::string>, std::optional<std::string>>;
 
 FileIdentifier IdentifierOf(const ManifestEntry& e) {
-  return {e.partition,         e.bucket,         e.file.level,         e.file.file_name,
-          e.file.extra_files, e.file.embedded_index, e.file.external_path};
+  return {e.partition,         e.bucket,           e.file.level,
+          e.file.file_name,    e.file.extra_files, e.file.embedded_index,
+          e.file.external_path};
 }
 
 std::vector<DataTypePtr> TypesOf(const std::vector<DataField>& fields) {
@@ -59,6 +63,97 @@ Result<StatsView> DecodeStats(const SimpleStats& stats, const std::vector<DataFi
     view.columns[fields[i].name] = std::move(cs);
   }
   return view;
+}
+
+Result<bool> FileMayMatch(const DataFileMeta& file, const Predicate& filter, bool pk,
+                          const std::vector<DataField>& key_fields, const TableSchema& read_schema,
+                          SnapshotManager* schemas, std::map<int64_t, TableSchema>* cache) {
+  std::map<std::string, ColumnStats> columns;
+  if (pk) {
+    Result<StatsView> view =
+        DecodeStats(file.key_stats, key_fields, "key statistics of " + file.file_name);
+    if (!view.ok()) return true;  // statistics we cannot read never prune
+    columns = std::move(view->columns);
+  } else {
+    auto it = cache->find(file.schema_id);
+    if (it == cache->end()) {
+      FJORD_ASSIGN_OR_RAISE(TableSchema s, schemas->LoadSchema(file.schema_id));
+      it = cache->emplace(file.schema_id, std::move(s)).first;
+    }
+    const TableSchema& file_schema = it->second;
+    std::vector<DataField> stats_fields;
+    if (file.value_stats_cols) {
+      for (const std::string& name : *file.value_stats_cols) {
+        const DataField* f = file_schema.FindField(name);
+        if (f == nullptr) return true;  // names we cannot place: do not prune
+        stats_fields.push_back(*f);
+      }
+    } else {
+      stats_fields = file_schema.fields;
+    }
+    Result<StatsView> decoded =
+        DecodeStats(file.value_stats, stats_fields, "value statistics of " + file.file_name);
+    if (!decoded.ok()) return true;  // statistics we cannot read never prune
+    StatsView& view = *decoded;
+    // Map the file's columns to the read schema by field id; skip columns whose type changed.
+    for (const DataField& sf : stats_fields) {
+      for (const DataField& rf : read_schema.fields) {
+        if (rf.id == sf.id && rf.type->EqualsIgnoreNullable(*sf.type)) {
+          columns[rf.name] = view.columns[sf.name];
+        }
+      }
+    }
+  }
+  auto lookup = [&](const std::string& name) -> const ColumnStats* {
+    auto it = columns.find(name);
+    return it == columns.end() ? nullptr : &it->second;
+  };
+  return filter.MayMatch(lookup, file.row_count);
+}
+
+// Literal values a filter pins `column` to through top-level AND-ed `=` and `IN` leaves.
+std::optional<std::vector<Value>> PinnedValues(const Predicate& p, const std::string& column) {
+  if (p.op == PredicateOp::kAnd) {
+    for (const Predicate& c : p.children) {
+      if (auto v = PinnedValues(c, column)) return v;
+    }
+    return std::nullopt;
+  }
+  if (p.IsLeaf() && p.field == column && (p.op == PredicateOp::kEq || p.op == PredicateOp::kIn)) {
+    return p.literals;
+  }
+  return std::nullopt;
+}
+
+// The buckets (of `total_buckets`) that can hold rows matching `filter`, or nullopt when the
+// filter does not pin every bucket-key column.
+Result<std::optional<std::set<int32_t>>> CandidateBuckets(const Predicate& filter,
+                                                          const std::vector<DataField>& bucket_keys,
+                                                          int32_t total_buckets) {
+  if (bucket_keys.empty() || total_buckets <= 0) return std::optional<std::set<int32_t>>();
+  std::vector<std::vector<Value>> choices;
+  size_t combinations = 1;
+  for (const DataField& k : bucket_keys) {
+    auto pinned = PinnedValues(filter, k.name);
+    if (!pinned || pinned->empty()) return std::optional<std::set<int32_t>>();
+    combinations *= pinned->size();
+    if (combinations > 1024) return std::optional<std::set<int32_t>>();
+    choices.push_back(*pinned);
+  }
+  std::vector<DataTypePtr> types;
+  for (const DataField& k : bucket_keys) types.push_back(k.type);
+  std::set<int32_t> buckets;
+  std::vector<size_t> idx(choices.size(), 0);
+  while (true) {
+    std::vector<Value> row;
+    for (size_t i = 0; i < choices.size(); ++i) row.push_back(choices[i][idx[i]]);
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeBinaryRow(row, types));
+    buckets.insert(BucketOf(bytes, total_buckets));
+    size_t i = 0;
+    while (i < idx.size() && ++idx[i] == choices[i].size()) idx[i++] = 0;
+    if (i == idx.size()) break;
+  }
+  return std::optional<std::set<int32_t>>(std::move(buckets));
 }
 
 }  // namespace
@@ -135,14 +230,39 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
   std::optional<Predicate> partition_filter;
   if (filter != nullptr) partition_filter = filter->Restrict(schema_.partition_keys);
-  FJORD_ASSIGN_OR_RAISE(
-      std::vector<ManifestEntry> entries,
-      LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr));
+  FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
+                        LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr));
 
-  std::string default_name = schema_.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  std::string default_name =
+      schema_.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
   std::map<std::pair<std::string, int32_t>, DataSplit> splits;
   std::vector<DataTypePtr> partition_types = TypesOf(partition_fields);
+  bool pk = !schema_.primary_keys.empty();
+  std::vector<DataField> bucket_key_fields = schema_.FieldsByName(schema_.BucketKeys());
+  if (schema_.Option("bucket-function.type").value_or("default") != "default") {
+    bucket_key_fields.clear();  // only the default (murmur) bucket function is replicated here
+  }
+  std::map<int32_t, std::optional<std::set<int32_t>>> buckets_by_total;
+  std::vector<DataField> key_fields = schema_.FieldsByName(schema_.TrimmedPrimaryKeys());
+  SnapshotManager schemas(io_, root_);
+  std::map<int64_t, TableSchema> file_schemas;
   for (ManifestEntry& e : entries) {
+    if (filter != nullptr) {
+      // Bucket pruning: equality on every bucket-key column names the only possible buckets.
+      auto bt = buckets_by_total.find(e.total_buckets);
+      if (bt == buckets_by_total.end()) {
+        FJORD_ASSIGN_OR_RAISE(auto candidates,
+                              CandidateBuckets(*filter, bucket_key_fields, e.total_buckets));
+        bt = buckets_by_total.emplace(e.total_buckets, std::move(candidates)).first;
+      }
+      if (bt->second && !bt->second->count(e.bucket)) continue;
+      // File pruning by statistics: key statistics for primary-key tables (a newer version of a
+      // row may sit in another file, so value statistics would be unsafe), value statistics for
+      // append tables.
+      FJORD_ASSIGN_OR_RAISE(bool may_match, FileMayMatch(e.file, *filter, pk, key_fields, schema_,
+                                                         &schemas, &file_schemas));
+      if (!may_match) continue;
+    }
     auto key = std::make_pair(e.partition, e.bucket);
     auto it = splits.find(key);
     if (it == splits.end()) {
@@ -150,9 +270,9 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       split.partition = e.partition;
       split.bucket = e.bucket;
       split.total_buckets = e.total_buckets;
-      FJORD_ASSIGN_OR_RAISE(split.partition_values,
-                            DecodeStoredRow(e.partition, partition_types,
-                                            "partition of " + e.file.file_name));
+      FJORD_ASSIGN_OR_RAISE(
+          split.partition_values,
+          DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
       if (partition_filter) {
         auto lookup = [&](const std::string& name) -> const Value* {
           for (size_t i = 0; i < partition_fields.size(); ++i) {
@@ -170,7 +290,6 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
     }
     it->second.files.push_back(std::move(e.file));
   }
-  (void)DecodeStats;
 
   // Deletion vectors of this snapshot.
   if (snapshot.index_manifest) {
@@ -185,8 +304,7 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       }
       auto it = splits.find({ie.partition, ie.bucket});
       if (it == splits.end()) continue;
-      std::string index_path =
-          ie.external_path ? *ie.external_path : paths.IndexFile(ie.file_name);
+      std::string index_path = ie.external_path ? *ie.external_path : paths.IndexFile(ie.file_name);
       for (const DeletionVectorMeta& dv : *ie.dv_ranges) {
         it->second.deletion_files[dv.data_file_name] =
             DeletionFile{index_path, dv.offset, dv.length, dv.cardinality};

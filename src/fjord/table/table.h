@@ -39,7 +39,8 @@ class Table {
   const std::shared_ptr<FileIO>& io() const { return io_; }
 
   // The snapshot a selector names and the schema to read it with.
-  Result<std::pair<std::optional<Snapshot>, TableSchema>> Resolve(const ScanSelector& selector) const;
+  Result<std::pair<std::optional<Snapshot>, TableSchema>> Resolve(
+      const ScanSelector& selector) const;
   // The live files at the selected snapshot, pruned by `where` (may be empty).
   Result<ScanPlan> Plan(const ScanSelector& selector, const std::string& where = "") const;
   // Reads rows: plan, merge-on-read, exact row filter, projection.

@@ -23,7 +23,8 @@ std::vector<std::string> SplitList(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t b = part.find_first_not_of(' ');
     size_t e = part.find_last_not_of(' ');
     if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
@@ -115,8 +116,8 @@ Result<std::shared_ptr<arrow::Table>> TableRead::ReadFile(const DataSplit& split
       FJORD_ASSIGN_OR_RAISE(std::string bytes, io_->ReadFile(df.index_path));
       cached = index_file_cache_.emplace(df.index_path, std::move(bytes)).first;
     }
-    FJORD_ASSIGN_OR_RAISE(DeletionVector dv,
-                          DeletionVector::Decode(cached->second, df.offset, df.length, df.index_path));
+    FJORD_ASSIGN_OR_RAISE(DeletionVector dv, DeletionVector::Decode(cached->second, df.offset,
+                                                                    df.length, df.index_path));
     arrow::BooleanBuilder keep;
     FJORD_ARROW_RETURN_NOT_OK(keep.Reserve(table->num_rows()));
     const auto& deleted = dv.positions();
@@ -153,8 +154,8 @@ Result<std::shared_ptr<arrow::Table>> TableRead::ReadFile(const DataSplit& split
     int base = static_cast<int>(physical.size()) - 2;
     for (int k = 0; k < 2; ++k) {
       FJORD_ASSIGN_OR_RAISE(auto column, Combined(table->column(base + k)));
-      fields.push_back(arrow::field(physical[static_cast<size_t>(base + k)].name, column->type(),
-                                    false));
+      fields.push_back(
+          arrow::field(physical[static_cast<size_t>(base + k)].name, column->type(), false));
       columns.push_back(column);
     }
   }
@@ -187,11 +188,13 @@ Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(std::shared_ptr<arr
     sort_keys.emplace_back(k, arrow::compute::SortOrder::Ascending, first);
   }
   auto seq_fields = SplitList(schema_.Option("sequence.field").value_or(""));
-  bool descending = schema_.Option("sequence.field.sort-order").value_or("ascending") == "descending";
+  bool descending =
+      schema_.Option("sequence.field.sort-order").value_or("ascending") == "descending";
   for (const std::string& s : seq_fields) {
-    sort_keys.emplace_back(s, descending ? arrow::compute::SortOrder::Descending
-                                         : arrow::compute::SortOrder::Ascending,
-                           first);
+    sort_keys.emplace_back(
+        s,
+        descending ? arrow::compute::SortOrder::Descending : arrow::compute::SortOrder::Ascending,
+        first);
   }
   sort_keys.emplace_back(kSequenceColumn, arrow::compute::SortOrder::Ascending, first);
   arrow::compute::SortOptions sort_options(sort_keys);
@@ -275,7 +278,8 @@ Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(std::shared_ptr<arr
     for (size_t f = 0; f < schema_.fields.size(); ++f) {
       std::unique_ptr<arrow::ArrayBuilder> builder;
       FJORD_ARROW_RETURN_NOT_OK(
-          arrow::MakeBuilder(arrow::default_memory_pool(), out->schema()->field(static_cast<int>(f))->type(), &builder));
+          arrow::MakeBuilder(arrow::default_memory_pool(),
+                             out->schema()->field(static_cast<int>(f))->type(), &builder));
       for (const MergeRecord& r : merged) {
         FJORD_RETURN_NOT_OK(AppendValueToBuilder(builder.get(), r.row[f], *schema_.fields[f].type));
       }
