@@ -9,11 +9,18 @@ read (for example a tag whose data files are gone) passes only if Fjord fails on
 error rather than rows.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 
+TIMESTAMP_TABLES = [
+    "parquet/append_09.db/append_09",
+    "parquet/append_table_with_alter_table.db/append_table_with_alter_table",
+    "orc/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor",
+    "avro/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
+]
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -73,8 +80,51 @@ def main():
         for n, ok, detail in results:
             if not ok:
                 rows_out.append(f"    {n}: {detail}")
+    # Time travel by timestamp: at each snapshot's commit time, one millisecond before it, and
+    # before the first snapshot (an error in both), for the tables with several snapshots.
+    ts_pass = ts_fail = 0
+    ts_lines = []
+    for rel in TIMESTAMP_TABLES:
+        table_dir = os.path.join(fixtures, rel)
+        snap_dir = os.path.join(table_dir, "snapshot")
+        times = []
+        for name in sorted(os.listdir(snap_dir)):
+            if name.startswith("snapshot-"):
+                with open(os.path.join(snap_dir, name), encoding="utf-8") as f:
+                    times.append(json.load(f)["timeMillis"])
+        times.sort()
+        probes = [times[0] - 1, times[0], times[len(times) // 2] - 1, times[-1], times[-1] + 1000]
+        for t in probes:
+            java_file = os.path.join(work, "ts", rel.replace(os.sep, "__") + f"__{t}.java.jsonl")
+            mine = java_file.replace(".java.jsonl", ".fjord.jsonl")
+            os.makedirs(os.path.dirname(java_file), exist_ok=True)
+            with open(java_file, "w", encoding="utf-8") as out:
+                jp = subprocess.run([os.path.join(REPO, "interop", "java", "fjord-oracle"), "dump",
+                                     table_dir, "--timestamp", str(t)],
+                                    stdout=out, stderr=subprocess.PIPE, text=True)
+            with open(mine, "w", encoding="utf-8") as out:
+                fp = subprocess.run([args.fjord, "cat", table_dir, "--timestamp", str(t)],
+                                    stdout=out, stderr=subprocess.PIPE, text=True)
+            if jp.returncode != 0 or fp.returncode != 0:
+                ok = jp.returncode != 0 and fp.returncode != 0
+                detail = f"java rc={jp.returncode}, fjord rc={fp.returncode}: {fp.stderr.strip()[:200]}"
+            else:
+                cmp = subprocess.run([sys.executable, os.path.join(REPO, "interop", "compare_rows.py"),
+                                      java_file, mine], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+                ok, detail = cmp.returncode == 0, cmp.stdout.strip()[:600]
+            ts_pass += ok
+            ts_fail += not ok
+            if not ok:
+                ts_lines.append(f"    {rel} --timestamp {t}: {detail}")
+    passed += ts_pass
+    failed += ts_fail
+
     print("table x snapshot matrix (Fjord vs Java Paimon 1.4.2)")
     for line in rows_out:
+        print(line)
+    print(f"time travel by timestamp: {ts_pass}/{ts_pass + ts_fail} probes agree")
+    for line in ts_lines:
         print(line)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

@@ -168,7 +168,21 @@ Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& s
     FJORD_ASSIGN_OR_RAISE(Snapshot s, sm.Load(*selector.snapshot_id));
     return std::optional<Snapshot>(std::move(s));
   }
-  if (selector.timestamp_millis) return sm.LatestAtOrBefore(*selector.timestamp_millis);
+  if (selector.timestamp_millis) {
+    FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> s, sm.LatestAtOrBefore(*selector.timestamp_millis));
+    if (!s) {
+      // As Java: time travel before the first snapshot is an error, not an empty table.
+      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, sm.EarliestId());
+      std::string detail = "the table has no snapshots";
+      if (earliest) {
+        FJORD_ASSIGN_OR_RAISE(Snapshot first, sm.Load(*earliest));
+        detail = "the earliest snapshot's time is " + std::to_string(first.time_millis);
+      }
+      return Status::NotFound("no snapshot earlier than or equal to timestamp ",
+                              *selector.timestamp_millis, "; ", detail);
+    }
+    return s;
+  }
   return sm.Latest();
 }
 

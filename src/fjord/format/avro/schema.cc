@@ -333,7 +333,9 @@ class SchemaParser {
       SetLogicalType(node);
       return FinishPrimitive(node);
     }
-    if (type == "record" || type == "error") return ParseRecord(json, space, depth);
+    if (type == "record" || type == "error") {
+      return ParseRecord(json, space, depth, /*is_error=*/type == "error");
+    }
     if (type == "enum") return ParseEnum(json, space);
     if (type == "fixed") return ParseFixed(json, space);
     if (type == "array" || type == "map") {
@@ -357,8 +359,9 @@ class SchemaParser {
     return Error("unknown type name '", type, "'");
   }
 
-  Result<const Node*> ParseRecord(Json& json, const std::string& space, int depth) {
+  Result<const Node*> ParseRecord(Json& json, const std::string& space, int depth, bool is_error) {
     Node* node = NewNode(Type::kRecord);
+    node->is_error_ = is_error;
     FJORD_RETURN_NOT_OK(DefineName(node, json, space));
     auto fields_it = json.find("fields");
     if (fields_it == json.end() || !fields_it->is_array()) {
@@ -650,7 +653,7 @@ class SchemaPrinter {
       return;
     }
     out_->append(R"({"type":)");
-    AppendJsonString(out_, TypeName(node.type()));
+    AppendJsonString(out_, node.is_error() ? "error" : TypeName(node.type()));
     WriteKey("name");
     AppendJsonString(out_, node.name());
     if (node.name_space() != space_) {

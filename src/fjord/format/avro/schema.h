@@ -79,6 +79,8 @@ class Node {
 
   // Record only.
   const std::vector<Field>& fields() const { return fields_; }
+  // Declared as "error" (a record in Avro RPC protocols); printed back that way.
+  bool is_error() const { return is_error_; }
   // The position of the field called `name`, or nullopt.
   std::optional<size_t> FieldIndex(std::string_view name) const;
 
@@ -114,6 +116,7 @@ class Node {
   explicit Node(Type type) : type_(type) {}
 
   Type type_;
+  bool is_error_ = false;
   int32_t fixed_size_ = 0;
   int32_t precision_ = 0;
   int32_t scale_ = 0;

@@ -149,6 +149,15 @@ TEST(AvroSchemaTest, RecursiveRecord) {
             R"({"name":"next","type":["null","List"]}]})");
 }
 
+TEST(AvroSchemaTest, ErrorTypesAreRecords) {
+  const char* json = R"({"type":"error","name":"Oops","fields":[{"name":"m","type":"string"}]})";
+  auto s = MustParse(json);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->root().type(), Type::kRecord);
+  EXPECT_TRUE(s->root().is_error());
+  EXPECT_EQ(s->ToJson(), json);
+}
+
 TEST(AvroSchemaTest, TopLevelUnionAsPaimon09Writes) {
   auto s = MustParse(
       R"(["null",{"type":"record","name":"record","fields":[{"name":"a","type":"int"}]}])");
