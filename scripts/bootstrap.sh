@@ -56,3 +56,14 @@ if [[ ! -f "$target/.complete" ]]; then
 fi
 ln -sfn "pyarrow-$pa_version" "$deps/pyarrow"
 log "ready: Arrow $pa_version in $deps/pyarrow/pyarrow"
+
+# --- Python test tools (a loopback S3 server), pinned by scripts/python-test.lock ------------
+venv="$deps/venv"
+lock_py="$repo/scripts/python-test.lock"
+if [[ ! -f "$venv/.complete" || "$lock_py" -nt "$venv/.complete" ]]; then
+  log "installing Python test tools into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$venv"; }
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock_py"
+  touch "$venv/.complete"
+fi

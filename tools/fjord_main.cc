@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "fjord/file_io.h"
 #include "fjord/version.h"
 
 namespace {
@@ -34,5 +35,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  return handler ? handler() : 0;
+  int rc = handler ? handler() : 0;
+  fjord::FileIO::ShutdownFileSystems();
+  return rc;
 }

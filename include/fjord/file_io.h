@@ -33,11 +33,15 @@ class FileIO {
   virtual ~FileIO() = default;
 
   // A FileIO for `uri_or_path`: "s3://..." gives the S3 one (configured by `options`:
-  // s3.endpoint, s3.access-key, s3.secret-key, s3.region, s3.path-style-access, or the usual
-  // AWS_* environment variables); anything else the local one.
+  // s3.endpoint, s3.access-key, s3.secret-key, s3.region, s3.path-style-access,
+  // s3.allow-bucket-creation, or the usual AWS_* environment variables); anything else the
+  // local one.
   static Result<std::shared_ptr<FileIO>> Open(
       std::string_view uri_or_path, const std::map<std::string, std::string>& options = {});
   static std::shared_ptr<FileIO> Local();
+  // Releases the global state of remote file systems (Arrow's S3 client). Call once before the
+  // process exits, after every FileIO and stream is gone; S3 FileIOs cannot be used afterwards.
+  static void ShutdownFileSystems();
 
   // Whole-file read. NotFound when the file does not exist.
   virtual Result<std::string> ReadFile(const std::string& path) = 0;

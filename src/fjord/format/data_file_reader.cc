@@ -13,6 +13,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/avro_data_reader.h"
+#include "fjord/format/orc_tail.h"
 
 namespace fjord {
 
@@ -91,12 +92,16 @@ Result<std::shared_ptr<arrow::Table>> ReadParquet(FileIO* io, const std::string&
 Result<std::shared_ptr<arrow::Table>> ReadOrc(FileIO* io, const std::string& path,
                                               const std::vector<DataField>& fields) {
   FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
+  std::vector<std::string> names;
+  for (const DataField& f : fields) names.push_back(f.name);
+  // Arrow's ORC adapter aborts the process on input it cannot represent (MAP keys with NULLs):
+  // check the tail ourselves first.
+  FJORD_ASSIGN_OR_RAISE(OrcTail tail, ReadOrcTail(input.get(), path));
+  FJORD_RETURN_NOT_OK(CheckArrowCanReadOrc(tail, names, path));
   auto reader = arrow::adapters::orc::ORCFileReader::Open(input, arrow::default_memory_pool());
   if (!reader.ok()) {
     return Status::Corruption(path, ": not a readable ORC file: ", reader.status().message());
   }
-  std::vector<std::string> names;
-  for (const DataField& f : fields) names.push_back(f.name);
   auto table = (*reader)->Read(names);
   if (!table.ok()) return FromArrow(table.status()).WithContext(path);
   return Conform(*table, fields, path);

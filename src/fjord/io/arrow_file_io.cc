@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +56,7 @@ Status WriteTempFile(const std::string& tmp, std::string_view data) {
 
 std::once_flag s3_once;
 Status s3_init_status;
+std::atomic<bool> s3_initialized{false};
 
 Status EnsureS3() {
   std::call_once(s3_once, [] {
@@ -68,9 +70,7 @@ Status EnsureS3() {
       st = arrow::fs::InitializeS3(s3);
     }
     s3_init_status = FromArrow(st);
-    if (st.ok()) {
-      std::atexit([] { (void)arrow::fs::FinalizeS3(); });
-    }
+    s3_initialized = st.ok();
   });
   return s3_init_status;
 }
@@ -268,6 +268,10 @@ Status ArrowFileIO::Rename(const std::string& from, const std::string& to) {
   return FromArrow(fs_->Move(FsPath(from), FsPath(to))).WithContext(from);
 }
 
+void FileIO::ShutdownFileSystems() {
+  if (s3_initialized.exchange(false)) (void)arrow::fs::FinalizeS3();
+}
+
 std::shared_ptr<FileIO> FileIO::Local() {
   static std::shared_ptr<FileIO> local = std::make_shared<ArrowFileIO>(
       std::make_shared<arrow::fs::LocalFileSystem>(), "", /*local=*/true);
@@ -305,6 +309,7 @@ Result<std::shared_ptr<FileIO>> FileIO::Open(std::string_view uri_or_path,
   std::string region = get("s3.region");
   if (!region.empty()) s3.region = region;
   if (get("s3.path-style-access") == "true") s3.force_virtual_addressing = false;
+  if (get("s3.allow-bucket-creation") == "true") s3.allow_bucket_creation = true;
   auto fs = arrow::fs::S3FileSystem::Make(s3);
   if (!fs.ok()) return FromArrow(fs.status()).WithContext("S3 file system for ", uri_or_path);
   std::string prefix = uri_or_path.rfind("s3a://", 0) == 0 ? "s3a://" : "s3://";

@@ -170,15 +170,19 @@ Status BlockCodec::DecompressZstd(std::string_view in, int64_t max_size, std::st
   if (zstd_dctx_ == nullptr) zstd_dctx_ = ZSTD_createDCtx();
   if (zstd_dctx_ == nullptr) return Status::Internal("ZSTD_createDCtx failed");
   ZSTD_DCtx_reset(zstd_dctx_, ZSTD_reset_session_only);
-  // Java's ZstdOutputStream writes frames without the content size, so it is only a hint.
+  // Java's ZstdOutputStream writes frames without the content size, and a damaged frame may
+  // claim any size, so the recorded size is only a hint: believe it up to a plausible ratio and
+  // grow from there.
   unsigned long long hint = ZSTD_getFrameContentSize(in.data(), in.size());
-  size_t initial = 4096;
+  const size_t plausible = std::max<size_t>(in.size() * 16, 64 << 10);
+  size_t initial = Grow(in.size() * 4, max_size);
   if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR) {
-    initial = static_cast<size_t>(std::min<unsigned long long>(hint, max_size)) + 1;
-  } else {
-    initial = std::min<size_t>(Grow(in.size() * 4, max_size), static_cast<size_t>(max_size) + 1);
+    initial = static_cast<size_t>(
+                  std::min<unsigned long long>({hint, static_cast<unsigned long long>(max_size),
+                                                static_cast<unsigned long long>(plausible)})) +
+              1;
   }
-  out->resize(std::max<size_t>(initial, 1));
+  out->resize(initial);
   ZSTD_inBuffer input{in.data(), in.size(), 0};
   size_t produced = 0;
   size_t last = 1;  // not at a frame end
