@@ -103,9 +103,10 @@ struct OrcDateStats {
   std::optional<int32_t> minimum, maximum;  // days since 1970-01-01
 };
 struct OrcTimestampStats {
-  std::optional<int64_t> minimum, maximum;              // millis, writer's local time (pre ORC-135)
-  std::optional<int64_t> minimum_utc, maximum_utc;      // millis since the epoch, UTC
-  std::optional<int32_t> minimum_nanos, maximum_nanos;  // sub-millisecond nanos, plus one
+  std::optional<int64_t> minimum, maximum;          // millis, writer's local time (pre ORC-135)
+  std::optional<int64_t> minimum_utc, maximum_utc;  // millis since the epoch, UTC
+  // Nanos within the millisecond plus one, as written (Java writes them only when not 0 / 999999).
+  std::optional<int32_t> minimum_nanos, maximum_nanos;
 };
 
 using OrcTypedStats = std::variant<std::monostate, OrcIntegerStats, OrcDoubleStats, OrcStringStats,

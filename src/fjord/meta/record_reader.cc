@@ -6,6 +6,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/json.h"
 #include "fjord/format/avro/container.h"
+#include "fjord/format/orc_tail.h"
 
 namespace fjord {
 
@@ -248,6 +249,9 @@ Result<std::unique_ptr<RecordFile>> RecordFile::Read(FileIO* io, const std::stri
     FJORD_ASSIGN_OR_RAISE(file->records_, reader->ReadAll());
   } else if (format == "orc") {
     FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
+    // Arrow's ORC adapter aborts on MAP keys with NULLs; check the tail ourselves first.
+    FJORD_ASSIGN_OR_RAISE(OrcTail tail, ReadOrcTail(input.get(), path));
+    FJORD_RETURN_NOT_OK(CheckArrowCanReadOrc(tail, {}, path));
     auto reader = arrow::adapters::orc::ORCFileReader::Open(input, arrow::default_memory_pool());
     if (!reader.ok()) {
       return Status::Corruption(path, ": not a readable ORC file: ", reader.status().message());

@@ -25,7 +25,10 @@ Result<std::pair<std::optional<Snapshot>, TableSchema>> Table::Resolve(
   TableScan scan(io_, path_, schema_);
   FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> snapshot, scan.ResolveSnapshot(selector));
   TableSchema schema = schema_;
-  if (snapshot && snapshot->schema_id != schema_.id) {
+  // Time travel reads with the travelled snapshot's own schema; the latest snapshot is read with
+  // the table's latest schema, which may be newer (an ALTER TABLE without new data), as in Java.
+  bool time_travel = selector.snapshot_id || selector.timestamp_millis || selector.tag;
+  if (time_travel && snapshot && snapshot->schema_id != schema_.id) {
     FJORD_ASSIGN_OR_RAISE(schema, snapshots_.LoadSchema(snapshot->schema_id));
   }
   return std::make_pair(std::move(snapshot), std::move(schema));
