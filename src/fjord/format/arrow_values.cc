@@ -127,10 +127,11 @@ Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value,
       return FromArrow(static_cast<arrow::Int16Builder*>(builder)->Append(
           static_cast<int16_t>(value.AsInt64())));
     case TypeRoot::kInt:
+      return FromArrow(static_cast<arrow::Int32Builder*>(builder)->Append(
+          static_cast<int32_t>(value.AsInt64())));
     case TypeRoot::kDate:
-      return FromArrow(
-          static_cast<arrow::NumericBuilder<arrow::Int32Type>*>(static_cast<void*>(builder))
-              ->Append(static_cast<int32_t>(value.AsInt64())));
+      return FromArrow(static_cast<arrow::Date32Builder*>(builder)->Append(
+          static_cast<int32_t>(value.AsInt64())));
     case TypeRoot::kTime:
       return FromArrow(static_cast<arrow::Time32Builder*>(builder)->Append(
           static_cast<int32_t>(value.AsInt64())));

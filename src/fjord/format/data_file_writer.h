@@ -1,0 +1,108 @@
+// Writing Paimon data files (Parquet, ORC, Avro) from Arrow data in the canonical Arrow form
+// (arrow_types.h), laid out as Java Paimon 1.x writes them (spec/format.md §7.5-7.7), together
+// with the column statistics Java would record for them (column_stats.h).
+//
+// `fields` is the file's physical schema: for append tables the table columns; for primary-key
+// tables _KEY_<k>... (ids 1073741823 + id), _SEQUENCE_NUMBER BIGINT NOT NULL (2147483646),
+// _VALUE_KIND TINYINT NOT NULL (2147483645), then the table columns (spec §7.2). Field ids and
+// nullability go into the file (Parquet field ids, REQUIRED/OPTIONAL; Avro unions).
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fjord/data_type.h"
+#include "fjord/file_io.h"
+#include "fjord/format/column_stats.h"
+#include "fjord/format/data_file_reader.h"
+#include "fjord/options.h"
+
+namespace fjord {
+
+struct DataFileWriterOptions {
+  // file.compression: zstd (default), lz4, snappy, gzip/deflate, none/uncompressed.
+  std::string compression = "zstd";
+  // file.compression.zstd-level.
+  int32_t zstd_level = 1;
+  // Parquet row group size target in bytes (parquet.block.size; Java 128 MB).
+  int64_t parquet_block_size = int64_t{128} << 20;
+  // Parquet page size (parquet.page.size; Java 1 MB).
+  int64_t parquet_page_size = int64_t{1} << 20;
+  // parquet.enable.dictionary.
+  bool parquet_dictionary = true;
+  // Statistics mode of each physical column, as StatsModesFor gives them. Empty = compute with
+  // StatsModesFor(field names, Options{}, format): the defaults.
+  std::vector<StatsMode> stats_modes;
+
+  // Reads the options above from table options (stats modes included, for `fields` in `format`).
+  static Result<DataFileWriterOptions> FromOptions(const Options& options,
+                                                   const std::vector<DataField>& fields,
+                                                   FileFormat format);
+};
+
+struct DataFileWriteResult {
+  std::string path;
+  // The exact number of bytes of the file (DataFileMeta._FILE_SIZE).
+  int64_t file_size = 0;
+  int64_t row_count = 0;
+  // Per physical column (same order as `fields`): the stats after applying the column's mode.
+  std::vector<ColumnStats> stats;
+  std::vector<StatsMode> stats_modes;
+};
+
+// Writes one data file. Usage: Open, Write any number of batches, Finish. Not thread-safe.
+// Destroying a writer that was not finished closes its stream and leaves a partial file at
+// `path` (the caller deletes it; Java's writer does the same on abort).
+class DataFileWriter {
+ public:
+  static Result<std::unique_ptr<DataFileWriter>> Open(FileIO* io, const std::string& path,
+                                                      FileFormat format,
+                                                      std::vector<DataField> fields,
+                                                      DataFileWriterOptions options = {});
+  virtual ~DataFileWriter();
+
+  // `batch` must have one column per field, in order, in the field's canonical Arrow type (names
+  // are not checked). A NOT NULL field with a null value is Invalid.
+  Status Write(const arrow::RecordBatch& batch);
+  Status Write(const arrow::Table& table);
+
+  // Bytes written so far plus an estimate of what is buffered: for rolling at target-file-size.
+  int64_t EstimatedSize() const;
+  int64_t row_count() const { return row_count_; }
+
+  // Closes the file and returns its exact size and statistics. The writer is unusable afterwards.
+  Result<DataFileWriteResult> Finish();
+
+  class Impl;
+
+ private:
+  DataFileWriter(std::unique_ptr<Impl> impl, std::string path, FileFormat format,
+                 std::vector<DataField> fields, std::vector<StatsMode> modes);
+
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+  FileFormat format_;
+  std::vector<DataField> fields_;
+  std::vector<StatsMode> modes_;
+  std::vector<FooterStatsAccumulator> footer_stats_;  // Parquet, ORC
+  std::vector<ColumnStatsCollector> collectors_;      // Avro
+  int64_t row_count_ = 0;
+  bool finished_ = false;
+};
+
+// Open + Write(table) + Finish.
+Result<DataFileWriteResult> WriteDataFile(FileIO* io, const std::string& path, FileFormat format,
+                                          const std::vector<DataField>& fields,
+                                          const arrow::Table& table,
+                                          DataFileWriterOptions options = {});
+
+// The Avro schema (JSON, as Java's Schema.toString()) Java's AvroSchemaConverter derives for
+// `fields`. NotImplemented for TIMESTAMP/LTZ with precision > 6 and TIME with precision > 3, as
+// in Java.
+Result<std::string> AvroSchemaJsonFor(const std::vector<DataField>& fields);
+
+}  // namespace fjord
