@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/row_json.h"
 #include "fjord/table/table.h"
@@ -20,21 +21,6 @@ namespace {
 int Fail(const Status& st) {
   std::cerr << "fjord: " << st.ToString() << "\n";
   return 1;
-}
-
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    std::string part =
-        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t b = part.find_first_not_of(' '), e = part.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 std::string CsvQuote(const std::string& s) {
@@ -154,7 +140,7 @@ int RunCat(const CatArgs& args) {
   request.selector.timestamp_millis = args.timestamp;
   request.selector.tag = args.tag;
   request.where = args.where;
-  request.columns = SplitComma(args.columns);
+  request.columns = SplitCommaList(args.columns);
   auto result = (*table)->Read(request);
   if (!result.ok()) return Fail(result.status());
   Status st = PrintRows(*result, args.format);

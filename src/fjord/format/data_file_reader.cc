@@ -96,8 +96,13 @@ Result<std::shared_ptr<arrow::Table>> ReadOrc(FileIO* io, const std::string& pat
   for (const DataField& f : fields) names.push_back(f.name);
   // Arrow's ORC adapter aborts the process on input it cannot represent (MAP keys with NULLs):
   // check the tail ourselves first.
-  FJORD_ASSIGN_OR_RAISE(OrcTail tail, ReadOrcTail(input.get(), path));
-  FJORD_RETURN_NOT_OK(CheckArrowCanReadOrc(tail, names, path));
+  // A tail we cannot decompress ourselves (LZO) is left to Arrow, which can.
+  Result<OrcTail> tail = ReadOrcTail(input.get(), path);
+  if (tail.ok()) {
+    FJORD_RETURN_NOT_OK(CheckArrowCanReadOrc(*tail, names, path));
+  } else if (tail.status().code() != StatusCode::kNotImplemented) {
+    return tail.status();
+  }
   auto reader = arrow::adapters::orc::ORCFileReader::Open(input, arrow::default_memory_pool());
   if (!reader.ok()) {
     return Status::Corruption(path, ": not a readable ORC file: ", reader.status().message());

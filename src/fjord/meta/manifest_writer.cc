@@ -201,6 +201,7 @@ Result<std::string> Encode(std::string_view schema_json, const char* what,
   wo.codec = options.codec;
   wo.compression_level = options.compression_level;
   wo.sync_marker = options.sync_marker;
+  wo.zstd_checksum = options.zstd_checksum;
   wo.source = what;
   FJORD_ASSIGN_OR_RAISE(auto writer, avro::ContainerWriter::Create(std::move(schema), wo));
   for (const T& row : rows) FJORD_RETURN_NOT_OK(writer->Append(to_datum(row)));

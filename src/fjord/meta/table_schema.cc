@@ -4,6 +4,7 @@
 
 #include "fjord/common/data_type_json.h"
 #include "fjord/common/json.h"
+#include "fjord/common/strings.h"
 
 namespace fjord {
 
@@ -22,18 +23,6 @@ Result<std::vector<std::string>> StringArray(const Json& obj, const char* key,
       return Status::Corruption(source, ": field '", key, "' must be an array of strings");
     }
     out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    size_t b = part.find_first_not_of(' ');
-    size_t e = part.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
   }
   return out;
 }
@@ -78,7 +67,7 @@ std::vector<std::string> TableSchema::TrimmedPrimaryKeys() const {
 
 std::vector<std::string> TableSchema::BucketKeys() const {
   auto bucket_key = Option("bucket-key");
-  if (bucket_key && !bucket_key->empty()) return SplitComma(*bucket_key);
+  if (bucket_key && !bucket_key->empty()) return SplitCommaList(*bucket_key);
   return TrimmedPrimaryKeys();
 }
 

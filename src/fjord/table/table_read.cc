@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/data_file_reader.h"
@@ -17,22 +18,6 @@ namespace {
 
 constexpr const char* kSequenceColumn = "_SEQUENCE_NUMBER";
 constexpr const char* kValueKindColumn = "_VALUE_KIND";
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    std::string part =
-        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t b = part.find_first_not_of(' ');
-    size_t e = part.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
   auto v = schema.Option(key);
@@ -187,7 +172,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(std::shared_ptr<arr
   for (const std::string& k : keys) {
     sort_keys.emplace_back(k, arrow::compute::SortOrder::Ascending, first);
   }
-  auto seq_fields = SplitList(schema_.Option("sequence.field").value_or(""));
+  auto seq_fields = SplitCommaList(schema_.Option("sequence.field").value_or(""));
   bool descending =
       schema_.Option("sequence.field.sort-order").value_or("ascending") == "descending";
   for (const std::string& s : seq_fields) {
