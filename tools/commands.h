@@ -14,5 +14,7 @@ using Handler = std::function<int()>;
 void AddOptionsCommand(CLI::App* app, Handler* handler);
 // `fjord cat`, `snapshots`, `schema`, `files`.
 void AddTableCommands(CLI::App* app, Handler* handler);
+// `fjord db create|list|drop`, `fjord table create|alter|list|drop|options`.
+void AddCatalogCommands(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

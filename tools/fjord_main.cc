@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
       ->callback([&handler] { handler = PrintVersion; });
   fjord::cli::AddOptionsCommand(&app, &handler);
   fjord::cli::AddTableCommands(&app, &handler);
+  fjord::cli::AddCatalogCommands(&app, &handler);
 
   try {
     app.parse(argc, argv);

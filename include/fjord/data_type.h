@@ -142,4 +142,9 @@ Result<DataTypePtr> ParseDataType(std::string_view text);
 // ids right after the column's own.
 Result<std::vector<DataField>> ParseColumnList(std::string_view text);
 
+// The same fields with ids reassigned depth-first from `first_id` (a ROW column's nested fields
+// take the ids right after the column's own), as Java assigns them at CREATE TABLE.
+std::vector<DataField> AssignFieldIdsDepthFirst(const std::vector<DataField>& fields,
+                                                int32_t first_id = 0);
+
 }  // namespace fjord

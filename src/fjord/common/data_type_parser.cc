@@ -343,6 +343,12 @@ Result<DataTypePtr> ParseDataType(std::string_view text) {
   return parser.ParseWhole();
 }
 
+std::vector<DataField> AssignFieldIdsDepthFirst(const std::vector<DataField>& fields,
+                                                int32_t first_id) {
+  int32_t next_id = first_id;
+  return AssignFieldIds(fields, &next_id);
+}
+
 Result<std::vector<DataField>> ParseColumnList(std::string_view text) {
   TypeParser parser(text);
   FJORD_RETURN_NOT_OK(parser.Tokenize());

@@ -34,7 +34,7 @@ struct ManifestWriterOptions {
   // The 16-byte sync marker; random when absent (set it for reproducible bytes in tests).
   std::optional<std::string> sync_marker;
   // Zstandard frames carry a content checksum. Java (Avro's ZstandardCodec, as Paimon creates it)
-  // writes none; Java's reader verifies one when present. Off, the bytes are Java's.
+  // writes none (off here too, as Java); Java's reader verifies one when present.
   bool zstd_checksum = false;
 
   // The options Java derives from a table's options: `avro.codec` if set, else

@@ -219,10 +219,12 @@ TEST(ManifestWriterTest, EveryFixtureManifestRoundTrips) {
   EXPECT_GT(files[2], 0);
 }
 
-// With Java's sync marker, a Java 1.4 file (full schema) re-encodes to the very same bytes.
-TEST(ManifestWriterTest, JavaWritten14FilesReencodeByteForByte) {
+// With Java's sync marker, a Java 1.4 file (full schema) re-encodes to the same header bytes and
+// the same records. (The compressed blocks differ: zstd-jni's streaming frames are not libzstd's
+// one-shot frames.)
+TEST(ManifestWriterTest, JavaWritten14FilesReencodeToSameHeaderAndRecords) {
   auto io = FileIO::Local();
-  int same = 0, checked = 0;
+  int checked = 0;
   for (const auto& [path, kind] : FixtureManifests()) {
     std::string original = ReadText(path);
     Header h = HeaderOf(original);
@@ -245,11 +247,13 @@ TEST(ManifestWriterTest, JavaWritten14FilesReencodeByteForByte) {
       ASSERT_OK_AND_ASSIGN(bytes, EncodeIndexManifest(rows, o));
     }
     ++checked;
-    same += bytes == original;
-    EXPECT_EQ(bytes.size(), original.size()) << path;
-    EXPECT_TRUE(bytes == original) << path;
+    size_t header_end = original.find(reader->sync_marker()) + avro::kSyncSize;
+    EXPECT_EQ(bytes.substr(0, header_end), original.substr(0, header_end)) << path;
+    ASSERT_OK_AND_ASSIGN(avro::ContainerFile a, avro::ReadContainerFile(original, path));
+    ASSERT_OK_AND_ASSIGN(avro::ContainerFile b, avro::ReadContainerFile(bytes, "ours"));
+    EXPECT_EQ(a.records, b.records) << path;
   }
-  std::printf("%d of %d Java 1.4 files re-encoded byte for byte\n", same, checked);
+  std::printf("%d Java 1.4 files re-encoded to the same header and records\n", checked);
   EXPECT_GT(checked, 0);
 }
 

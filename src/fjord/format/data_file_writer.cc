@@ -1,0 +1,825 @@
+#include "fjord/format/data_file_writer.h"
+
+#include <arrow/adapters/orc/adapter.h>
+#include <arrow/api.h>
+#include <arrow/io/interfaces.h>
+#include <arrow/util/byte_size.h>
+#include <arrow/util/compression.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/file_writer.h>
+#include <parquet/properties.h>
+#include <parquet/schema.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <utility>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/common/json.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/arrow_values.h"
+#include "fjord/format/avro/container.h"
+
+namespace fjord {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsTimestamp(const DataType& t) {
+  return t.root() == TypeRoot::kTimestamp || t.root() == TypeRoot::kTimestampLtz;
+}
+
+Result<arrow::Compression::type> ArrowCompression(std::string_view name) {
+  std::string n = Lower(name);
+  if (n == "zstd" || n == "zstandard") return arrow::Compression::ZSTD;
+  if (n == "lz4") return arrow::Compression::LZ4_FRAME;
+  if (n == "snappy") return arrow::Compression::SNAPPY;
+  if (n == "gzip" || n == "deflate" || n == "zlib") return arrow::Compression::GZIP;
+  if (n == "none" || n == "uncompressed" || n.empty()) return arrow::Compression::UNCOMPRESSED;
+  if (n == "brotli") return arrow::Compression::BROTLI;
+  return Status::NotImplemented("file.compression '", name, "' is not supported");
+}
+
+// Java's SpecialFields ids of nested Parquet nodes (int arithmetic wraps as in Java).
+constexpr uint32_t kStructuredBase = 2147483647u / 4;
+int32_t ArrayElementId(int32_t id, int depth) {
+  return static_cast<int32_t>(kStructuredBase + static_cast<uint32_t>(id) * 1024u +
+                              static_cast<uint32_t>(depth));
+}
+int32_t MapKeyId(int32_t id, int depth) {
+  return static_cast<int32_t>(kStructuredBase - static_cast<uint32_t>(id) * 1024u -
+                              static_cast<uint32_t>(depth));
+}
+int32_t MapValueId(int32_t id, int depth) { return ArrayElementId(id, depth); }
+
+using parquet::schema::GroupNode;
+using parquet::schema::Node;
+using parquet::schema::NodePtr;
+using parquet::schema::PrimitiveNode;
+
+// GroupNode::Make rejects the None logical type; no annotation is a null pointer there.
+std::shared_ptr<const parquet::LogicalType> GroupLogical(const Node& node) {
+  const auto& lt = node.logical_type();
+  return lt && !lt->is_none() ? lt : nullptr;
+}
+
+// Arrow's Parquet schema for a column, with Java's field ids and INT96 for TIMESTAMP(7..9).
+// `id` is the id of this node, `base` the field id nested ids derive from, `depth` its depth.
+Result<NodePtr> RebuildNode(const Node& node, const DataType& type, int32_t id, int32_t base,
+                            int depth) {
+  if (node.is_primitive()) {
+    const auto& p = static_cast<const PrimitiveNode&>(node);
+    if (IsTimestamp(type) && type.precision() > 6) {
+      return PrimitiveNode::Make(node.name(), node.repetition(), parquet::LogicalType::None(),
+                                 parquet::Type::INT96, -1, id);
+    }
+    if (type.root() == TypeRoot::kTime) {
+      // Java annotates TIME as TIME(MILLIS, isAdjustedToUTC = true); Arrow writes false.
+      return PrimitiveNode::Make(
+          node.name(), node.repetition(),
+          parquet::LogicalType::Time(true, parquet::LogicalType::TimeUnit::MILLIS),
+          parquet::Type::INT32, -1, id);
+    }
+    return PrimitiveNode::Make(node.name(), node.repetition(), node.logical_type(),
+                               p.physical_type(), p.type_length(), id);
+  }
+  const auto& g = static_cast<const GroupNode&>(node);
+  parquet::schema::NodeVector children;
+  switch (type.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kVector: {
+      if (g.field_count() != 1 || g.field(0)->is_primitive()) {
+        return Status::Internal("unexpected Parquet list layout for ", type.ToString());
+      }
+      const auto& list = static_cast<const GroupNode&>(*g.field(0));
+      FJORD_ASSIGN_OR_RAISE(NodePtr element,
+                            RebuildNode(*list.field(0), *type.element(),
+                                        ArrayElementId(base, depth + 1), base, depth + 1));
+      children.push_back(
+          GroupNode::Make(list.name(), list.repetition(), {element}, GroupLogical(list), -1));
+      break;
+    }
+    case TypeRoot::kMap:
+    case TypeRoot::kMultiset: {
+      if (g.field_count() != 1 || g.field(0)->is_primitive()) {
+        return Status::Internal("unexpected Parquet map layout for ", type.ToString());
+      }
+      const auto& kv = static_cast<const GroupNode&>(*g.field(0));
+      DataTypePtr count = DataType::Int(false);
+      const DataType& kt = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
+      const DataType& vt = type.root() == TypeRoot::kMap ? *type.value() : *count;
+      FJORD_ASSIGN_OR_RAISE(
+          NodePtr key, RebuildNode(*kv.field(0), kt, MapKeyId(base, depth + 1), base, depth + 1));
+      FJORD_ASSIGN_OR_RAISE(
+          NodePtr value,
+          RebuildNode(*kv.field(1), vt, MapValueId(base, depth + 1), base, depth + 1));
+      children.push_back(
+          GroupNode::Make(kv.name(), kv.repetition(), {key, value}, GroupLogical(kv), -1));
+      break;
+    }
+    case TypeRoot::kRow: {
+      const auto& fields = type.fields();
+      if (static_cast<size_t>(g.field_count()) != fields.size()) {
+        return Status::Internal("unexpected Parquet group layout for ", type.ToString());
+      }
+      for (size_t i = 0; i < fields.size(); ++i) {
+        FJORD_ASSIGN_OR_RAISE(
+            NodePtr child, RebuildNode(*g.field(static_cast<int>(i)), *fields[i].type, fields[i].id,
+                                       fields[i].id, 0));
+        children.push_back(child);
+      }
+      break;
+    }
+    default:
+      return Status::Internal("unexpected Parquet group for ", type.ToString());
+  }
+  return GroupNode::Make(node.name(), node.repetition(), children, GroupLogical(node), id);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Format implementations.
+
+class DataFileWriter::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
+  virtual int64_t EstimatedSize() const = 0;
+  // Closes the file; returns its exact size.
+  virtual Result<int64_t> Finish() = 0;
+};
+
+namespace {
+
+// Bytes written to `stream`, then closes it.
+Result<int64_t> CloseStream(arrow::io::OutputStream* stream) {
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, stream->Tell());
+  if (!stream->closed()) FJORD_ARROW_RETURN_NOT_OK(stream->Close());
+  return size;
+}
+
+class ParquetImpl : public DataFileWriter::Impl {
+ public:
+  static Result<std::unique_ptr<Impl>> Make(std::shared_ptr<arrow::io::OutputStream> stream,
+                                            const std::vector<DataField>& fields,
+                                            const DataFileWriterOptions& options) {
+    auto impl = std::make_unique<ParquetImpl>();
+    impl->stream_ = std::move(stream);
+    impl->block_size_ = options.parquet_block_size;
+    FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
+    FJORD_ASSIGN_OR_RAISE(arrow::Compression::type codec, ArrowCompression(options.compression));
+    parquet::WriterProperties::Builder builder;
+    builder.version(parquet::ParquetVersion::PARQUET_1_0)
+        ->data_page_version(parquet::ParquetDataPageVersion::V1)
+        ->compression(codec)
+        ->data_pagesize(options.parquet_page_size)
+        ->max_row_group_length(std::numeric_limits<int32_t>::max())
+        ->enable_store_decimal_as_integer();
+    if (codec == arrow::Compression::ZSTD) builder.compression_level(options.zstd_level);
+    if (options.parquet_dictionary) {
+      builder.enable_dictionary();
+    } else {
+      builder.disable_dictionary();
+    }
+    auto props = builder.build();
+    // No coercion: every canonical timestamp unit is written as is (ms, us as INT64; ns as INT96
+    // through the rebuilt schema). No ARROW:schema key/value metadata, like Java.
+    auto arrow_props = parquet::ArrowWriterProperties::Builder().build();
+    std::shared_ptr<parquet::SchemaDescriptor> descr;
+    FJORD_ARROW_RETURN_NOT_OK(
+        parquet::arrow::ToParquetSchema(impl->schema_.get(), *props, *arrow_props, &descr));
+    // The parquet schema classes report errors by throwing.
+    try {
+      return Init(fields, descr->group_node(), props, arrow_props, std::move(impl));
+    } catch (const std::exception& e) {
+      return Status::IOError("cannot start Parquet file: ", e.what());
+    }
+  }
+
+  static Result<std::unique_ptr<Impl>> Init(
+      const std::vector<DataField>& fields, const GroupNode* root,
+      std::shared_ptr<parquet::WriterProperties> props,
+      std::shared_ptr<parquet::ArrowWriterProperties> arrow_props,
+      std::unique_ptr<ParquetImpl> impl) {
+    parquet::schema::NodeVector columns;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      FJORD_ASSIGN_OR_RAISE(NodePtr n, RebuildNode(*root->field(static_cast<int>(i)),
+                                                   *fields[i].type, fields[i].id, fields[i].id, 0));
+      columns.push_back(n);
+    }
+    auto message = std::static_pointer_cast<GroupNode>(
+        GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
+    auto file_writer = parquet::ParquetFileWriter::Open(impl->stream_, message, props);
+    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    FJORD_ARROW_RETURN_NOT_OK(parquet::arrow::FileWriter::Make(
+        arrow::default_memory_pool(), std::move(file_writer), impl->schema_, arrow_props, &writer));
+    impl->writer_ = std::move(writer);
+    return std::unique_ptr<Impl>(std::move(impl));
+  }
+
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
+    if (group_bytes_ >= block_size_) {
+      FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
+      flushed_bytes_ += group_bytes_;
+      group_bytes_ = 0;
+    }
+    FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
+    group_bytes_ += bytes;
+    return Status::OK();
+  }
+
+  int64_t EstimatedSize() const override {
+    auto pos = stream_->Tell();
+    return (pos.ok() ? *pos : flushed_bytes_) + group_bytes_;
+  }
+
+  Result<int64_t> Finish() override {
+    FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
+    return CloseStream(stream_.get());
+  }
+
+ private:
+  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t block_size_ = 0;
+  int64_t group_bytes_ = 0;
+  int64_t flushed_bytes_ = 0;
+};
+
+class OrcImpl : public DataFileWriter::Impl {
+ public:
+  static Result<std::unique_ptr<Impl>> Make(std::shared_ptr<arrow::io::OutputStream> stream,
+                                            const std::vector<DataField>& fields,
+                                            const DataFileWriterOptions& options) {
+    auto impl = std::make_unique<OrcImpl>();
+    impl->stream_ = std::move(stream);
+    impl->fields_ = fields;
+    arrow::adapters::orc::WriteOptions wo;
+    FJORD_ASSIGN_OR_RAISE(wo.compression, ArrowCompression(options.compression));
+    if (wo.compression == arrow::Compression::BROTLI) {
+      return Status::NotImplemented("ORC files cannot use brotli compression");
+    }
+    wo.stripe_size = int64_t{64} << 20;  // Java's orc.stripe.size default
+    auto writer = arrow::adapters::orc::ORCFileWriter::Open(impl->stream_.get(), wo);
+    if (!writer.ok()) return FromArrow(writer.status());
+    impl->writer_ = std::move(*writer);
+    return std::unique_ptr<Impl>(std::move(impl));
+  }
+
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
+    // ORC has no TIME type: Java writes TIME as INT (millis of the day).
+    std::shared_ptr<arrow::RecordBatch> out = batch;
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      if (batch->column(c)->type_id() != arrow::Type::TIME32) continue;
+      auto data = batch->column(c)->data()->Copy();
+      data->type = arrow::int32();
+      FJORD_ARROW_ASSIGN_OR_RAISE(
+          out, out->SetColumn(c,
+                              arrow::field(batch->schema()->field(c)->name(), arrow::int32(),
+                                           batch->schema()->field(c)->nullable()),
+                              arrow::MakeArray(data)));
+    }
+    FJORD_ARROW_RETURN_NOT_OK(writer_->Write(*out));
+    written_ = true;
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
+    buffered_ += bytes;
+    return Status::OK();
+  }
+
+  int64_t EstimatedSize() const override {
+    auto pos = stream_->Tell();
+    return (pos.ok() ? *pos : 0) + buffered_;
+  }
+
+  Result<int64_t> Finish() override {
+    if (!written_) {
+      // Arrow's ORC writer creates the file on the first batch: give it an empty one so that an
+      // empty file still has its schema and footer.
+      FJORD_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(fields_));
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(schema));
+      FJORD_RETURN_NOT_OK(Write(empty));
+    }
+    FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
+    return CloseStream(stream_.get());
+  }
+
+ private:
+  bool written_ = false;
+  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::vector<DataField> fields_;
+  std::unique_ptr<arrow::adapters::orc::ORCFileWriter> writer_;
+  int64_t buffered_ = 0;
+};
+
+// ---- Avro ----
+
+Json Nullable(Json t, bool nullable) {
+  if (!nullable) return t;
+  return Json::array({"null", std::move(t)});
+}
+
+Json LogicalJson(const char* base, const char* logical) {
+  Json j = Json::object();
+  j["type"] = base;
+  j["logicalType"] = logical;
+  return j;
+}
+
+bool IsStringKey(const DataType& t) {
+  return t.root() == TypeRoot::kVarChar || t.root() == TypeRoot::kChar;
+}
+
+Result<Json> AvroType(const DataType& type, const std::string& row_name) {
+  Json t;
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      t = "boolean";
+      break;
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+      t = "int";
+      break;
+    case TypeRoot::kBigInt:
+      t = "long";
+      break;
+    case TypeRoot::kFloat:
+      t = "float";
+      break;
+    case TypeRoot::kDouble:
+      t = "double";
+      break;
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      t = "string";
+      break;
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+    case TypeRoot::kBlob:
+      t = "bytes";
+      break;
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      bool ltz = type.root() == TypeRoot::kTimestampLtz;
+      if (type.precision() <= 3) {
+        t = LogicalJson("long", ltz ? "local-timestamp-millis" : "timestamp-millis");
+      } else if (type.precision() <= 6) {
+        t = LogicalJson("long", ltz ? "local-timestamp-micros" : "timestamp-micros");
+      } else {
+        return Status::NotImplemented(
+            "Avro does not support TIMESTAMP type with precision: ", type.precision(),
+            ", it only supports precision less than 6.");
+      }
+      break;
+    }
+    case TypeRoot::kDate:
+      t = LogicalJson("int", "date");
+      break;
+    case TypeRoot::kTime:
+      if (type.precision() > 3) {
+        return Status::NotImplemented(
+            "Avro does not support TIME type with precision: ", type.precision(),
+            ", it only supports precision less than 3.");
+      }
+      t = LogicalJson("int", "time-millis");
+      break;
+    case TypeRoot::kDecimal:
+      t = LogicalJson("bytes", "decimal");
+      t["precision"] = type.precision();
+      t["scale"] = type.scale();
+      break;
+    case TypeRoot::kRow: {
+      t = Json::object();
+      t["type"] = "record";
+      t["name"] = row_name;
+      Json fields = Json::array();
+      for (const DataField& f : type.fields()) {
+        Json jf = Json::object();
+        jf["name"] = f.name;
+        FJORD_ASSIGN_OR_RAISE(jf["type"], AvroType(*f.type, row_name + "_" + f.name));
+        if (f.type->nullable()) jf["default"] = nullptr;
+        fields.push_back(std::move(jf));
+      }
+      t["fields"] = std::move(fields);
+      break;
+    }
+    case TypeRoot::kMap:
+    case TypeRoot::kMultiset: {
+      DataTypePtr count = DataType::Int(false);
+      const DataType& kt = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
+      const DataType& vt = type.root() == TypeRoot::kMap ? *type.value() : *count;
+      if (IsStringKey(kt)) {
+        t = Json::object();
+        t["type"] = "map";
+        FJORD_ASSIGN_OR_RAISE(t["values"], AvroType(vt, row_name));
+      } else {
+        Json record = Json::object();
+        record["type"] = "record";
+        record["name"] = row_name;
+        Json key = Json::object();
+        key["name"] = "key";
+        FJORD_ASSIGN_OR_RAISE(key["type"], AvroType(kt, row_name + "_key"));
+        Json value = Json::object();
+        value["name"] = "value";
+        FJORD_ASSIGN_OR_RAISE(value["type"], AvroType(vt, row_name + "_value"));
+        if (vt.nullable()) value["default"] = nullptr;
+        record["fields"] = Json::array({std::move(key), std::move(value)});
+        t = Json::object();
+        t["type"] = "array";
+        t["items"] = std::move(record);
+        t["logicalType"] = "map";
+      }
+      break;
+    }
+    case TypeRoot::kArray:
+    case TypeRoot::kVector: {
+      t = Json::object();
+      t["type"] = "array";
+      FJORD_ASSIGN_OR_RAISE(t["items"], AvroType(*type.element(), row_name));
+      break;
+    }
+    default:
+      return Status::NotImplemented("Avro data files do not support ", type.ToString());
+  }
+  return Nullable(std::move(t), type.nullable());
+}
+
+constexpr const char* kAvroRecordName = "org.apache.paimon.avro.generated.record";
+
+Result<Json> AvroSchemaJson(const std::vector<DataField>& fields) {
+  DataTypePtr row = DataType::Row(fields, false);
+  return AvroType(*row, kAvroRecordName);
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+Result<avro::Datum> ToDatum(const Value& v, const DataType& type);
+
+Result<avro::Datum> ToDatumNonNull(const Value& v, const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return avro::Datum::Boolean(v.get<bool>());
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+      return avro::Datum::Int(static_cast<int32_t>(v.AsInt64()));
+    case TypeRoot::kBigInt:
+      return avro::Datum::Long(v.AsInt64());
+    case TypeRoot::kFloat:
+      return avro::Datum::Float(v.get<float>());
+    case TypeRoot::kDouble:
+      return avro::Datum::Double(v.get<double>());
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return avro::Datum::String(v.get<std::string>());
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+    case TypeRoot::kBlob:
+      return avro::Datum::Bytes(v.get<std::string>());
+    case TypeRoot::kDecimal:
+      return avro::Datum::Bytes(v.get<Decimal>().ToUnscaledBytes());
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      const Timestamp& ts = v.get<Timestamp>();
+      if (type.precision() <= 3) return avro::Datum::Long(ts.millis);
+      return avro::Datum::Long(ts.millis * 1000 + FloorDiv(ts.nanos_of_milli, 1000));
+    }
+    case TypeRoot::kArray:
+    case TypeRoot::kVector: {
+      std::vector<avro::Datum> items;
+      for (const Value& item : v.list()) {
+        FJORD_ASSIGN_OR_RAISE(avro::Datum d, ToDatum(item, *type.element()));
+        items.push_back(std::move(d));
+      }
+      return avro::Datum::Array(std::move(items));
+    }
+    case TypeRoot::kMap:
+    case TypeRoot::kMultiset: {
+      DataTypePtr count = DataType::Int(false);
+      const DataType& kt = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
+      const DataType& vt = type.root() == TypeRoot::kMap ? *type.value() : *count;
+      ValueMap entries;
+      if (v.is<std::shared_ptr<const ValueMap>>()) {
+        entries = v.map();
+      } else {
+        // A MULTISET given as a list of elements: count equal ones.
+        for (const Value& e : v.list()) {
+          auto it = std::find_if(entries.begin(), entries.end(),
+                                 [&](const auto& kv) { return kv.first == e; });
+          if (it == entries.end()) {
+            entries.emplace_back(e, Value(int32_t{1}));
+          } else {
+            it->second = Value(static_cast<int32_t>(it->second.AsInt64() + 1));
+          }
+        }
+      }
+      if (IsStringKey(kt)) {
+        std::vector<std::pair<std::string, avro::Datum>> out;
+        for (const auto& [k, val] : entries) {
+          if (k.is_null()) return Status::Invalid("Avro map keys cannot be null");
+          FJORD_ASSIGN_OR_RAISE(avro::Datum d, ToDatum(val, vt));
+          out.emplace_back(k.get<std::string>(), std::move(d));
+        }
+        return avro::Datum::Map(std::move(out));
+      }
+      std::vector<avro::Datum> items;
+      for (const auto& [k, val] : entries) {
+        FJORD_ASSIGN_OR_RAISE(avro::Datum kd, ToDatum(k, *kt.WithNullable(kt.nullable())));
+        FJORD_ASSIGN_OR_RAISE(avro::Datum vd, ToDatum(val, vt));
+        items.push_back(avro::Datum::Record({std::move(kd), std::move(vd)}));
+      }
+      return avro::Datum::Array(std::move(items));
+    }
+    case TypeRoot::kRow: {
+      const auto& fields = type.fields();
+      const ValueList& values = v.list();
+      if (values.size() != fields.size()) {
+        return Status::Invalid("ROW value has ", values.size(), " fields, type has ",
+                               fields.size());
+      }
+      std::vector<avro::Datum> items;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        Result<avro::Datum> d = ToDatum(values[i], *fields[i].type);
+        if (!d.ok()) return d.status().WithContext("field '", fields[i].name, "'");
+        items.push_back(std::move(*d));
+      }
+      return avro::Datum::Record(std::move(items));
+    }
+    default:
+      return Status::NotImplemented("Avro data files do not support ", type.ToString());
+  }
+}
+
+Result<avro::Datum> ToDatum(const Value& v, const DataType& type) {
+  if (v.is_null()) {
+    if (!type.nullable()) return Status::Invalid("null value for NOT NULL ", type.ToString());
+    return avro::Datum::Null();
+  }
+  FJORD_ASSIGN_OR_RAISE(avro::Datum d, ToDatumNonNull(v, type));
+  if (type.nullable()) return avro::Datum::Union(1, std::move(d));
+  return d;
+}
+
+Result<avro::Codec> AvroCodec(std::string_view name) {
+  std::string n = Lower(name);
+  if (n == "zstd" || n == "zstandard") return avro::Codec::kZstandard;
+  if (n == "snappy") return avro::Codec::kSnappy;
+  if (n == "deflate" || n == "gzip") return avro::Codec::kDeflate;
+  if (n == "none" || n == "uncompressed" || n == "null" || n.empty()) return avro::Codec::kNull;
+  return Status::NotImplemented("file.compression '", name, "' is not supported for Avro");
+}
+
+class AvroImpl : public DataFileWriter::Impl {
+ public:
+  static Result<std::unique_ptr<Impl>> Make(std::shared_ptr<arrow::io::OutputStream> stream,
+                                            const std::vector<DataField>& fields,
+                                            const DataFileWriterOptions& options,
+                                            const std::string& path) {
+    auto impl = std::make_unique<AvroImpl>();
+    impl->stream_ = std::move(stream);
+    impl->fields_ = fields;
+    FJORD_ASSIGN_OR_RAISE(Json json, AvroSchemaJson(fields));
+    avro::SchemaParseOptions po;
+    po.validate_names = false;
+    FJORD_ASSIGN_OR_RAISE(auto schema, avro::Schema::FromJson(json, po));
+    avro::WriterOptions wo;
+    FJORD_ASSIGN_OR_RAISE(wo.codec, AvroCodec(options.compression));
+    if (wo.codec == avro::Codec::kZstandard) wo.compression_level = options.zstd_level;
+    wo.source = path;
+    FJORD_ASSIGN_OR_RAISE(impl->writer_, avro::ContainerWriter::Create(schema, std::move(wo)));
+    return std::unique_ptr<Impl>(std::move(impl));
+  }
+
+  // The Avro path converts row by row, so the writer hands it Values it already has.
+  Status WriteRow(const std::vector<Value>& row) {
+    std::vector<avro::Datum> items;
+    items.reserve(row.size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      Result<avro::Datum> d = ToDatum(row[c], *fields_[c].type);
+      if (!d.ok()) return d.status().WithContext("column '", fields_[c].name, "'");
+      items.push_back(std::move(*d));
+    }
+    return writer_->Append(avro::Datum::Record(std::move(items)));
+  }
+
+  Status Write(const std::shared_ptr<arrow::RecordBatch>&) override {
+    return Status::Internal("AvroImpl::Write is driven row by row");
+  }
+
+  int64_t EstimatedSize() const override { return writer_->EstimatedSize(); }
+
+  Result<int64_t> Finish() override {
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, writer_->Finish());
+    FJORD_ARROW_RETURN_NOT_OK(stream_->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    FJORD_ASSIGN_OR_RAISE(int64_t size, CloseStream(stream_.get()));
+    if (size != static_cast<int64_t>(bytes.size())) {
+      return Status::IOError("Avro file: wrote ", size, " of ", bytes.size(), " bytes");
+    }
+    return size;
+  }
+
+ private:
+  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::vector<DataField> fields_;
+  std::unique_ptr<avro::ContainerWriter> writer_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+Result<DataFileWriterOptions> DataFileWriterOptions::FromOptions(
+    const Options& options, const std::vector<DataField>& fields, FileFormat format) {
+  DataFileWriterOptions out;
+  out.compression = options.GetOr("file.compression", "zstd");
+  FJORD_ASSIGN_OR_RAISE(auto level, options.GetInt("file.compression.zstd-level"));
+  if (level) out.zstd_level = static_cast<int32_t>(*level);
+  if (options.Get("parquet.block.size")) {
+    FJORD_ASSIGN_OR_RAISE(auto block, options.GetMemorySize("parquet.block.size"));
+    if (block) out.parquet_block_size = *block;
+  }
+  if (options.Get("parquet.page.size")) {
+    FJORD_ASSIGN_OR_RAISE(auto page, options.GetMemorySize("parquet.page.size"));
+    if (page) out.parquet_page_size = *page;
+  }
+  if (options.Get("parquet.enable.dictionary")) {
+    FJORD_ASSIGN_OR_RAISE(auto dict, options.GetBool("parquet.enable.dictionary"));
+    if (dict) out.parquet_dictionary = *dict;
+  }
+  std::vector<std::string> names;
+  for (const DataField& f : fields) names.push_back(f.name);
+  FJORD_ASSIGN_OR_RAISE(out.stats_modes, StatsModesFor(names, options, format));
+  return out;
+}
+
+DataFileWriter::DataFileWriter(std::unique_ptr<Impl> impl, std::string path, FileFormat format,
+                               std::vector<DataField> fields, std::vector<StatsMode> modes)
+    : impl_(std::move(impl)),
+      path_(std::move(path)),
+      format_(format),
+      fields_(std::move(fields)),
+      modes_(std::move(modes)) {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (format_ == FileFormat::kAvro) {
+      collectors_.emplace_back(modes_[i], fields_[i].type);
+    } else {
+      footer_stats_.emplace_back(fields_[i].type, format_);
+    }
+  }
+}
+
+DataFileWriter::~DataFileWriter() = default;
+
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(FileIO* io, const std::string& path,
+                                                             FileFormat format,
+                                                             std::vector<DataField> fields,
+                                                             DataFileWriterOptions options) {
+  std::vector<StatsMode> modes = options.stats_modes;
+  if (modes.empty()) {
+    std::vector<std::string> names;
+    for (const DataField& f : fields) names.push_back(f.name);
+    FJORD_ASSIGN_OR_RAISE(modes, StatsModesFor(names, Options(), format));
+  }
+  if (modes.size() != fields.size()) {
+    return Status::Invalid(path, ": ", modes.size(), " stats modes for ", fields.size(),
+                           " columns");
+  }
+  if (format == FileFormat::kAvro) {
+    // Fail on unsupported types before creating the file.
+    Result<Json> json = AvroSchemaJson(fields);
+    if (!json.ok()) return json.status().WithContext(path);
+  }
+  FJORD_ASSIGN_OR_RAISE(auto stream, io->OpenOutput(path));
+  Result<std::unique_ptr<Impl>> impl = Status::Internal("no format");
+  switch (format) {
+    case FileFormat::kParquet:
+      impl = ParquetImpl::Make(stream, fields, options);
+      break;
+    case FileFormat::kOrc:
+      impl = OrcImpl::Make(stream, fields, options);
+      break;
+    case FileFormat::kAvro:
+      impl = AvroImpl::Make(stream, fields, options, path);
+      break;
+  }
+  if (!impl.ok()) {
+    (void)stream->Close();
+    return impl.status().WithContext(path);
+  }
+  return std::unique_ptr<DataFileWriter>(
+      new DataFileWriter(std::move(*impl), path, format, std::move(fields), std::move(modes)));
+}
+
+Status DataFileWriter::Write(const arrow::RecordBatch& batch) {
+  if (finished_) return Status::Invalid(path_, ": writer already finished");
+  if (batch.num_columns() != static_cast<int>(fields_.size())) {
+    return Status::Invalid(path_, ": batch has ", batch.num_columns(), " columns, file has ",
+                           fields_.size());
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  arrow::FieldVector arrow_fields;
+  for (size_t c = 0; c < fields_.size(); ++c) {
+    const DataField& f = fields_[c];
+    auto column = batch.column(static_cast<int>(c));
+    FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
+    if (!column->type()->Equals(*af->type())) {
+      return Status::Invalid(path_, ": column '", f.name, "' is ", column->type()->ToString(),
+                             ", expected ", af->type()->ToString());
+    }
+    if (!f.type->nullable() && column->null_count() > 0) {
+      return Status::Invalid(path_, ": column '", f.name, "' is NOT NULL but has ",
+                             column->null_count(), " nulls");
+    }
+    columns.push_back(column);
+    arrow_fields.push_back(af);
+  }
+  if (format_ == FileFormat::kAvro) {
+    auto* avro = static_cast<AvroImpl*>(impl_.get());
+    std::vector<Value> row(fields_.size());
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      for (size_t c = 0; c < fields_.size(); ++c) {
+        Result<Value> v = ValueFromArrow(*columns[c], r, *fields_[c].type);
+        if (!v.ok()) return v.status().WithContext(path_, ": column '", fields_[c].name, "'");
+        row[c] = std::move(*v);
+        collectors_[c].Collect(row[c]);
+      }
+      Status st = avro->WriteRow(row);
+      if (!st.ok()) return st.WithContext(path_, ": row ", row_count_ + r);
+    }
+  } else {
+    auto conformed =
+        arrow::RecordBatch::Make(arrow::schema(arrow_fields), batch.num_rows(), std::move(columns));
+    Status st = impl_->Write(conformed);
+    if (!st.ok()) return st.WithContext(path_);
+    for (size_t c = 0; c < fields_.size(); ++c) {
+      FJORD_RETURN_NOT_OK(footer_stats_[c].Update(*conformed->column(static_cast<int>(c))));
+    }
+  }
+  row_count_ += batch.num_rows();
+  return Status::OK();
+}
+
+Status DataFileWriter::Write(const arrow::Table& table) {
+  arrow::TableBatchReader reader(table);
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    FJORD_ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) break;
+    FJORD_RETURN_NOT_OK(Write(*batch));
+  }
+  return Status::OK();
+}
+
+int64_t DataFileWriter::EstimatedSize() const { return impl_->EstimatedSize(); }
+
+Result<DataFileWriteResult> DataFileWriter::Finish() {
+  if (finished_) return Status::Invalid(path_, ": writer already finished");
+  finished_ = true;
+  Result<int64_t> size = impl_->Finish();
+  if (!size.ok()) return size.status().WithContext(path_);
+  DataFileWriteResult out;
+  out.path = path_;
+  out.file_size = *size;
+  out.row_count = row_count_;
+  out.stats_modes = modes_;
+  for (size_t c = 0; c < fields_.size(); ++c) {
+    if (format_ == FileFormat::kAvro) {
+      out.stats.push_back(collectors_[c].Finish());
+    } else {
+      out.stats.push_back(ConvertStats(footer_stats_[c].Finish(), modes_[c], *fields_[c].type));
+    }
+  }
+  return out;
+}
+
+Result<DataFileWriteResult> WriteDataFile(FileIO* io, const std::string& path, FileFormat format,
+                                          const std::vector<DataField>& fields,
+                                          const arrow::Table& table,
+                                          DataFileWriterOptions options) {
+  FJORD_ASSIGN_OR_RAISE(auto writer,
+                        DataFileWriter::Open(io, path, format, fields, std::move(options)));
+  FJORD_RETURN_NOT_OK(writer->Write(table));
+  return writer->Finish();
+}
+
+Result<std::string> AvroSchemaJsonFor(const std::vector<DataField>& fields) {
+  FJORD_ASSIGN_OR_RAISE(Json json, AvroSchemaJson(fields));
+  avro::SchemaParseOptions po;
+  po.validate_names = false;
+  FJORD_ASSIGN_OR_RAISE(auto schema, avro::Schema::FromJson(json, po));
+  return schema->ToJson();
+}
+
+}  // namespace fjord

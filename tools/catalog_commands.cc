@@ -1,0 +1,264 @@
+// `fjord db ...` and `fjord table ...`: the filesystem catalog.
+
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fjord/common/strings.h"
+#include "fjord/options.h"
+#include "fjord/table/catalog.h"
+#include "fjord/table/table.h"
+
+namespace fjord::cli {
+
+namespace {
+
+int Fail(const Status& st) {
+  std::cerr << "fjord: " << st.ToString() << "\n";
+  return 1;
+}
+
+Result<std::pair<std::string, std::string>> KeyValue(const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::Invalid("expected key=value, got '", text, "'");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+Result<std::map<std::string, std::string>> KeyValues(const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
+  for (const std::string& i : items) {
+    FJORD_ASSIGN_OR_RAISE(auto kv, KeyValue(i));
+    out[kv.first] = kv.second;
+  }
+  return out;
+}
+
+struct CatalogArgs {
+  std::string warehouse;
+  std::vector<std::string> catalog_options;
+  std::string name;  // db, or db.table
+  bool ignore = false;
+  bool cascade = false;
+  // table create
+  std::string columns;
+  std::string primary_key;
+  std::string partition_keys;
+  std::vector<std::string> options;
+  std::string comment;
+  // table alter
+  std::vector<std::string> add_columns, drop_columns, rename_columns, set_options, reset_options;
+  std::vector<std::string> retype_columns;
+  // table options
+  std::string table_dir;
+  bool explain = false;
+};
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto options, KeyValues(a.catalog_options));
+  return Catalog::Open(a.warehouse, options);
+}
+
+std::vector<std::string> Split(const std::string& s) { return SplitCommaList(s); }
+
+Status RunDb(const std::string& action, const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
+  if (action == "create") return catalog->CreateDatabase(a.name, a.ignore);
+  if (action == "drop") return catalog->DropDatabase(a.name, a.ignore, a.cascade);
+  FJORD_ASSIGN_OR_RAISE(auto dbs, catalog->ListDatabases());
+  for (const std::string& d : dbs) std::cout << d << "\n";
+  return Status::OK();
+}
+
+Status RunTableCreate(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(a.name));
+  TableSpec spec;
+  FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(a.columns));
+  spec.primary_keys = Split(a.primary_key);
+  spec.partition_keys = Split(a.partition_keys);
+  for (const std::string& o : a.options) {
+    FJORD_ASSIGN_OR_RAISE(auto kv, KeyValue(o));
+    spec.options.push_back(kv);
+  }
+  if (!a.comment.empty()) spec.comment = a.comment;
+  FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec, a.ignore));
+  std::cout << catalog->TablePath(id) << "\n";
+  return Status::OK();
+}
+
+Status RunTableAlter(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(a.name));
+  std::vector<SchemaChange> changes;
+  for (const std::string& c : a.add_columns) {
+    FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
+    for (const DataField& f : fields) changes.push_back(SchemaChange::AddColumn(f.name, f.type));
+  }
+  for (const std::string& c : a.drop_columns) changes.push_back(SchemaChange::DropColumn(c));
+  for (const std::string& c : a.rename_columns) {
+    FJORD_ASSIGN_OR_RAISE(auto kv, KeyValue(c));
+    changes.push_back(SchemaChange::RenameColumn(kv.first, kv.second));
+  }
+  for (const std::string& c : a.retype_columns) {
+    FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
+    for (const DataField& f : fields)
+      changes.push_back(SchemaChange::UpdateColumnType(f.name, f.type));
+  }
+  for (const std::string& o : a.set_options) {
+    FJORD_ASSIGN_OR_RAISE(auto kv, KeyValue(o));
+    changes.push_back(SchemaChange::SetOption(kv.first, kv.second));
+  }
+  for (const std::string& k : a.reset_options) changes.push_back(SchemaChange::RemoveOption(k));
+  if (changes.empty()) return Status::Invalid("nothing to alter");
+  return catalog->AlterTable(id, changes);
+}
+
+Status RunTableList(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
+  FJORD_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(a.name));
+  for (const std::string& t : tables) std::cout << t << "\n";
+  return Status::OK();
+}
+
+Status RunTableDrop(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(a.name));
+  return catalog->DropTable(id, a.ignore);
+}
+
+Status RunTableOptions(const CatalogArgs& a) {
+  FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table_dir));
+  FJORD_ASSIGN_OR_RAISE(auto catalog_options, KeyValues(a.catalog_options));
+  std::map<std::string, std::string> table_options = table->schema().EffectiveOptions();
+  Options options = Options::Layered(catalog_options, table_options);
+  for (const Options::Explained& e : options.Explain()) {
+    if (!a.explain) {
+      if (e.layer != OptionLayer::kDefault) std::cout << e.key << " = " << e.value << "\n";
+      continue;
+    }
+    std::string layer(OptionLayerName(e.layer));
+    // A table value equal to the catalog's table-default was copied in at CREATE TABLE.
+    for (const auto& [l, v] : e.overridden) {
+      if (l == OptionLayer::kCatalog && v == e.value)
+        layer = "table (copied from catalog table-default)";
+    }
+    std::cout << e.key << " = " << e.value << "    [" << layer;
+    for (const auto& [l, v] : e.overridden) {
+      if (!(l == OptionLayer::kCatalog && v == e.value)) {
+        std::cout << "; overrides " << OptionLayerName(l) << " " << v;
+      }
+    }
+    if (e.def == nullptr) std::cout << "; not a known option";
+    std::cout << "]\n";
+  }
+  return Status::OK();
+}
+
+void AddCatalogFlags(CLI::App* cmd, CatalogArgs* a) {
+  cmd->add_option("warehouse", a->warehouse, "Warehouse directory (local path or s3://)")
+      ->required();
+  cmd->add_option("-c,--catalog-option", a->catalog_options,
+                  "Catalog option key=value, e.g. table-default.bucket=4 (repeatable)");
+}
+
+}  // namespace
+
+void AddCatalogCommands(CLI::App* app, Handler* handler) {
+  auto* db = app->add_subcommand("db", "Create, list or drop databases");
+  db->require_subcommand(1);
+  for (const char* action : {"create", "list", "drop"}) {
+    auto a = std::make_shared<CatalogArgs>();
+    auto* cmd = db->add_subcommand(action, std::string(action) + " databases");
+    AddCatalogFlags(cmd, a.get());
+    if (std::string(action) != "list") cmd->add_option("database", a->name, "Database")->required();
+    if (std::string(action) == "create") cmd->add_flag("--if-not-exists", a->ignore);
+    if (std::string(action) == "drop") {
+      cmd->add_flag("--if-exists", a->ignore);
+      cmd->add_flag("--cascade", a->cascade, "Drop the tables too");
+    }
+    std::string act = action;
+    cmd->callback([handler, a, act] {
+      *handler = [a, act] {
+        Status st = RunDb(act, *a);
+        return st.ok() ? 0 : Fail(st);
+      };
+    });
+  }
+
+  auto* table = app->add_subcommand("table", "Create, alter, list, drop tables; show options");
+  table->require_subcommand(1);
+
+  auto create = std::make_shared<CatalogArgs>();
+  auto* c = table->add_subcommand("create", "Create a table");
+  AddCatalogFlags(c, create.get());
+  c->add_option("table", create->name, "<database>.<table>")->required();
+  c->add_option("--columns", create->columns, "\"id INT NOT NULL, name STRING, ...\"")->required();
+  c->add_option("--primary-key", create->primary_key, "Comma-separated primary key columns");
+  c->add_option("--partition-keys", create->partition_keys, "Comma-separated partition columns");
+  c->add_option("-o,--option", create->options, "Table option key=value (repeatable)");
+  c->add_option("--comment", create->comment, "Table comment");
+  c->add_flag("--if-not-exists", create->ignore);
+  c->callback([handler, create] {
+    *handler = [create] {
+      Status st = RunTableCreate(*create);
+      return st.ok() ? 0 : Fail(st);
+    };
+  });
+
+  auto alter = std::make_shared<CatalogArgs>();
+  auto* al = table->add_subcommand("alter", "Change a table's schema or options");
+  AddCatalogFlags(al, alter.get());
+  al->add_option("table", alter->name, "<database>.<table>")->required();
+  al->add_option("--add-column", alter->add_columns, "\"name TYPE\" (repeatable)");
+  al->add_option("--drop-column", alter->drop_columns, "Column (repeatable)");
+  al->add_option("--rename-column", alter->rename_columns, "old=new (repeatable)");
+  al->add_option("--change-type", alter->retype_columns, "\"name NEWTYPE\" (repeatable)");
+  al->add_option("--set", alter->set_options, "Option key=value (repeatable)");
+  al->add_option("--reset", alter->reset_options, "Option key (repeatable)");
+  al->callback([handler, alter] {
+    *handler = [alter] {
+      Status st = RunTableAlter(*alter);
+      return st.ok() ? 0 : Fail(st);
+    };
+  });
+
+  auto list = std::make_shared<CatalogArgs>();
+  auto* l = table->add_subcommand("list", "List the tables of a database");
+  AddCatalogFlags(l, list.get());
+  l->add_option("database", list->name, "Database")->required();
+  l->callback([handler, list] {
+    *handler = [list] {
+      Status st = RunTableList(*list);
+      return st.ok() ? 0 : Fail(st);
+    };
+  });
+
+  auto drop = std::make_shared<CatalogArgs>();
+  auto* d = table->add_subcommand("drop", "Drop a table and its files");
+  AddCatalogFlags(d, drop.get());
+  d->add_option("table", drop->name, "<database>.<table>")->required();
+  d->add_flag("--if-exists", drop->ignore);
+  d->callback([handler, drop] {
+    *handler = [drop] {
+      Status st = RunTableDrop(*drop);
+      return st.ok() ? 0 : Fail(st);
+    };
+  });
+
+  auto opts = std::make_shared<CatalogArgs>();
+  auto* o = table->add_subcommand("options", "Show a table's options");
+  o->add_option("table", opts->table_dir, "Table directory")->required();
+  o->add_flag("--explain", opts->explain, "Every effective option and the layer that set it");
+  o->add_option("-c,--catalog-option", opts->catalog_options,
+                "The catalog's options, to attribute copied table-default values");
+  o->callback([handler, opts] {
+    *handler = [opts] {
+      Status st = RunTableOptions(*opts);
+      return st.ok() ? 0 : Fail(st);
+    };
+  });
+}
+
+}  // namespace fjord::cli
