@@ -237,7 +237,8 @@ Result<std::vector<StatsMode>> StatsModesFor(const std::vector<std::string>& fie
   return modes;
 }
 
-ColumnStats ConvertStats(const ColumnStats& source, const StatsMode& mode, const DataType& type) {
+DataColumnStats ConvertStats(const DataColumnStats& source, const StatsMode& mode,
+                             const DataType& type) {
   switch (mode.kind) {
     case StatsMode::Kind::kNone:
       return {};
@@ -299,7 +300,7 @@ void ColumnStatsCollector::Collect(const Value& v) {
   }
 }
 
-ColumnStats ColumnStatsCollector::Finish() const {
+DataColumnStats ColumnStatsCollector::Finish() const {
   switch (mode_.kind) {
     case StatsMode::Kind::kNone:
       return {};
@@ -343,21 +344,21 @@ Status FooterStatsAccumulator::Update(const arrow::Array& array) {
   return Status::OK();
 }
 
-ColumnStats FooterStatsAccumulator::Finish() const {
+DataColumnStats FooterStatsAccumulator::Finish() const {
   if (nested_) return {};
   if (bounds_unknown_) return {Value(), Value(), null_count_};
   return {min_, max_, null_count_};
 }
 
-Result<ColumnStats> FooterStats(const arrow::ChunkedArray& column, const DataType& type,
-                                FileFormat format) {
+Result<DataColumnStats> FooterStats(const arrow::ChunkedArray& column, const DataType& type,
+                                    FileFormat format) {
   FooterStatsAccumulator acc(type.WithNullable(true), format);
   for (const auto& chunk : column.chunks()) FJORD_RETURN_NOT_OK(acc.Update(*chunk));
   return acc.Finish();
 }
 
 Result<SimpleStatsRows> BuildSimpleStats(const std::vector<DataField>& fields,
-                                         const std::vector<ColumnStats>& stats,
+                                         const std::vector<DataColumnStats>& stats,
                                          const std::vector<StatsMode>& modes, bool dense_store) {
   if (fields.size() != stats.size() || fields.size() != modes.size()) {
     return Status::Invalid("BuildSimpleStats: ", fields.size(), " fields, ", stats.size(),

@@ -42,12 +42,12 @@ struct StatsMode {
 };
 
 // One column's stats. A null min/max is "unknown"; a null null_count likewise.
-struct ColumnStats {
+struct DataColumnStats {
   Value min;
   Value max;
   std::optional<int64_t> null_count;
 
-  bool operator==(const ColumnStats& o) const = default;
+  bool operator==(const DataColumnStats& o) const = default;
 };
 
 // The mode of each of `field_names` (the file's physical columns, in order) under `options`
@@ -68,7 +68,8 @@ bool IsSystemFieldName(std::string_view name);
 // everything; counts keeps the null count; full keeps all; truncate(n) truncates string and
 // binary bounds (min = first n code points / bytes; max = first n with the last incrementable
 // code point / byte incremented, or min = max = unknown when none can be).
-ColumnStats ConvertStats(const ColumnStats& source, const StatsMode& mode, const DataType& type);
+DataColumnStats ConvertStats(const DataColumnStats& source, const StatsMode& mode,
+                             const DataType& type);
 
 // Java's row-by-row collectors (used for Avro files). Collect() each value of the column (nulls
 // included), then Finish(). Nested values (ARRAY, MAP, MULTISET, ROW) and VARIANT/BLOB only
@@ -77,7 +78,7 @@ class ColumnStatsCollector {
  public:
   ColumnStatsCollector(StatsMode mode, DataTypePtr type);
   void Collect(const Value& v);
-  ColumnStats Finish() const;
+  DataColumnStats Finish() const;
 
  private:
   StatsMode mode_;
@@ -101,7 +102,7 @@ class FooterStatsAccumulator {
  public:
   FooterStatsAccumulator(DataTypePtr type, FileFormat format);
   Status Update(const arrow::Array& array);
-  ColumnStats Finish() const;
+  DataColumnStats Finish() const;
 
  private:
   DataTypePtr type_;
@@ -111,8 +112,8 @@ class FooterStatsAccumulator {
   int64_t null_count_ = 0;
 };
 
-Result<ColumnStats> FooterStats(const arrow::ChunkedArray& column, const DataType& type,
-                                FileFormat format);
+Result<DataColumnStats> FooterStats(const arrow::ChunkedArray& column, const DataType& type,
+                                    FileFormat format);
 
 // SimpleStats ready to store: the covered columns' min and max rows, null counts, and the
 // _VALUE_STATS_COLS value (nullopt = null).
@@ -129,7 +130,7 @@ struct SimpleStatsRows {
 // was, stats_cols lists the kept names (an empty list when none is kept); otherwise every column
 // is covered and stats_cols is null. Key stats use dense_store = false.
 Result<SimpleStatsRows> BuildSimpleStats(const std::vector<DataField>& fields,
-                                         const std::vector<ColumnStats>& stats,
+                                         const std::vector<DataColumnStats>& stats,
                                          const std::vector<StatsMode>& modes, bool dense_store);
 
 // The stored forms (spec §4.5): min and max as EncodeStoredBinaryRow, and the null counts.

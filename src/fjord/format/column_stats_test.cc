@@ -83,22 +83,22 @@ TEST(TruncateTest, Strings) {
 
 TEST(ConvertStatsTest, Modes) {
   auto str = DataType::String();
-  ColumnStats src{"aaaaaaaaaaaaaaaaaaaa", "zzzzzzzzzzzzzzzzzzzz", 3};
-  EXPECT_EQ(ConvertStats(src, StatsMode::None(), *str), ColumnStats{});
-  EXPECT_EQ(ConvertStats(src, StatsMode::Counts(), *str), (ColumnStats{Value(), Value(), 3}));
+  DataColumnStats src{"aaaaaaaaaaaaaaaaaaaa", "zzzzzzzzzzzzzzzzzzzz", 3};
+  EXPECT_EQ(ConvertStats(src, StatsMode::None(), *str), DataColumnStats{});
+  EXPECT_EQ(ConvertStats(src, StatsMode::Counts(), *str), (DataColumnStats{Value(), Value(), 3}));
   EXPECT_EQ(ConvertStats(src, StatsMode::Full(), *str), src);
-  EXPECT_EQ(ConvertStats(src, StatsMode::Truncate(4), *str), (ColumnStats{"aaaa", "zzz{", 3}));
+  EXPECT_EQ(ConvertStats(src, StatsMode::Truncate(4), *str), (DataColumnStats{"aaaa", "zzz{", 3}));
   // Max cannot be made: both bounds unknown, null count kept.
   std::string m = "\xf4\x8f\xbf\xbf";
-  ColumnStats hi{"a", m + m + m, 0};
-  EXPECT_EQ(ConvertStats(hi, StatsMode::Truncate(2), *str), (ColumnStats{Value(), Value(), 0}));
+  DataColumnStats hi{"a", m + m + m, 0};
+  EXPECT_EQ(ConvertStats(hi, StatsMode::Truncate(2), *str), (DataColumnStats{Value(), Value(), 0}));
   // Binary is truncated by bytes, incrementing the last non-0xFF byte.
   auto bin = DataType::Bytes();
-  ColumnStats b{std::string("\x01\x02\x03", 3), std::string("\x01\xff\xff", 3), 0};
+  DataColumnStats b{std::string("\x01\x02\x03", 3), std::string("\x01\xff\xff", 3), 0};
   EXPECT_EQ(ConvertStats(b, StatsMode::Truncate(2), *bin),
-            (ColumnStats{std::string("\x01\x02", 2), std::string("\x02", 1), 0}));
+            (DataColumnStats{std::string("\x01\x02", 2), std::string("\x02", 1), 0}));
   // Non-strings are kept.
-  ColumnStats i{int64_t{-5}, int64_t{7}, 1};
+  DataColumnStats i{int64_t{-5}, int64_t{7}, 1};
   EXPECT_EQ(ConvertStats(i, StatsMode::Truncate(1), *DataType::BigInt()), i);
 }
 
@@ -106,7 +106,7 @@ TEST(CollectorTest, RowByRowLikeJava) {
   ColumnStatsCollector c(StatsMode::Truncate(3), DataType::String());
   for (const char* s : {"banana", "apple", "cherry"}) c.Collect(Value(s));
   c.Collect(Value());
-  EXPECT_EQ(c.Finish(), (ColumnStats{"app", "chf", 1}));
+  EXPECT_EQ(c.Finish(), (DataColumnStats{"app", "chf", 1}));
 
   // Once a max cannot be made the collector has failed for good.
   std::string m = "\xf4\x8f\xbf\xbf";
@@ -114,7 +114,7 @@ TEST(CollectorTest, RowByRowLikeJava) {
   f.Collect(Value("a"));
   f.Collect(Value(m + "x"));
   f.Collect(Value());
-  EXPECT_EQ(f.Finish(), (ColumnStats{Value(), Value(), 1}));
+  EXPECT_EQ(f.Finish(), (DataColumnStats{Value(), Value(), 1}));
 
   ColumnStatsCollector full(StatsMode::Full(), DataType::Double());
   for (double d : {1.0, -0.0, 0.0, 3.0}) full.Collect(Value(d));
@@ -125,16 +125,16 @@ TEST(CollectorTest, RowByRowLikeJava) {
   ColumnStatsCollector counts(StatsMode::Counts(), DataType::Int());
   counts.Collect(Value(int32_t{1}));
   counts.Collect(Value());
-  EXPECT_EQ(counts.Finish(), (ColumnStats{Value(), Value(), 1}));
+  EXPECT_EQ(counts.Finish(), (DataColumnStats{Value(), Value(), 1}));
 
   ColumnStatsCollector none(StatsMode::None(), DataType::Int());
   none.Collect(Value());
-  EXPECT_EQ(none.Finish(), ColumnStats{});
+  EXPECT_EQ(none.Finish(), DataColumnStats{});
 
   ColumnStatsCollector nested(StatsMode::Full(), DataType::Array(DataType::Int()));
   nested.Collect(Value::List({int32_t{1}}));
   nested.Collect(Value());
-  EXPECT_EQ(nested.Finish(), (ColumnStats{Value(), Value(), 1}));
+  EXPECT_EQ(nested.Finish(), (DataColumnStats{Value(), Value(), 1}));
 }
 
 TEST(FooterStatsTest, NaNAndAllNull) {
@@ -144,19 +144,20 @@ TEST(FooterStatsTest, NaNAndAllNull) {
   ASSERT_TRUE(b.AppendNull().ok());
   arrow::ChunkedArray col(*b.Finish());
   ASSERT_OK_AND_ASSIGN(auto s, FooterStats(col, *DataType::Double(), FileFormat::kParquet));
-  EXPECT_EQ(s, (ColumnStats{Value(), Value(), 1}));
+  EXPECT_EQ(s, (DataColumnStats{Value(), Value(), 1}));
 
   arrow::Int32Builder n;
   ASSERT_TRUE(n.AppendNulls(2).ok());
   arrow::ChunkedArray nulls(*n.Finish());
   ASSERT_OK_AND_ASSIGN(auto s2, FooterStats(nulls, *DataType::Int(), FileFormat::kOrc));
-  EXPECT_EQ(s2, (ColumnStats{Value(), Value(), 2}));
+  EXPECT_EQ(s2, (DataColumnStats{Value(), Value(), 2}));
 }
 
 TEST(SimpleStatsTest, DenseStore) {
   std::vector<DataField> fields = {
       {0, "a", DataType::Int(false)}, {1, "b", DataType::String()}, {2, "c", DataType::BigInt()}};
-  std::vector<ColumnStats> stats = {{int32_t{1}, int32_t{9}, 0}, {}, {int64_t{4}, int64_t{4}, 2}};
+  std::vector<DataColumnStats> stats = {
+      {int32_t{1}, int32_t{9}, 0}, {}, {int64_t{4}, int64_t{4}, 2}};
   std::vector<StatsMode> modes = {StatsMode::Full(), StatsMode::None(), StatsMode::Full()};
   ASSERT_OK_AND_ASSIGN(auto dense, BuildSimpleStats(fields, stats, modes, true));
   ASSERT_TRUE(dense.stats_cols.has_value());
@@ -173,7 +174,7 @@ TEST(SimpleStatsTest, DenseStore) {
   EXPECT_EQ(sparse.types.size(), 3u);
 
   std::vector<StatsMode> all_none(3, StatsMode::None());
-  std::vector<ColumnStats> empty(3);
+  std::vector<DataColumnStats> empty(3);
   ASSERT_OK_AND_ASSIGN(auto nothing, BuildSimpleStats(fields, empty, all_none, true));
   ASSERT_TRUE(nothing.stats_cols.has_value());
   EXPECT_TRUE(nothing.stats_cols->empty());

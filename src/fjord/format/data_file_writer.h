@@ -50,7 +50,7 @@ struct DataFileWriteResult {
   int64_t file_size = 0;
   int64_t row_count = 0;
   // Per physical column (same order as `fields`): the stats after applying the column's mode.
-  std::vector<ColumnStats> stats;
+  std::vector<DataColumnStats> stats;
   std::vector<StatsMode> stats_modes;
 };
 

@@ -355,21 +355,21 @@ TEST(DataFileWriterTest, StatsFromWriterPerFormat) {
   auto table = TableOf(cols);
   ASSERT_OK_AND_ASSIGN(auto res, WriteDataFile(io.get(), dir.Join("x.parquet"),
                                                FileFormat::kParquet, fields, *table));
-  EXPECT_EQ(res.stats[0], (ColumnStats{int32_t{-3}, int32_t{5}, 1}));
-  EXPECT_EQ(res.stats[1], (ColumnStats{"Two roads diverg", "Two roads diverh", 1}));
-  EXPECT_EQ(res.stats[2], (ColumnStats{Value(), Value(), std::nullopt}));  // nested: unknown
-  EXPECT_EQ(res.stats[3], (ColumnStats{Value(), Value(), 1}));             // INT96
+  EXPECT_EQ(res.stats[0], (DataColumnStats{int32_t{-3}, int32_t{5}, 1}));
+  EXPECT_EQ(res.stats[1], (DataColumnStats{"Two roads diverg", "Two roads diverh", 1}));
+  EXPECT_EQ(res.stats[2], (DataColumnStats{Value(), Value(), std::nullopt}));  // nested: unknown
+  EXPECT_EQ(res.stats[3], (DataColumnStats{Value(), Value(), 1}));             // INT96
   ASSERT_OK_AND_ASSIGN(
       auto orc, WriteDataFile(io.get(), dir.Join("x.orc"), FileFormat::kOrc, fields, *table));
-  EXPECT_EQ(orc.stats[3], (ColumnStats{Timestamp{1, 5}, Timestamp{2, 0}, 1}));
+  EXPECT_EQ(orc.stats[3], (DataColumnStats{Timestamp{1, 5}, Timestamp{2, 0}, 1}));
 
   cols.pop_back();
   fields.pop_back();
   ASSERT_OK_AND_ASSIGN(auto avro, WriteDataFile(io.get(), dir.Join("x.avro"), FileFormat::kAvro,
                                                 fields, *TableOf(cols)));
-  EXPECT_EQ(avro.stats[0], (ColumnStats{int32_t{-3}, int32_t{5}, 1}));
-  EXPECT_EQ(avro.stats[1], (ColumnStats{"Two roads diverg", "Two roads diverh", 1}));
-  EXPECT_EQ(avro.stats[2], (ColumnStats{Value(), Value(), 2}));  // row by row: nulls counted
+  EXPECT_EQ(avro.stats[0], (DataColumnStats{int32_t{-3}, int32_t{5}, 1}));
+  EXPECT_EQ(avro.stats[1], (DataColumnStats{"Two roads diverg", "Two roads diverh", 1}));
+  EXPECT_EQ(avro.stats[2], (DataColumnStats{Value(), Value(), 2}));  // row by row: nulls counted
 
   // Encoded as stored SimpleStats (dense store, all columns kept -> cols null).
   ASSERT_OK_AND_ASSIGN(auto rows, BuildSimpleStats(fields, avro.stats, avro.stats_modes, true));
