@@ -16,5 +16,7 @@ void AddOptionsCommand(CLI::App* app, Handler* handler);
 void AddTableCommands(CLI::App* app, Handler* handler);
 // `fjord db create|list|drop`, `fjord table create|alter|list|drop|options`.
 void AddCatalogCommands(CLI::App* app, Handler* handler);
+// `fjord write`.
+void AddWriteCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

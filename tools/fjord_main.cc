@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddOptionsCommand(&app, &handler);
   fjord::cli::AddTableCommands(&app, &handler);
   fjord::cli::AddCatalogCommands(&app, &handler);
+  fjord::cli::AddWriteCommand(&app, &handler);
 
   try {
     app.parse(argc, argv);
