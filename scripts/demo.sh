@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The quickstart that `make demo` runs: Fjord reading tables that Java Paimon wrote.
-# (Writing arrives with the write path; then the demo creates its own warehouse.)
+# The quickstart that `make demo` runs: Fjord creates a warehouse, a table, writes and reads rows,
+# then reads tables that Java Paimon wrote.
 set -euo pipefail
 fjord="${FJORD:?set FJORD to the fjord binary}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,6 +12,24 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "fjord version"
 "$fjord" version
+
+wh="$(mktemp -d)/warehouse"
+trap 'rm -rf "$(dirname "$wh")"' EXIT
+step "a warehouse, a database and a partitioned table"
+"$fjord" db create "$wh" shop
+"$fjord" table create "$wh" shop.orders \
+  --columns "id INT NOT NULL, day DATE, customer STRING, amount DECIMAL(10, 2)" \
+  --partition-keys day -o bucket=2 -o bucket-key=id
+cat > "$(dirname "$wh")/orders.jsonl" <<'ROWS'
+{"id": 1, "day": "2026-11-28", "customer": "Ada", "amount": "12.50"}
+{"id": 2, "day": "2026-11-28", "customer": "Grace", "amount": "7.25"}
+{"id": 3, "day": "2026-11-29", "customer": "Linus", "amount": "99.99"}
+ROWS
+step "write rows (one commit)"
+"$fjord" write "$wh/shop.db/orders" --input "$(dirname "$wh")/orders.jsonl"
+step "read them back"
+"$fjord" cat "$wh/shop.db/orders" --format table
+"$fjord" files "$wh/shop.db/orders"
 step "snapshots of a primary-key table written by Java Paimon"
 "$fjord" snapshots "$pk"
 step "its latest rows (merge-on-read over the live files)"
