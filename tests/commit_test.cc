@@ -8,6 +8,7 @@
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
 #include "fjord/format/data_file_writer.h"
+#include "fjord/table/append_write.h"
 #include "fjord/table/catalog.h"
 #include "fjord/table/commit.h"
 #include "fjord/table/table.h"
@@ -42,26 +43,7 @@ Result<DataFileMeta> WriteFile(FileIO* io, const std::string& table_dir, const T
   FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written,
                         WriteDataFile(io, table_dir + "/bucket-0/" + name, FileFormat::kParquet,
                                       schema.fields, rows));
-  FJORD_ASSIGN_OR_RAISE(SimpleStatsRows stats_rows,
-                        BuildSimpleStats(schema.fields, written.stats, written.stats_modes, true));
-  FJORD_ASSIGN_OR_RAISE(EncodedSimpleStats stats, EncodeSimpleStats(stats_rows));
-  FJORD_ASSIGN_OR_RAISE(std::string empty_row, EncodeStoredBinaryRow({}, {}));
-  DataFileMeta f;
-  f.file_name = name;
-  f.file_size = written.file_size;
-  f.row_count = written.row_count;
-  f.min_key = f.max_key = empty_row;
-  f.key_stats = SimpleStats{empty_row, empty_row, std::vector<std::optional<int64_t>>{}};
-  f.value_stats = SimpleStats{stats.min_values, stats.max_values, stats.null_counts};
-  f.value_stats_cols = stats_rows.stats_cols;
-  f.min_sequence_number = first_seq;
-  f.max_sequence_number = first_seq + written.row_count - 1;
-  f.schema_id = schema.id;
-  f.level = 0;
-  f.creation_time_millis = 0;
-  f.delete_row_count = 0;
-  f.file_source = 0;
-  return f;
+  return AppendFileMeta(name, written, schema, /*dense_stats=*/true, first_seq);
 }
 
 TEST(CommitTest, AppendCommitsAreReadBackAndIdempotent) {

@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include <chrono>
+
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
 #include "fjord/format/arrow_types.h"
@@ -26,6 +28,33 @@ std::vector<DataTypePtr> NullableTypes(const std::vector<DataField>& fields) {
 }
 
 }  // namespace
+
+Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
+                                    const DataFileWriteResult& written, const TableSchema& schema,
+                                    bool dense_stats, int64_t first_sequence) {
+  FJORD_ASSIGN_OR_RAISE(
+      SimpleStatsRows stats_rows,
+      BuildSimpleStats(schema.fields, written.stats, written.stats_modes, dense_stats));
+  FJORD_ASSIGN_OR_RAISE(EncodedSimpleStats stats, EncodeSimpleStats(stats_rows));
+  FJORD_ASSIGN_OR_RAISE(std::string empty_row, EncodeStoredBinaryRow({}, {}));
+  DataFileMeta f;
+  f.file_name = file_name;
+  f.file_size = written.file_size;
+  f.row_count = written.row_count;
+  f.min_key = f.max_key = empty_row;
+  f.key_stats = SimpleStats{empty_row, empty_row, std::vector<std::optional<int64_t>>{}};
+  f.value_stats = SimpleStats{stats.min_values, stats.max_values, stats.null_counts};
+  f.value_stats_cols = stats_rows.stats_cols;
+  f.min_sequence_number = first_sequence;
+  f.max_sequence_number = first_sequence + written.row_count - 1;
+  f.schema_id = schema.id;
+  f.creation_time_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  f.delete_row_count = 0;
+  f.file_source = 0;
+  return f;
+}
 
 Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const Table* table) {
   if (!table->schema().primary_keys.empty()) {
@@ -136,8 +165,6 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
   int32_t total_buckets = static_cast<int32_t>(std::stoll(options.GetOr("bucket", "-1")));
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataTypePtr> partition_types = NullableTypes(partition_fields);
-  FJORD_ASSIGN_OR_RAISE(std::string empty_row, EncodeStoredBinaryRow({}, {}));
-
   std::vector<CommitMessage> messages;
   std::string uuid = RandomUuid();
   int counter = 0;
@@ -155,27 +182,9 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
     FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written,
                           WriteDataFile(table_->io().get(), JoinPath(dir, name), format,
                                         schema.fields, *rows, writer_options));
-    FJORD_ASSIGN_OR_RAISE(SimpleStatsRows stats_rows, BuildSimpleStats(schema.fields, written.stats,
-                                                                       written.stats_modes, dense));
-    FJORD_ASSIGN_OR_RAISE(EncodedSimpleStats stats, EncodeSimpleStats(stats_rows));
     FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(partition, bucket));
-    DataFileMeta f;
-    f.file_name = name;
-    f.file_size = written.file_size;
-    f.row_count = written.row_count;
-    f.min_key = f.max_key = empty_row;
-    f.key_stats = SimpleStats{empty_row, empty_row, std::vector<std::optional<int64_t>>{}};
-    f.value_stats = SimpleStats{stats.min_values, stats.max_values, stats.null_counts};
-    f.value_stats_cols = stats_rows.stats_cols;
-    f.min_sequence_number = first_seq;
-    f.max_sequence_number = first_seq + written.row_count - 1;
+    FJORD_ASSIGN_OR_RAISE(DataFileMeta f, AppendFileMeta(name, written, schema, dense, first_seq));
     next_sequence_[key] = first_seq + written.row_count;
-    f.schema_id = schema.id;
-    f.creation_time_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
-    f.delete_row_count = 0;
-    f.file_source = 0;
     messages.push_back(
         CommitMessage{partition, bucket, total_buckets > 0 ? total_buckets : -1, {f}, {}});
   }

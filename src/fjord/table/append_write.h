@@ -12,10 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "fjord/format/data_file_writer.h"
 #include "fjord/table/commit.h"
 #include "fjord/table/table.h"
 
 namespace fjord {
+
+// The manifest metadata of an append-table data file just written: Java's statistics (dense store
+// per `dense_stats`), empty keys, the sequence range starting at `first_sequence`.
+Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
+                                    const DataFileWriteResult& written, const TableSchema& schema,
+                                    bool dense_stats, int64_t first_sequence);
 
 class AppendTableWrite {
  public:
