@@ -17,6 +17,10 @@ needs_build() {
     return 1
 }
 
+# Several tests may ask for the oracle at once: one builds, the others wait for it.
+exec 9>"$here/.build.lock"
+flock 9
+
 if needs_build; then
     command -v mvn >/dev/null || { echo "build.sh: mvn not found (apt-get install maven)" >&2; exit 1; }
     # shellcheck disable=SC2086
