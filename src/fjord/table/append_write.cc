@@ -10,12 +10,12 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
-#include "fjord/format/bucket.h"
 #include "fjord/format/column_stats.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/options.h"
 #include "fjord/table/partition_path.h"
+#include "fjord/table/row_router.h"
 
 namespace fjord {
 
@@ -93,38 +93,9 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
     columns.push_back(*canonical);
   }
   auto rows = arrow::Table::Make(arrow::schema(fields), columns, combined->num_rows());
-
-  // Route each row: partition BinaryRow, then bucket.
-  std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
-  std::vector<DataTypePtr> partition_types = NullableTypes(partition_fields);
-  int64_t buckets = std::stoll(schema.Option("bucket").value_or("-1"));
-  std::vector<DataField> bucket_fields = schema.FieldsByName(schema.BucketKeys());
-  std::vector<DataTypePtr> bucket_types;
-  for (const DataField& f : bucket_fields) bucket_types.push_back(f.type);
-  std::map<std::pair<std::string, int32_t>, std::vector<int64_t>> groups;
-  for (int64_t r = 0; r < rows->num_rows(); ++r) {
-    std::vector<Value> pvalues;
-    for (const DataField& f : partition_fields) {
-      FJORD_ASSIGN_OR_RAISE(
-          Value v,
-          ValueFromArrow(*columns[static_cast<size_t>(schema.FieldIndex(f.name))], r, *f.type));
-      pvalues.push_back(std::move(v));
-    }
-    FJORD_ASSIGN_OR_RAISE(std::string partition, EncodeStoredBinaryRow(pvalues, partition_types));
-    int32_t bucket = 0;
-    if (buckets > 0) {
-      std::vector<Value> bvalues;
-      for (const DataField& f : bucket_fields) {
-        FJORD_ASSIGN_OR_RAISE(
-            Value v,
-            ValueFromArrow(*columns[static_cast<size_t>(schema.FieldIndex(f.name))], r, *f.type));
-        bvalues.push_back(std::move(v));
-      }
-      FJORD_ASSIGN_OR_RAISE(std::string key, EncodeBinaryRow(bvalues, bucket_types));
-      bucket = BucketOf(key, static_cast<int32_t>(buckets));
-    }
-    groups[{partition, bucket}].push_back(r);
-  }
+  auto batch = arrow::RecordBatch::Make(arrow::schema(fields), combined->num_rows(), columns);
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema));
+  FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(*batch));
   for (auto& [key, indices] : groups) {
     arrow::Int64Builder b;
     FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
