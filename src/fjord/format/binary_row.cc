@@ -780,6 +780,8 @@ Result<std::vector<Value>> DecodeStoredBinaryRow(std::string_view stored,
   return DecodeBinaryRow(split.second, types);
 }
 
+size_t UnscaledDecimalBytes(Int128 unscaled, char out[16]) { return UnscaledBytes(unscaled, out); }
+
 // -----------------------------------------------------------------------------------------------
 // BinaryRowWriter
 

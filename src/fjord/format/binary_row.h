@@ -13,6 +13,7 @@
 // functions are reentrant; a BinaryRowWriter is used by one thread at a time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -72,6 +73,11 @@ Result<std::string> EncodeStoredBinaryRow(const std::vector<Value>& values,
 // SplitArityPrefix + DecodeBinaryRow; Corruption when the stored arity is not types.size().
 Result<std::vector<Value>> DecodeStoredBinaryRow(std::string_view stored,
                                                  const std::vector<DataTypePtr>& types);
+
+// Java's BigInteger.toByteArray() of a DECIMAL's unscaled value: minimal big-endian two's
+// complement, written to out[0..n); returns n (1..16). A non-compact DECIMAL (precision > 18)
+// stores these bytes at the start of its 16 reserved variable bytes, with n in its slot.
+size_t UnscaledDecimalBytes(Int128 unscaled, char out[16]);
 
 // Builds rows field by field without Values, reusing one buffer: the fast path for bucketing and
 // key extraction. Usage: Reset(), then write every field exactly once in ascending position
