@@ -15,6 +15,7 @@
 #include "fjord/format/row_json_reader.h"
 #include "fjord/table/append_write.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/primary_key_write.h"
 #include "fjord/table/table.h"
 
 namespace fjord::cli {
@@ -29,7 +30,10 @@ struct WriteArgs {
   std::optional<int64_t> commit_id;
 };
 
-Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableSchema& schema) {
+// The rows of the input file, and for JSON lines each row's kind (empty for other formats: a
+// `_row_kind` column, if any, then carries the kinds).
+Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableSchema& schema,
+                                                std::vector<int8_t>* kinds) {
   if (a.format == "jsonl") {
     std::ifstream in(a.input, std::ios::binary);
     if (!in) return Status::NotFound("cannot open input ", a.input);
@@ -37,12 +41,15 @@ Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableS
     buffer << in.rdbuf();
     FJORD_ASSIGN_OR_RAISE(JsonLinesBatch batch,
                           ParseJsonLines(buffer.str(), schema.fields, a.input));
-    for (int8_t k : batch.row_kinds) {
-      if (k != 0) {
-        return Status::Invalid(a.input, ": append tables take only +I rows (", a.table,
-                               " has no primary key)");
+    if (schema.primary_keys.empty()) {
+      for (int8_t k : batch.row_kinds) {
+        if (k != 0) {
+          return Status::Invalid(a.input, ": append tables take only +I rows (", a.table,
+                                 " has no primary key)");
+        }
       }
     }
+    *kinds = std::move(batch.row_kinds);
     return batch.rows;
   }
   auto file = arrow::io::ReadableFile::Open(a.input);
@@ -66,10 +73,18 @@ Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableS
 
 Status RunWrite(const WriteArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
-  FJORD_ASSIGN_OR_RAISE(auto rows, ReadInput(a, table->schema()));
-  FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
-  FJORD_RETURN_NOT_OK(writer->Write(rows));
-  FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+  std::vector<int8_t> kinds;
+  FJORD_ASSIGN_OR_RAISE(auto rows, ReadInput(a, table->schema(), &kinds));
+  std::vector<CommitMessage> messages;
+  if (table->schema().primary_keys.empty()) {
+    FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
+    FJORD_RETURN_NOT_OK(writer->Write(rows));
+    FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
+  } else {
+    FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+    FJORD_RETURN_NOT_OK(writer->Write(rows, kinds));
+    FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
+  }
   std::string user = a.commit_user.empty() ? RandomUuid() : a.commit_user;
   int64_t identifier = a.commit_id.value_or(Snapshot::kBatchCommitIdentifier);
   FileStoreCommit commit(table->io(), table->path(), table->schema(), user);

@@ -1,0 +1,367 @@
+#include "fjord/lsm/kv_merge.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/arrow_values.h"
+#include "fjord/options.h"
+
+namespace fjord {
+
+namespace {
+
+class BatchRunReader : public KvRunReader {
+ public:
+  explicit BatchRunReader(std::vector<std::shared_ptr<arrow::RecordBatch>> batches)
+      : batches_(std::move(batches)) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (next_ >= batches_.size()) return std::shared_ptr<arrow::RecordBatch>();
+    return std::move(batches_[next_++]);
+  }
+
+ private:
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
+  size_t next_ = 0;
+};
+
+int Compare(std::string_view a, std::string_view b) {
+  size_t n = std::min(a.size(), b.size());
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+bool IsRetractByte(int8_t kind) { return kind == 1 || kind == 3; }
+
+}  // namespace
+
+std::unique_ptr<KvRunReader> MakeBatchRunReader(
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches) {
+  return std::make_unique<BatchRunReader>(std::move(batches));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices) {
+  arrow::Int64Builder b;
+  FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
+  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(arrow::Datum(batch), idx));
+  return taken.record_batch();
+}
+
+Result<std::unique_ptr<MergeFunction>> CreateKvMergeFunction(const TableSchema& schema) {
+  std::string engine = schema.Option("merge-engine").value_or("deduplicate");
+  auto is_true = [&](const char* key) {
+    auto v = schema.Option(key);
+    if (!v) return false;
+    auto b = ParseBoolean(*v);
+    return b.ok() && *b;
+  };
+  if (engine == "deduplicate" && !is_true("ignore-delete") &&
+      !is_true("deduplicate.ignore-delete")) {
+    return std::unique_ptr<MergeFunction>();
+  }
+  MergeContext ctx{schema.fields, schema.primary_keys, schema.EffectiveOptions()};
+  return CreateMergeFunction(ctx);
+}
+
+class KvMergeReader::Impl {
+ public:
+  Impl(const KvLayout& layout, std::unique_ptr<MergeFunction> merge, KvMergeOptions options)
+      : layout_(layout), merge_(std::move(merge)), options_(options) {}
+
+  Status Init(std::vector<std::unique_ptr<KvRunReader>> runs) {
+    EnsureArrowCompute();
+    FJORD_ASSIGN_OR_RAISE(key_encoder_, layout_.KeyEncoder());
+    FJORD_ASSIGN_OR_RAISE(order_encoder_, layout_.OrderEncoder());
+    passthrough_ = runs.size() == 1 && options_.runs_have_unique_keys;
+    for (auto& r : runs) {
+      cursors_.push_back(Cursor{std::move(r)});
+    }
+    if (passthrough_) return Status::OK();
+    for (size_t i = 0; i < cursors_.size(); ++i) {
+      FJORD_ASSIGN_OR_RAISE(bool live, Load(cursors_[i]));
+      if (live) heap_.push_back(i);
+    }
+    std::make_heap(heap_.begin(), heap_.end(), HeapLess{this});
+    return Status::OK();
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() {
+    if (passthrough_) return NextPassthrough();
+    while (!heap_.empty() && static_cast<int64_t>(refs_.size()) < options_.batch_rows) {
+      FJORD_RETURN_NOT_OK(NextGroup());
+    }
+    if (refs_.empty()) return std::shared_ptr<arrow::RecordBatch>();
+    return Materialize();
+  }
+
+  int64_t records_in = 0;
+  int64_t records_out = 0;
+
+ private:
+  struct Cursor {
+    std::unique_ptr<KvRunReader> reader;
+    std::shared_ptr<arrow::RecordBatch> batch;
+    int source = -1;  // index into sources_ of the current batch
+    EncodedRows keys;
+    EncodedRows order;
+    const int8_t* kinds = nullptr;
+    int64_t row = 0;
+  };
+  struct Ref {
+    int source;
+    int64_t row;
+  };
+  struct HeapLess {
+    Impl* self;
+    // std heaps keep the largest on top; invert for a min-heap on (key, order).
+    bool operator()(size_t a, size_t b) const { return self->Less(b, a); }
+  };
+
+  bool Less(size_t a, size_t b) const {
+    const Cursor& x = cursors_[a];
+    const Cursor& y = cursors_[b];
+    int c = Compare(x.keys[x.row], y.keys[y.row]);
+    if (c != 0) return c < 0;
+    c = Compare(x.order[x.row], y.order[y.row]);
+    if (c != 0) return c < 0;
+    return a < b;  // equal order: the earlier run first
+  }
+
+  // Moves `c` to its next non-empty batch; false at the end of its run.
+  Result<bool> Load(Cursor& c) {
+    while (true) {
+      FJORD_ASSIGN_OR_RAISE(c.batch, c.reader->Next());
+      if (!c.batch) return false;
+      if (c.batch->num_rows() == 0) continue;
+      FJORD_ASSIGN_OR_RAISE(c.keys, key_encoder_.Encode(*c.batch));
+      FJORD_ASSIGN_OR_RAISE(c.order, order_encoder_.Encode(*c.batch));
+      c.kinds = c.batch->column(layout_.value_kind_column())->data()->GetValues<int8_t>(1);
+      c.row = 0;
+      c.source = static_cast<int>(sources_.size());
+      sources_.push_back(c.batch);
+      return true;
+    }
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> NextPassthrough() {
+    Cursor& c = cursors_[0];
+    while (true) {
+      FJORD_ASSIGN_OR_RAISE(auto batch, c.reader->Next());
+      if (!batch) return batch;
+      if (batch->num_rows() == 0) continue;
+      records_in += batch->num_rows();
+      if (options_.drop_retracts) {
+        FJORD_ASSIGN_OR_RAISE(batch, DropRetracts(batch));
+      }
+      if (batch->num_rows() == 0) continue;
+      records_out += batch->num_rows();
+      return batch;
+    }
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
+      const std::shared_ptr<arrow::RecordBatch>& batch) {
+    const int8_t* kinds = batch->column(layout_.value_kind_column())->data()->GetValues<int8_t>(1);
+    std::vector<int64_t> keep;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (!IsRetractByte(kinds[r])) keep.push_back(r);
+    }
+    if (static_cast<int64_t>(keep.size()) == batch->num_rows()) return batch;
+    return TakeRows(batch, keep);
+  }
+
+  // Pops the records of the smallest key and emits its result.
+  Status NextGroup() {
+    group_.clear();
+    std::pop_heap(heap_.begin(), heap_.end(), HeapLess{this});
+    size_t first = heap_.back();
+    heap_.pop_back();
+    key_.assign(cursors_[first].keys[cursors_[first].row]);
+    FJORD_RETURN_NOT_OK(TakeCurrent(first));
+    while (!heap_.empty()) {
+      const Cursor& top = cursors_[heap_.front()];
+      if (Compare(top.keys[top.row], key_) != 0) break;
+      std::pop_heap(heap_.begin(), heap_.end(), HeapLess{this});
+      size_t i = heap_.back();
+      heap_.pop_back();
+      FJORD_RETURN_NOT_OK(TakeCurrent(i));
+    }
+    records_in += static_cast<int64_t>(group_.size());
+    if (options_.keep_all_records) {
+      refs_.insert(refs_.end(), group_.begin(), group_.end());
+      return Status::OK();
+    }
+    if (group_.size() == 1 || !merge_) {
+      const Ref& r = group_.back();
+      if (!(options_.drop_retracts && IsRetractByte(KindOf(r)))) refs_.push_back(r);
+      return Status::OK();
+    }
+    merge_->Reset();
+    for (const Ref& r : group_) {
+      FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
+      FJORD_RETURN_NOT_OK(merge_->Add(record));
+    }
+    FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
+    if (!result) return Status::OK();
+    if (options_.drop_retracts && IsRetract(result->kind)) return Status::OK();
+    merged_.push_back(std::move(*result));
+    refs_.push_back(Ref{-1, static_cast<int64_t>(merged_.size()) - 1});
+    return Status::OK();
+  }
+
+  // Records cursor `i`'s current row in the group, advances it and puts it back in the heap.
+  Status TakeCurrent(size_t i) {
+    Cursor& c = cursors_[i];
+    group_.push_back(Ref{c.source, c.row});
+    if (++c.row >= c.batch->num_rows()) {
+      FJORD_ASSIGN_OR_RAISE(bool live, Load(c));
+      if (!live) return Status::OK();
+    }
+    heap_.push_back(i);
+    std::push_heap(heap_.begin(), heap_.end(), HeapLess{this});
+    return Status::OK();
+  }
+
+  int8_t KindOf(const Ref& r) const {
+    return sources_[static_cast<size_t>(r.source)]
+        ->column(layout_.value_kind_column())
+        ->data()
+        ->GetValues<int8_t>(1)[r.row];
+  }
+
+  Result<MergeRecord> RecordOf(const Ref& r) const {
+    const arrow::RecordBatch& b = *sources_[static_cast<size_t>(r.source)];
+    MergeRecord record;
+    record.kind = static_cast<RowKind>(
+        b.column(layout_.value_kind_column())->data()->GetValues<int8_t>(1)[r.row]);
+    record.sequence_number =
+        b.column(layout_.sequence_number_column())->data()->GetValues<int64_t>(1)[r.row];
+    record.row.reserve(layout_.fields.size());
+    for (size_t f = 0; f < layout_.fields.size(); ++f) {
+      FJORD_ASSIGN_OR_RAISE(
+          Value v, ValueFromArrow(*b.column(static_cast<int>(f)), r.row, *layout_.fields[f].type));
+      record.row.push_back(std::move(v));
+    }
+    return record;
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> MergedBatch() {
+    arrow::ArrayVector columns;
+    int64_t n = static_cast<int64_t>(merged_.size());
+    for (size_t f = 0; f < layout_.fields.size(); ++f) {
+      std::unique_ptr<arrow::ArrayBuilder> builder;
+      FJORD_ARROW_RETURN_NOT_OK(
+          arrow::MakeBuilder(arrow::default_memory_pool(),
+                             layout_.schema->field(static_cast<int>(f))->type(), &builder));
+      for (const MergeRecord& m : merged_) {
+        FJORD_RETURN_NOT_OK(AppendValueToBuilder(builder.get(), m.row[f], *layout_.fields[f].type));
+      }
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto array, builder->Finish());
+      columns.push_back(array);
+    }
+    arrow::Int64Builder seq;
+    arrow::Int8Builder kind;
+    for (const MergeRecord& m : merged_) {
+      FJORD_ARROW_RETURN_NOT_OK(seq.Append(m.sequence_number));
+      FJORD_ARROW_RETURN_NOT_OK(kind.Append(static_cast<int8_t>(m.kind)));
+    }
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
+    columns.push_back(seq_array);
+    columns.push_back(kind_array);
+    return arrow::RecordBatch::Make(layout_.schema, n, columns);
+  }
+
+  // Builds the output batch of refs_: one slice when the rows are a contiguous range of one
+  // batch, else the used range of every source concatenated and taken from.
+  Result<std::shared_ptr<arrow::RecordBatch>> Materialize() {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> all_sources = sources_;
+    if (!merged_.empty()) {
+      FJORD_ASSIGN_OR_RAISE(auto m, MergedBatch());
+      all_sources.push_back(m);
+      for (Ref& r : refs_) {
+        if (r.source < 0) r.source = static_cast<int>(all_sources.size()) - 1;
+      }
+    }
+    std::shared_ptr<arrow::RecordBatch> out;
+    bool contiguous = true;
+    for (size_t i = 1; i < refs_.size() && contiguous; ++i) {
+      contiguous = refs_[i].source == refs_[0].source && refs_[i].row == refs_[i - 1].row + 1;
+    }
+    if (contiguous) {
+      out = all_sources[static_cast<size_t>(refs_[0].source)]->Slice(
+          refs_[0].row, static_cast<int64_t>(refs_.size()));
+    } else {
+      std::vector<int64_t> lo(all_sources.size(), INT64_MAX), hi(all_sources.size(), -1);
+      for (const Ref& r : refs_) {
+        auto s = static_cast<size_t>(r.source);
+        lo[s] = std::min(lo[s], r.row);
+        hi[s] = std::max(hi[s], r.row);
+      }
+      std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
+      std::vector<int64_t> base(all_sources.size(), 0);
+      int64_t offset = 0;
+      for (size_t s = 0; s < all_sources.size(); ++s) {
+        if (hi[s] < 0) continue;
+        base[s] = offset - lo[s];
+        slices.push_back(all_sources[s]->Slice(lo[s], hi[s] - lo[s] + 1));
+        offset += hi[s] - lo[s] + 1;
+      }
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(slices));
+      std::vector<int64_t> indices;
+      indices.reserve(refs_.size());
+      for (const Ref& r : refs_) indices.push_back(base[static_cast<size_t>(r.source)] + r.row);
+      FJORD_ASSIGN_OR_RAISE(out, TakeRows(combined, indices));
+    }
+    records_out += out->num_rows();
+    refs_.clear();
+    merged_.clear();
+    // Keep only the batches cursors still point into; renumber their sources.
+    std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
+    for (Cursor& c : cursors_) {
+      if (!c.batch) continue;
+      c.source = static_cast<int>(kept.size());
+      kept.push_back(c.batch);
+    }
+    sources_ = std::move(kept);
+    return out;
+  }
+
+  const KvLayout layout_;
+  std::unique_ptr<MergeFunction> merge_;
+  std::string key_;
+  KvMergeOptions options_;
+  SortKeyEncoder key_encoder_;
+  SortKeyEncoder order_encoder_;
+  bool passthrough_ = false;
+  std::vector<Cursor> cursors_;
+  std::vector<size_t> heap_;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> sources_;
+  std::vector<Ref> refs_;
+  std::vector<Ref> group_;
+  std::vector<MergeRecord> merged_;
+};
+
+KvMergeReader::KvMergeReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+KvMergeReader::~KvMergeReader() = default;
+
+Result<std::unique_ptr<KvMergeReader>> KvMergeReader::Make(
+    const KvLayout& layout, std::unique_ptr<MergeFunction> merge,
+    std::vector<std::unique_ptr<KvRunReader>> runs, KvMergeOptions options) {
+  auto impl = std::make_unique<Impl>(layout, std::move(merge), options);
+  FJORD_RETURN_NOT_OK(impl->Init(std::move(runs)));
+  return std::unique_ptr<KvMergeReader>(new KvMergeReader(std::move(impl)));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> KvMergeReader::Next() { return impl_->Next(); }
+int64_t KvMergeReader::records_in() const { return impl_->records_in; }
+int64_t KvMergeReader::records_out() const { return impl_->records_out; }
+
+}  // namespace fjord

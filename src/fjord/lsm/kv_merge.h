@@ -1,0 +1,73 @@
+// K-way merge of sorted runs of key-value records (behaviour.md §3): records come out in key
+// order; the records of one key, in (sequence fields, _SEQUENCE_NUMBER) order, are combined by
+// the table's merge function. A key with a single record passes through unchanged (Java's rule).
+// Used by merge-on-read, the write-buffer flush and compaction.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <memory>
+#include <vector>
+
+#include "fjord/lsm/key_value.h"
+#include "fjord/lsm/merge_function.h"
+
+namespace fjord {
+
+// One sorted run: batches in the KvLayout schema, ascending by (key, order). A run may repeat a
+// key (a spilled write buffer does; data files do not).
+class KvRunReader {
+ public:
+  virtual ~KvRunReader() = default;
+  // The next batch, or nullptr at the end. Batches may be empty.
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+};
+
+// A run over batches already in memory.
+std::unique_ptr<KvRunReader> MakeBatchRunReader(
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches);
+
+struct KvMergeOptions {
+  // Drop results whose kind is -U/-D (readers do; flushes keep them so they shadow older files).
+  bool drop_retracts = false;
+  // A run never repeats a key (data files): a lone run then passes through without merging.
+  bool runs_have_unique_keys = false;
+  // Output every record in merge order without combining keys (merging spilled runs).
+  bool keep_all_records = false;
+  // Rows per output batch (a batch that passes through whole may be larger).
+  int64_t batch_rows = 4096;
+};
+
+class KvMergeReader {
+ public:
+  // `merge` is the table's merge function, or nullptr for "the last record wins" (deduplicate
+  // without ignore-delete), which needs no per-record values.
+  static Result<std::unique_ptr<KvMergeReader>> Make(const KvLayout& layout,
+                                                     std::unique_ptr<MergeFunction> merge,
+                                                     std::vector<std::unique_ptr<KvRunReader>> runs,
+                                                     KvMergeOptions options = {});
+  ~KvMergeReader();
+
+  // The next batch of merged records in the KvLayout schema, or nullptr at the end.
+  Result<std::shared_ptr<arrow::RecordBatch>> Next();
+
+  // Records read from the runs so far, and records produced.
+  int64_t records_in() const;
+  int64_t records_out() const;
+
+  class Impl;
+
+ private:
+  explicit KvMergeReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The merge function of a table for the key-value layer: nullptr when the table deduplicates
+// without ignore-delete (the last record wins), else CreateMergeFunction's.
+Result<std::unique_ptr<MergeFunction>> CreateKvMergeFunction(const TableSchema& schema);
+
+// Selects the rows of `batch` at `indices` (Take), as one batch.
+Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices);
+
+}  // namespace fjord

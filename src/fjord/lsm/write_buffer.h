@@ -1,0 +1,75 @@
+// The write buffer of one (partition, bucket) writer of a primary-key table (behaviour.md §1.4):
+// key-value records are kept as Arrow batches in arrival order; when the table writer's shared
+// memory budget (`write-buffer-size`) runs out, the largest buffer sorts its records by (key,
+// order) and spills them to a local file as one sorted run (`write-buffer-spillable`), so that a
+// flush writes few, large files instead of many small ones. At flush the in-memory part (sorted)
+// and the spilled runs are merged by KvMergeReader.
+//
+// Not thread-safe. Spill files live in `spill_dir` and are deleted when their run has been read or
+// the buffer is destroyed.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fjord/lsm/key_value.h"
+#include "fjord/lsm/kv_merge.h"
+
+namespace fjord {
+
+struct SpillOptions {
+  std::string spill_dir;             // a local directory (created on first spill)
+  std::string compression = "zstd";  // spill-compression: zstd, lz4, none
+  int32_t zstd_level = 1;            // spill-compression.zstd-level
+  int32_t max_spill_files = 128;     // local-sort.max-num-file-handles
+  int64_t chunk_rows = 4096;         // rows per batch in spill files and sorted runs
+};
+
+class SortedMemoryRunReader;
+
+class SortBuffer {
+ public:
+  SortBuffer(KvLayout layout, SpillOptions options);
+  ~SortBuffer();
+  SortBuffer(const SortBuffer&) = delete;
+  SortBuffer& operator=(const SortBuffer&) = delete;
+
+  // Appends records in the KvLayout schema (sequence numbers and kinds already set).
+  Status Add(std::shared_ptr<arrow::RecordBatch> records);
+
+  // Bytes of Arrow memory held by the in-memory part.
+  int64_t memory_bytes() const { return memory_bytes_; }
+  int64_t record_count() const { return records_in_memory_ + records_spilled_; }
+  bool empty() const { return record_count() == 0; }
+  int32_t spill_file_count() const { return static_cast<int32_t>(spill_files_.size()); }
+  int64_t spilled_bytes() const { return spilled_bytes_; }
+
+  // Sorts the in-memory records and writes them to a spill file; merges spill files when there
+  // are `max_spill_files` of them. On error the records stay in memory.
+  Status Spill();
+
+  // The buffered records as sorted runs (the in-memory part sorted, then each spill file) and
+  // empties the buffer. Readers delete their spill file when done.
+  Result<std::vector<std::unique_ptr<KvRunReader>>> TakeRuns();
+
+ private:
+  Result<std::unique_ptr<KvRunReader>> SortedMemoryRun();
+  Result<std::unique_ptr<SortedMemoryRunReader>> SortInMemory();
+  Result<std::string> WriteSpillFile(KvRunReader* run);
+  Status MergeSpillFiles();
+
+  KvLayout layout_;
+  SpillOptions options_;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
+  int64_t memory_bytes_ = 0;
+  int64_t records_in_memory_ = 0;
+  int64_t records_spilled_ = 0;
+  int64_t spilled_bytes_ = 0;
+  std::vector<std::string> spill_files_;
+  int spill_counter_ = 0;
+};
+
+}  // namespace fjord

@@ -1,0 +1,97 @@
+#include "fjord/lsm/write_buffer.h"
+
+#include <arrow/api.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "fjord/lsm/kv_test_util.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord {
+namespace {
+
+using testing_kv::Record;
+
+TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
+  std::mt19937_64 rng(5);
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  for (int round = 0; round < 12; ++round) {
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill");
+    options.max_spill_files = 3;  // forces merging of spill files too
+    options.chunk_rows = 1 + static_cast<int64_t>(rng() % 50);
+    options.compression = round % 3 == 0 ? "none" : (round % 3 == 1 ? "zstd" : "lz4");
+    SortBuffer buffer(layout, options);
+    std::map<int32_t, Record> model;
+    int64_t seq = 0;
+    int spills = 0;
+    for (int b = 0; b < 20; ++b) {
+      std::vector<Record> batch;
+      int n = static_cast<int>(rng() % 100);
+      for (int i = 0; i < n; ++i) {
+        Record r{static_cast<int32_t>(rng() % 200), seq++, static_cast<int8_t>(rng() % 4),
+                 static_cast<int64_t>(rng())};
+        batch.push_back(r);
+        model[r.key] = r;  // arrival order = sequence order: the last one wins
+      }
+      ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+      if (rng() % 3 == 0) {
+        ASSERT_OK(buffer.Spill());
+        ++spills;
+      }
+    }
+    EXPECT_LE(buffer.spill_file_count(), 3);
+    EXPECT_EQ(buffer.record_count(), seq);
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    EXPECT_TRUE(buffer.empty());
+    ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
+    ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+    std::vector<Record> expected;
+    for (const auto& [k, r] : model) expected.push_back(r);
+    ASSERT_EQ(out, expected) << "round " << round << " after " << spills << " spills";
+    reader.reset();
+    // Every spill file is gone once its run was read.
+    size_t left = 0;
+    if (std::filesystem::exists(options.spill_dir)) {
+      for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(options.spill_dir))
+        ++left;
+    }
+    EXPECT_EQ(left, 0u);
+  }
+}
+
+TEST(SortBufferTest, MemoryIsCountedAndReleasedBySpill) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  SpillOptions options;
+  options.spill_dir = dir.Join("spill");
+  SortBuffer buffer(layout, options);
+  std::vector<Record> batch;
+  for (int i = 0; i < 1000; ++i) batch.push_back(Record{1000 - i, i, 0, i});
+  ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+  EXPECT_GE(buffer.memory_bytes(), 1000 * (4 + 8 + 8 + 1));
+  ASSERT_OK(buffer.Spill());
+  EXPECT_EQ(buffer.memory_bytes(), 0);
+  EXPECT_EQ(buffer.spill_file_count(), 1);
+  EXPECT_GT(buffer.spilled_bytes(), 0);
+}
+
+TEST(SortBufferTest, UnwritableSpillDirectoryIsAClearErrorAndKeepsTheRecords) {
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  SpillOptions options;
+  options.spill_dir = "/proc/fjord-cannot-create-this";
+  SortBuffer buffer(layout, options);
+  ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, {{1, 0, 0, 1}, {2, 1, 0, 2}})));
+  EXPECT_THAT(buffer.Spill(), HasStatusCode(StatusCode::kIOError));
+  EXPECT_EQ(buffer.record_count(), 2);
+  ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+  ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
+  ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+  EXPECT_EQ(out, (std::vector<Record>{{1, 0, 0, 1}, {2, 1, 0, 2}}));
+}
+
+}  // namespace
+}  // namespace fjord

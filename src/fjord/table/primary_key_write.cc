@@ -1,0 +1,241 @@
+#include "fjord/table/primary_key_write.h"
+
+#include <arrow/api.h>
+
+#include <filesystem>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/common/ids.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/lsm/kv_merge.h"
+#include "fjord/options.h"
+#include "fjord/table/partition_path.h"
+#include "fjord/table/write_input.h"
+
+namespace fjord {
+
+struct PrimaryKeyTableWrite::BucketWriter {
+  BucketWriter(KvLayout layout, SpillOptions spill, std::string dir, std::string prefix,
+               std::string extension)
+      : buffer(std::move(layout), std::move(spill)),
+        bucket_dir(std::move(dir)),
+        namer(std::move(prefix), std::move(extension)) {}
+
+  SortBuffer buffer;
+  std::string bucket_dir;
+  DataFileNamer namer;
+  int64_t next_sequence = 0;
+  std::vector<DataFileMeta> flushed;  // files of early flushes, not yet committed
+};
+
+PrimaryKeyTableWrite::PrimaryKeyTableWrite(const Table* table) : table_(table) {}
+
+PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
+  writers_.clear();
+  if (own_spill_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(spill_options_.spill_dir, ec);
+  }
+}
+
+Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
+    const Table* table, TableWriteOptions options) {
+  if (table->schema().primary_keys.empty()) {
+    return Status::Invalid(table->path(), " has no primary key; use an append-table write");
+  }
+  std::unique_ptr<PrimaryKeyTableWrite> w(new PrimaryKeyTableWrite(table));
+  w->schema_ = table->schema();
+  for (const auto& [key, value] : options.dynamic_options) {
+    bool replaced = false;
+    for (auto& [k, v] : w->schema_.options) {
+      if (k == key) {
+        v = value;
+        replaced = true;
+      }
+    }
+    if (!replaced) w->schema_.options.emplace_back(key, value);
+  }
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(w->schema_));
+  w->router_ = std::make_unique<RowRouter>(std::move(router));
+  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(w->schema_));
+  // Fail early on key or sequence types that cannot be ordered.
+  FJORD_RETURN_NOT_OK(w->layout_.KeyEncoder().status());
+  FJORD_RETURN_NOT_OK(w->layout_.OrderEncoder().status());
+  FJORD_RETURN_NOT_OK(CreateKvMergeFunction(w->schema_).status());
+
+  Options opts = Options::FromTable(w->schema_.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> limit, opts.GetMemorySize("write-buffer-size"));
+  w->buffer_limit_ = limit.value_or(int64_t{256} << 20);
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> spillable, opts.GetBool("write-buffer-spillable"));
+  w->spillable_ = spillable.value_or(true);
+  w->spill_options_.compression = opts.GetOr("spill-compression", "zstd");
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> level, opts.GetInt("spill-compression.zstd-level"));
+  w->spill_options_.zstd_level = static_cast<int32_t>(level.value_or(1));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> handles,
+                        opts.GetInt("local-sort.max-num-file-handles"));
+  w->spill_options_.max_spill_files =
+      static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  if (options.spill_dir.empty()) {
+    w->spill_options_.spill_dir =
+        (std::filesystem::temp_directory_path() / ("fjord-spill-" + RandomUuid())).string();
+    w->own_spill_dir_ = true;
+  } else {
+    w->spill_options_.spill_dir = options.spill_dir;
+  }
+  return w;
+}
+
+Status PrimaryKeyTableWrite::LoadRestoreInfo() {
+  if (restore_loaded_) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
+  if (latest) {
+    TableScan scan(table_->io(), table_->path(), table_->schema());
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
+    for (const ManifestEntry& e : entries) {
+      PartitionBucket key{e.partition, e.bucket};
+      int64_t& next = restored_next_sequence_[key];
+      next = std::max(next, e.file.max_sequence_number + 1);
+      restored_total_buckets_[key] = e.total_buckets;
+    }
+  }
+  restore_loaded_ = true;
+  return Status::OK();
+}
+
+Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
+    const PartitionBucket& key) {
+  auto it = writers_.find(key);
+  if (it != writers_.end()) return it->second.get();
+  FJORD_RETURN_NOT_OK(LoadRestoreInfo());
+  auto tb = restored_total_buckets_.find(key);
+  if (tb != restored_total_buckets_.end() && tb->second != router_->total_buckets()) {
+    return Status::Invalid("table ", table_->path(), " has files written with ", tb->second,
+                           " buckets but 'bucket' is now ", router_->total_buckets(),
+                           "; rescale the table with an INSERT OVERWRITE of its partitions");
+  }
+  Options opts = Options::FromTable(schema_.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(FileFormat format, ParseFileFormat(opts.GetOr("file.format", "parquet")));
+  std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
+  std::vector<DataTypePtr> partition_types;
+  for (const DataField& f : partition_fields) partition_types.push_back(f.type->WithNullable(true));
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
+                        DecodeStoredBinaryRow(key.first, partition_types));
+  std::string dir = table_->path();
+  std::string ppath = PartitionPath(partition_fields, pvalues,
+                                    opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__"));
+  if (!ppath.empty()) dir = JoinPath(dir, ppath);
+  dir = JoinPath(dir, "bucket-" + std::to_string(key.second));
+  auto writer = std::make_unique<BucketWriter>(layout_, spill_options_, dir,
+                                               opts.GetOr("data-file.prefix", "data-"),
+                                               std::string(FileFormatName(format)));
+  auto seq = restored_next_sequence_.find(key);
+  writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
+  BucketWriter* raw = writer.get();
+  writers_.emplace(key, std::move(writer));
+  return raw;
+}
+
+Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
+                                   const std::vector<int8_t>& kinds) {
+  FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, rows, kinds));
+  metrics_.records_dropped += input.dropped;
+  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows));
+  // Build every group's records before buffering any, so an error keeps nothing of `rows`.
+  struct Pending {
+    BucketWriter* writer;
+    std::shared_ptr<arrow::RecordBatch> records;
+  };
+  std::vector<Pending> pending;
+  for (auto& [key, indices] : groups) {
+    FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(key));
+    FJORD_ASSIGN_OR_RAISE(auto taken, TakeRows(input.rows, indices));
+    arrow::Int64Builder seq;
+    arrow::Int8Builder kind;
+    FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
+    FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
+    int64_t next = writer->next_sequence;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      seq.UnsafeAppend(next + static_cast<int64_t>(i));
+      kind.UnsafeAppend(input.kinds[static_cast<size_t>(indices[i])]);
+    }
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
+    arrow::ArrayVector columns = taken->columns();
+    columns.push_back(seq_array);
+    columns.push_back(kind_array);
+    pending.push_back(
+        {writer, arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns)});
+  }
+  for (Pending& p : pending) {
+    p.writer->next_sequence += p.records->num_rows();
+    metrics_.records_written += p.records->num_rows();
+    FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(p.records)));
+  }
+  return EnforceMemoryBudget();
+}
+
+Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
+  while (true) {
+    int64_t total = 0;
+    BucketWriter* largest = nullptr;
+    for (auto& [key, w] : writers_) {
+      total += w->buffer.memory_bytes();
+      if (!largest || w->buffer.memory_bytes() > largest->buffer.memory_bytes()) {
+        largest = w.get();
+      }
+    }
+    metrics_.peak_buffer_bytes = std::max(metrics_.peak_buffer_bytes, total);
+    if (total <= buffer_limit_ || !largest || largest->buffer.memory_bytes() == 0) {
+      return Status::OK();
+    }
+    if (spillable_) {
+      int64_t before = largest->buffer.spilled_bytes();
+      FJORD_RETURN_NOT_OK(largest->buffer.Spill());
+      metrics_.spills++;
+      metrics_.spilled_bytes += largest->buffer.spilled_bytes() - before;
+    } else {
+      FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*largest));
+      largest->flushed.insert(largest->flushed.end(), files.begin(), files.end());
+      metrics_.buffer_flushes++;
+    }
+  }
+}
+
+Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writer) {
+  if (writer.buffer.empty()) return std::vector<DataFileMeta>{};
+  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
+  FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
+  FJORD_ASSIGN_OR_RAISE(auto reader,
+                        KvMergeReader::Make(layout_, std::move(merge), std::move(runs)));
+  FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_,
+                                                             writer.bucket_dir, 0, &writer.namer));
+  while (true) {
+    Result<std::shared_ptr<arrow::RecordBatch>> batch = reader->Next();
+    Status st = batch.status();
+    if (st.ok() && !*batch) break;
+    if (st.ok()) st = file_writer->Write(*batch);
+    if (!st.ok()) {
+      file_writer->Abort();
+      return st;
+    }
+  }
+  FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, file_writer->Finish());
+  metrics_.files_written += static_cast<int64_t>(files.size());
+  return files;
+}
+
+Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit() {
+  std::vector<CommitMessage> messages;
+  for (auto& [key, w] : writers_) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
+    std::vector<DataFileMeta> all = std::move(w->flushed);
+    w->flushed.clear();
+    all.insert(all.end(), files.begin(), files.end());
+    if (all.empty()) continue;
+    messages.push_back(
+        CommitMessage{key.first, key.second, router_->total_buckets(), std::move(all), {}});
+  }
+  return messages;
+}
+
+}  // namespace fjord

@@ -1,0 +1,81 @@
+// Writing into a primary-key table with fixed buckets (behaviour.md §1): rows get their kind
+// (write_input.h), are routed to one writer per (partition, bucket), numbered with sequence
+// numbers that continue from the bucket's files, and buffered in a SortBuffer. All buffers share
+// one memory budget, `write-buffer-size`: when it is exceeded the largest buffer spills a sorted
+// run to local disk (`write-buffer-spillable`, default true) or, when spilling is off, is flushed
+// into level-0 files. PrepareCommit flushes every buffer — merging its runs with the table's
+// merge function — into level-0 data files rolled at `target-file-size`, and returns one commit
+// message per (partition, bucket).
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fjord/lsm/kv_file_writer.h"
+#include "fjord/lsm/write_buffer.h"
+#include "fjord/table/commit.h"
+#include "fjord/table/row_router.h"
+#include "fjord/table/table.h"
+
+namespace fjord {
+
+struct TableWriteOptions {
+  // Local directory for spill files; empty = a fresh folder under the system temp directory.
+  std::string spill_dir;
+  // Options that override the table's for this write only (dynamic options).
+  std::map<std::string, std::string> dynamic_options;
+};
+
+struct TableWriteMetrics {
+  int64_t records_written = 0;  // accepted by Write
+  int64_t records_dropped = 0;  // by ignore-delete / ignore-update-before
+  int64_t spills = 0;
+  int64_t spilled_bytes = 0;
+  int64_t buffer_flushes = 0;  // buffers flushed early because they could not spill
+  int64_t files_written = 0;
+  int64_t peak_buffer_bytes = 0;
+};
+
+class PrimaryKeyTableWrite {
+ public:
+  // `table` must outlive the writer. NotImplemented for dynamic-bucket tables.
+  static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const Table* table,
+                                                              TableWriteOptions options = {});
+  ~PrimaryKeyTableWrite();
+
+  // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. On error nothing of
+  // `rows` is kept. Not thread-safe.
+  Status Write(const std::shared_ptr<arrow::Table>& rows, const std::vector<int8_t>& kinds = {});
+  // Flushes every buffer into data files and returns their commit messages.
+  Result<std::vector<CommitMessage>> PrepareCommit();
+
+  const TableWriteMetrics& metrics() const { return metrics_; }
+
+ private:
+  struct BucketWriter;
+  explicit PrimaryKeyTableWrite(const Table* table);
+  Result<BucketWriter*> WriterFor(const PartitionBucket& key);
+  Status LoadRestoreInfo();
+  Status EnforceMemoryBudget();
+  Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
+
+  const Table* table_;
+  TableSchema schema_;  // with dynamic options applied
+  KvLayout layout_;
+  std::unique_ptr<RowRouter> router_;
+  SpillOptions spill_options_;
+  bool own_spill_dir_ = false;
+  int64_t buffer_limit_ = 0;
+  bool spillable_ = true;
+  std::map<PartitionBucket, std::unique_ptr<BucketWriter>> writers_;
+  bool restore_loaded_ = false;
+  std::map<PartitionBucket, int64_t> restored_next_sequence_;
+  std::map<PartitionBucket, int32_t> restored_total_buckets_;
+  TableWriteMetrics metrics_;
+};
+
+}  // namespace fjord
