@@ -3,12 +3,16 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include <numeric>
+
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/deletion_vector.h"
+#include "fjord/lsm/interval_partition.h"
+#include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
 #include "fjord/options.h"
 
@@ -16,8 +20,6 @@ namespace fjord {
 
 namespace {
 
-constexpr const char* kSequenceColumn = "_SEQUENCE_NUMBER";
-constexpr const char* kValueKindColumn = "_VALUE_KIND";
 
 bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
   auto v = schema.Option(key);
@@ -76,7 +78,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::ReadFile(const DataSplit& split
     }
   }
   if (with_system_columns) {
-    physical.push_back(DataField{0, kSequenceColumn, DataType::BigInt(false), {}, {}});
+    physical.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
     physical.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
   }
   Result<std::shared_ptr<arrow::Table>> read = ReadDataFile(io_.get(), path, format, physical);
@@ -161,120 +163,73 @@ Result<std::shared_ptr<arrow::Table>> TableRead::DropRetracts(std::shared_ptr<ar
   return filtered.table();
 }
 
-Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(std::shared_ptr<arrow::Table> rows) {
-  int64_t n = rows->num_rows();
-  if (n == 0) return rows;
-  // Merge order: key, then user sequence fields, then the system sequence number.
-  std::vector<std::string> keys = schema_.TrimmedPrimaryKeys();
-  if (keys.empty()) keys = schema_.primary_keys;
-  std::vector<arrow::compute::SortKey> sort_keys;
-  const auto first = arrow::compute::NullPlacement::AtStart;
-  for (const std::string& k : keys) {
-    sort_keys.emplace_back(k, arrow::compute::SortOrder::Ascending, first);
-  }
-  auto seq_fields = SplitCommaList(schema_.Option("sequence.field").value_or(""));
-  bool descending =
-      schema_.Option("sequence.field.sort-order").value_or("ascending") == "descending";
-  for (const std::string& s : seq_fields) {
-    sort_keys.emplace_back(
-        s,
-        descending ? arrow::compute::SortOrder::Descending : arrow::compute::SortOrder::Ascending,
-        first);
-  }
-  sort_keys.emplace_back(kSequenceColumn, arrow::compute::SortOrder::Ascending, first);
-  arrow::compute::SortOptions sort_options(sort_keys);
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto order,
-                              arrow::compute::SortIndices(arrow::Datum(rows), sort_options));
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum sorted_datum, arrow::compute::Take(rows, order));
-  std::shared_ptr<arrow::Table> sorted = sorted_datum.table();
-  FJORD_ARROW_ASSIGN_OR_RAISE(sorted, sorted->CombineChunks());
+// The files of one sorted run, read one after another as key-value batches.
+class TableRead::FileRunReader : public KvRunReader {
+ public:
+  FileRunReader(TableRead* read, const DataSplit* split, std::vector<const DataFileMeta*> files,
+                std::shared_ptr<arrow::Schema> schema)
+      : read_(read), split_(split), files_(std::move(files)), schema_(std::move(schema)) {}
 
-  // Group starts: a row starts a group when any key column differs from the previous row.
-  std::vector<bool> starts(static_cast<size_t>(n), false);
-  starts[0] = true;
-  for (const std::string& k : keys) {
-    FJORD_ASSIGN_OR_RAISE(auto column, Combined(sorted->GetColumnByName(k)));
-    FJORD_ARROW_ASSIGN_OR_RAISE(
-        arrow::Datum differs,
-        arrow::compute::CallFunction("not_equal", {column->Slice(0, n - 1), column->Slice(1)}));
-    auto diff = std::static_pointer_cast<arrow::BooleanArray>(differs.make_array());
-    for (int64_t i = 0; i + 1 < n; ++i) {
-      if (diff->IsValid(i) && diff->Value(i)) starts[static_cast<size_t>(i + 1)] = true;
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (next_ >= files_.size()) return std::shared_ptr<arrow::RecordBatch>();
+    FJORD_ASSIGN_OR_RAISE(auto table, read_->ReadFile(*split_, *files_[next_++], true));
+    FJORD_ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
+    arrow::ArrayVector columns;
+    for (int c = 0; c < table->num_columns(); ++c) {
+      FJORD_ASSIGN_OR_RAISE(auto column, Combined(table->column(c)));
+      columns.push_back(column);
+    }
+    return arrow::RecordBatch::Make(schema_, table->num_rows(), columns);
+  }
+
+ private:
+  TableRead* read_;
+  const DataSplit* split_;
+  std::vector<const DataFileMeta*> files_;
+  size_t next_ = 0;
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
+Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(const DataSplit& split) {
+  FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema_));
+  std::vector<DataTypePtr> key_types;
+  for (int k : layout.key_columns) key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
+  FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(split.files, key_types));
+  // Files of older schemas may name their columns differently; the merge sees the read schema.
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (const Section& section : PartitionIntervals(ranges)) {
+    std::vector<std::unique_ptr<KvRunReader>> runs;
+    for (const FileRun& run : section) {
+      std::vector<const DataFileMeta*> files;
+      for (size_t f : run) files.push_back(&split.files[f]);
+      runs.push_back(
+          std::make_unique<FileRunReader>(this, &split, std::move(files), layout.schema));
+    }
+    FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
+    KvMergeOptions options;
+    options.drop_retracts = true;
+    options.runs_have_unique_keys = true;
+    FJORD_ASSIGN_OR_RAISE(auto reader,
+                          KvMergeReader::Make(layout, std::move(merge), std::move(runs), options));
+    while (true) {
+      FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
+      if (!batch) break;
+      std::vector<int> value_indices(schema_.fields.size());
+      std::iota(value_indices.begin(), value_indices.end(), 0);
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto values, batch->SelectColumns(value_indices));
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto t, arrow::Table::FromRecordBatches({values}));
+      parts.push_back(t);
     }
   }
-
-  FJORD_ASSIGN_OR_RAISE(auto kinds_array, Combined(sorted->GetColumnByName(kValueKindColumn)));
-  FJORD_ASSIGN_OR_RAISE(auto seq_array, Combined(sorted->GetColumnByName(kSequenceColumn)));
-  const auto& kinds = static_cast<const arrow::Int8Array&>(*kinds_array);
-  const auto& seqs = static_cast<const arrow::Int64Array&>(*seq_array);
-  auto is_retract = [&](int64_t i) { return kinds.Value(i) == 1 || kinds.Value(i) == 3; };
-
-  std::string engine = schema_.Option("merge-engine").value_or("deduplicate");
-  bool fast_dedup = engine == "deduplicate" && !OptionIsTrue(schema_, "ignore-delete") &&
-                    !OptionIsTrue(schema_, "deduplicate.ignore-delete");
-  std::unique_ptr<MergeFunction> merge;
-  if (!fast_dedup) {
-    MergeContext ctx{schema_.fields, schema_.primary_keys, schema_.EffectiveOptions()};
-    FJORD_ASSIGN_OR_RAISE(merge, CreateMergeFunction(ctx));
+  FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(schema_.fields));
+  if (parts.empty()) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow_schema));
+    return empty;
   }
-  std::vector<std::shared_ptr<arrow::Array>> value_columns;
-  for (size_t f = 0; f < schema_.fields.size(); ++f) {
-    FJORD_ASSIGN_OR_RAISE(auto c, Combined(sorted->column(static_cast<int>(f))));
-    value_columns.push_back(c);
-  }
-
-  arrow::Int64Builder keep;
-  std::vector<MergeRecord> merged;
-  int64_t start = 0;
-  while (start < n) {
-    int64_t end = start + 1;
-    while (end < n && !starts[static_cast<size_t>(end)]) ++end;
-    if (end - start == 1) {
-      if (!is_retract(start)) FJORD_ARROW_RETURN_NOT_OK(keep.Append(start));
-    } else if (fast_dedup) {
-      if (!is_retract(end - 1)) FJORD_ARROW_RETURN_NOT_OK(keep.Append(end - 1));
-    } else {
-      merge->Reset();
-      for (int64_t i = start; i < end; ++i) {
-        MergeRecord record;
-        record.kind = static_cast<RowKind>(kinds.Value(i));
-        record.sequence_number = seqs.Value(i);
-        for (size_t f = 0; f < schema_.fields.size(); ++f) {
-          FJORD_ASSIGN_OR_RAISE(Value v,
-                                ValueFromArrow(*value_columns[f], i, *schema_.fields[f].type));
-          record.row.push_back(std::move(v));
-        }
-        FJORD_RETURN_NOT_OK(merge->Add(record));
-      }
-      FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge->GetResult());
-      if (result && !IsRetract(result->kind)) merged.push_back(std::move(*result));
-    }
-    start = end;
-  }
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto keep_indices, keep.Finish());
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum kept, arrow::compute::Take(sorted, keep_indices));
-  std::shared_ptr<arrow::Table> out = kept.table();
-  // Only the value columns leave the merge.
-  std::vector<int> value_indices;
-  for (size_t f = 0; f < schema_.fields.size(); ++f) value_indices.push_back(static_cast<int>(f));
-  FJORD_ARROW_ASSIGN_OR_RAISE(out, out->SelectColumns(value_indices));
-  if (!merged.empty()) {
-    arrow::ArrayVector built;
-    for (size_t f = 0; f < schema_.fields.size(); ++f) {
-      std::unique_ptr<arrow::ArrayBuilder> builder;
-      FJORD_ARROW_RETURN_NOT_OK(
-          arrow::MakeBuilder(arrow::default_memory_pool(),
-                             out->schema()->field(static_cast<int>(f))->type(), &builder));
-      for (const MergeRecord& r : merged) {
-        FJORD_RETURN_NOT_OK(AppendValueToBuilder(builder.get(), r.row[f], *schema_.fields[f].type));
-      }
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto array, builder->Finish());
-      built.push_back(array);
-    }
-    auto extra = arrow::Table::Make(out->schema(), built, static_cast<int64_t>(merged.size()));
-    FJORD_ARROW_ASSIGN_OR_RAISE(out, arrow::ConcatenateTables({out, extra}));
-  }
-  return out;
+  arrow::ConcatenateTablesOptions opts;
+  opts.unify_schemas = false;
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(parts, opts));
+  return all;
 }
 
 Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
@@ -284,6 +239,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
   // Deletion-vector and first-row tables are read without merging: batch readers skip level 0
   // and trust that higher levels hold each key once (spec/format.md §7.3).
   bool no_merge = pk && (dv || engine == "first-row");
+  if (pk && !no_merge) return MergeOnRead(split);
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const DataFileMeta& file : split.files) {
     if (no_merge && file.level == 0) continue;
@@ -294,7 +250,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
   if (parts.empty()) {
     std::vector<DataField> fields = schema_.fields;
     if (pk) {
-      fields.push_back(DataField{0, kSequenceColumn, DataType::BigInt(false), {}, {}});
+      fields.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
       fields.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
     }
     FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(fields));
@@ -305,11 +261,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
     FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateTables(parts, opts));
   }
   if (!pk) return rows;
-  if (no_merge) {
-    FJORD_ASSIGN_OR_RAISE(rows, DropRetracts(rows));
-  } else {
-    return MergeOnRead(rows);
-  }
+  FJORD_ASSIGN_OR_RAISE(rows, DropRetracts(rows));
   std::vector<int> value_indices;
   for (size_t f = 0; f < schema_.fields.size(); ++f) value_indices.push_back(static_cast<int>(f));
   FJORD_ARROW_ASSIGN_OR_RAISE(rows, rows->SelectColumns(value_indices));

@@ -36,7 +36,10 @@ class TableRead {
   // _SEQUENCE_NUMBER and _VALUE_KIND.
   Result<std::shared_ptr<arrow::Table>> ReadFile(const DataSplit& split, const DataFileMeta& file,
                                                  bool with_system_columns);
-  Result<std::shared_ptr<arrow::Table>> MergeOnRead(std::shared_ptr<arrow::Table> rows);
+  // Merge-on-read of a primary-key split: sections of overlapping files, each a k-way merge of
+  // its sorted runs (lsm/interval_partition.h, lsm/kv_merge.h).
+  Result<std::shared_ptr<arrow::Table>> MergeOnRead(const DataSplit& split);
+  class FileRunReader;
   Result<std::shared_ptr<arrow::Table>> DropRetracts(std::shared_ptr<arrow::Table> rows);
 
   std::shared_ptr<FileIO> io_;
