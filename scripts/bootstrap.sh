@@ -67,3 +67,15 @@ if [[ ! -f "$venv/.complete" || "$lock_py" -nt "$venv/.complete" ]]; then
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock_py"
   touch "$venv/.complete"
 fi
+
+# --- pypaimon, the second oracle (reads tables Fjord wrote), pinned by scripts/pypaimon.lock --
+# Its own venv: pypaimon 1.4.2 needs pyarrow < 20, apart from the Arrow that Fjord builds on.
+ppvenv="$deps/pypaimon-venv"
+lock_pp="$repo/scripts/pypaimon.lock"
+if [[ ! -f "$ppvenv/.complete" || "$lock_pp" -nt "$ppvenv/.complete" ]]; then
+  log "installing pypaimon into $ppvenv"
+  rm -rf "$ppvenv"
+  python3 -m venv "$ppvenv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$ppvenv"; }
+  "$ppvenv/bin/pip" install -q --disable-pip-version-check -r "$lock_pp"
+  touch "$ppvenv/.complete"
+fi

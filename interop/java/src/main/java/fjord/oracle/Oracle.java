@@ -1,9 +1,11 @@
 package fjord.oracle;
 
+import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
@@ -11,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -36,18 +40,24 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle list TABLE_DIR
  *   fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle dump-all FIXTURES_ROOT OUT_DIR
+ *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
+ *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U]
+ *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
 public final class Oracle {
     private static final String USAGE =
-            "usage: fjord-oracle list TABLE_DIR\n"
-                    + "       fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]\n"
-                    + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n";
+            "usage: fjord-oracle list TABLE_DIR [--output FILE]\n"
+                    + "       fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
+                    + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n"
+                    + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
+                    + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U]\n"
+                    + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n";
 
     private Oracle() {}
 
     /** A command-line mistake: reported with the usage text, exit code 2. */
-    private static final class UsageException extends RuntimeException {
+    static final class UsageException extends RuntimeException {
         UsageException(String msg) {
             super(msg);
         }
@@ -88,50 +98,179 @@ public final class Oracle {
             throw new UsageException("missing command");
         }
         switch (args[0]) {
-            case "list": {
-                if (args.length != 2) {
-                    throw new UsageException("list takes exactly one TABLE_DIR");
-                }
-                Writer w = stdoutWriter(realOut);
-                for (String line : listEntries(openTable(args[1]))) {
-                    w.write(line);
-                    w.write('\n');
-                }
-                w.flush();
-                return 0;
-            }
-            case "dump": {
-                if (args.length != 2 && args.length != 4) {
-                    throw new UsageException("dump takes TABLE_DIR and at most one option");
-                }
-                Map<String, String> options = Map.of();
-                if (args.length == 4) {
-                    options = timeTravelOption(args[2], args[3]);
-                }
-                FileStoreTable table = openTable(args[1]);
-                Writer w = stdoutWriter(realOut);
-                DumpStats stats = dump(table, options, w);
-                w.flush();
-                if (stats.retractSkipped > 0) {
-                    System.err.println("fjord-oracle: note: skipped " + stats.retractSkipped
-                            + " -D/-U rows");
-                }
-                return 0;
-            }
             case "dump-all": {
                 if (args.length != 3) {
                     throw new UsageException("dump-all takes FIXTURES_ROOT and OUT_DIR");
                 }
                 return dumpAll(Path.of(args[1]), Path.of(args[2]));
             }
+            case "batch": {
+                if (args.length != 2) {
+                    throw new UsageException("batch takes one COMMAND_FILE (or - for stdin)");
+                }
+                return batch(args[1], realOut);
+            }
             case "-h":
             case "--help":
             case "help":
                 realOut.print(USAGE);
                 return 0;
-            default:
-                throw new UsageException("unknown command: " + args[0]);
+            default: {
+                String message = command(args, realOut);
+                if (message != null) {
+                    Writer w = stdoutWriter(realOut);
+                    w.write(message);
+                    w.write('\n');
+                    w.flush();
+                }
+                return 0;
+            }
         }
+    }
+
+    /**
+     * Runs one of list, dump, files, write. Row output goes to --output FILE when given, else to
+     * stdout. Returns a message for the caller to print (write), or null.
+     */
+    private static String command(String[] args, PrintStream realOut) throws Exception {
+        String cmd = args[0];
+        switch (cmd) {
+            case "list":
+            case "dump":
+            case "files":
+            case "write":
+                break;
+            default:
+                throw new UsageException("unknown command: " + cmd);
+        }
+        if (args.length < 2 || args[1].startsWith("--")) {
+            throw new UsageException(cmd + " needs a TABLE_DIR");
+        }
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 2; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new UsageException("option " + args[i] + " needs a value");
+            }
+            if (flags.put(args[i], args[i + 1]) != null) {
+                throw new UsageException("option " + args[i] + " given twice");
+            }
+        }
+        List<String> allowed;
+        switch (cmd) {
+            case "list":
+                allowed = List.of("--output");
+                break;
+            case "write":
+                allowed = List.of("--input", "--commit-user");
+                break;
+            default:
+                allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
+        }
+        for (String flag : flags.keySet()) {
+            if (!allowed.contains(flag)) {
+                throw new UsageException("unknown option for " + cmd + ": " + flag);
+            }
+        }
+        FileStoreTable table = openTable(args[1]);
+        if (cmd.equals("write")) {
+            String input = flags.get("--input");
+            if (input == null) {
+                throw new UsageException("write needs --input FILE");
+            }
+            return Writes.write(table, Path.of(input), flags.get("--commit-user"));
+        }
+        Map<String, String> options = Map.of();
+        for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {
+            if (flags.containsKey(flag)) {
+                if (!options.isEmpty()) {
+                    throw new UsageException("at most one of --snapshot, --tag, --timestamp");
+                }
+                options = timeTravelOption(flag, flags.get(flag));
+            }
+        }
+        String output = flags.get("--output");
+        try (Writer w = output == null
+                ? stdoutWriter(realOut)
+                : Files.newBufferedWriter(Path.of(output), StandardCharsets.UTF_8)) {
+            switch (cmd) {
+                case "list":
+                    for (String line : listEntries(table)) {
+                        w.write(line);
+                        w.write('\n');
+                    }
+                    break;
+                case "files":
+                    Writes.files(table, options, w);
+                    break;
+                default: {
+                    DumpStats stats = dump(table, options, w);
+                    if (stats.retractSkipped > 0) {
+                        System.err.println("fjord-oracle: note: skipped " + stats.retractSkipped
+                                + " -D/-U rows");
+                    }
+                }
+            }
+            w.flush();
+        }
+        return null;
+    }
+
+    /**
+     * Runs many commands in one JVM: each non-blank line of the file is a JSON array of strings, a
+     * command line of list, dump, files or write (dump, list and files need --output FILE). For
+     * each line one JSON object goes to stdout: {"line": N, "ok": true|false, "message": "..."}.
+     * Exit code 0 when every command succeeded, 3 otherwise (the others still ran).
+     */
+    private static int batch(String file, PrintStream realOut) throws IOException {
+        List<String> lines = file.equals("-")
+                ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                        .lines().collect(Collectors.toList())
+                : Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
+        Writer w = stdoutWriter(realOut);
+        int failures = 0;
+        StringBuilder sb = new StringBuilder();
+        for (int n = 0; n < lines.size(); n++) {
+            if (lines.get(n).isBlank()) {
+                continue;
+            }
+            boolean ok;
+            String message;
+            try {
+                Object parsed = Json.parse(lines.get(n));
+                if (!(parsed instanceof List) || ((List<?>) parsed).isEmpty()) {
+                    throw new UsageException("a batch line must be a non-empty JSON array of strings");
+                }
+                List<?> list = (List<?>) parsed;
+                String[] args = new String[list.size()];
+                for (int i = 0; i < args.length; i++) {
+                    if (!(list.get(i) instanceof String)) {
+                        throw new UsageException("a batch line must be a JSON array of strings");
+                    }
+                    args[i] = (String) list.get(i);
+                }
+                if (List.of("list", "dump", "files").contains(args[0])
+                        && !Arrays.asList(args).contains("--output")) {
+                    throw new UsageException(args[0] + " in a batch needs --output FILE");
+                }
+                message = command(args, realOut);
+                ok = true;
+            } catch (Throwable t) {
+                ok = false;
+                message = describe(t);
+                if (System.getenv("FJORD_ORACLE_TRACE") != null) {
+                    t.printStackTrace(System.err);
+                }
+            }
+            failures += ok ? 0 : 1;
+            sb.setLength(0);
+            sb.append("{\"line\":").append(n + 1).append(",\"ok\":").append(ok)
+                    .append(",\"message\":");
+            RowJson.appendString(sb, message == null ? "" : message);
+            sb.append("}\n");
+            w.append(sb);
+            w.flush();
+        }
+        return failures == 0 ? 0 : 3;
     }
 
     private static Map<String, String> timeTravelOption(String flag, String value) {

@@ -1,0 +1,113 @@
+package fjord.oracle;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.RowType;
+
+/** The oracle's write side: `write` (Java's batch writer) and `files` (live data file metadata). */
+final class Writes {
+    private Writes() {}
+
+    /**
+     * Parses every row of a canonical JSON-lines file into the table's row type, then writes and
+     * commits them all with Java Paimon's batch writer in one commit. Returns a one-line summary.
+     * Nothing is committed when any line fails to parse (the error names the line).
+     */
+    static String write(FileStoreTable table, Path input, String commitUser) throws Exception {
+        RowType type = table.rowType();
+        List<GenericRow> rows = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
+            String line;
+            int lineNo = 0;
+            while ((line = r.readLine()) != null) {
+                lineNo++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    rows.add(JsonRows.parseRow(line, type));
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException(input + ":" + lineNo + ": " + e.getMessage());
+                }
+            }
+        }
+        FileStoreTable t = table;
+        if (commitUser != null) {
+            // BatchWriteBuilder names its commit user "<commit.user-prefix>_<uuid>".
+            t = table.copy(Map.of(CoreOptions.COMMIT_USER_PREFIX.key(), commitUser));
+        }
+        BatchWriteBuilder builder = t.newBatchWriteBuilder();
+        try (BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit()) {
+            for (GenericRow row : rows) {
+                write.write(row);
+            }
+            List<CommitMessage> messages = write.prepareCommit();
+            commit.commit(messages);
+        }
+        Long snapshot = table.snapshotManager().latestSnapshotIdFromFileSystem();
+        return "committed " + rows.size() + " rows as snapshot " + snapshot;
+    }
+
+    /**
+     * One JSON line per live data file at the given time-travel point (options as for dump):
+     * partition (base64 of its BinaryRow bytes, to group by), bucket, level, file name, row count
+     * and sequence number range; sorted by partition, bucket, min sequence number, file name.
+     */
+    static int files(FileStoreTable table, Map<String, String> options, Writer out)
+            throws IOException {
+        FileStoreTable t = options.isEmpty() ? table : table.copy(options);
+        List<Object[]> entries = new ArrayList<>();
+        for (Split split : t.newReadBuilder().newScan().plan().splits()) {
+            if (!(split instanceof DataSplit)) {
+                throw new IllegalStateException("unexpected split type " + split.getClass());
+            }
+            DataSplit ds = (DataSplit) split;
+            String partition = Base64.getEncoder().encodeToString(ds.partition().toBytes());
+            for (DataFileMeta f : ds.dataFiles()) {
+                entries.add(new Object[] {partition, ds.bucket(), f});
+            }
+        }
+        entries.sort(Comparator.<Object[], String>comparing(e -> (String) e[0])
+                .thenComparing(e -> (Integer) e[1])
+                .thenComparing(e -> ((DataFileMeta) e[2]).minSequenceNumber())
+                .thenComparing(e -> ((DataFileMeta) e[2]).fileName()));
+        StringBuilder sb = new StringBuilder();
+        for (Object[] e : entries) {
+            DataFileMeta f = (DataFileMeta) e[2];
+            sb.setLength(0);
+            sb.append("{\"partition\":");
+            RowJson.appendString(sb, (String) e[0]);
+            sb.append(",\"bucket\":").append(e[1]);
+            sb.append(",\"level\":").append(f.level());
+            sb.append(",\"file\":");
+            RowJson.appendString(sb, f.fileName());
+            sb.append(",\"rows\":").append(f.rowCount());
+            sb.append(",\"min_seq\":").append(f.minSequenceNumber());
+            sb.append(",\"max_seq\":").append(f.maxSequenceNumber());
+            sb.append("}\n");
+            out.append(sb);
+        }
+        return entries.size();
+    }
+}
