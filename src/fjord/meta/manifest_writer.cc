@@ -1,8 +1,15 @@
 #include "fjord/meta/manifest_writer.h"
 
+#include <arrow/adapters/orc/adapter.h>
+#include <arrow/api.h>
+#include <arrow/io/memory.h>
+
+#include <algorithm>
+#include <cctype>
 #include <memory>
 #include <utility>
 
+#include "fjord/common/arrow_status.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/avro/datum.h"
 #include "fjord/format/avro/schema.h"
@@ -208,6 +215,214 @@ Result<std::string> Encode(std::string_view schema_json, const char* what,
   return writer->Finish();
 }
 
+// ---- ORC ----------------------------------------------------------------------------------
+// Java's row types (ManifestFileMeta.SCHEMA, ManifestEntry.SCHEMA, DataFileMeta.SCHEMA,
+// SimpleStats.SCHEMA, IndexManifestEntry.SCHEMA, DeletionVectorMeta.SCHEMA, GlobalIndexMeta.SCHEMA
+// of 1.4, each behind `_VERSION` with id -1) as Arrow schemas whose field metadata becomes the
+// `paimon.id` attribute of each ORC type (OrcTypeUtil). Nullability follows Java's types (ORC
+// itself has none).
+
+using ArrowType = std::shared_ptr<arrow::DataType>;
+using ArrowField = std::shared_ptr<arrow::Field>;
+
+std::shared_ptr<const arrow::KeyValueMetadata> FieldId(int64_t id) {
+  return arrow::key_value_metadata({"paimon.id"}, {std::to_string(id)});
+}
+
+ArrowField OrcField(const char* name, ArrowType type, int32_t id, bool nullable) {
+  return arrow::field(name, std::move(type), nullable, FieldId(id));
+}
+
+// An ARRAY field's ORC list. Its element carries Java's SpecialFields id 536870911 + 1024 * id +
+// depth, depth 1 (every array here is a direct field of a row).
+ArrowType OrcList(ArrowType element, int32_t id, bool element_nullable) {
+  int64_t element_id = int64_t{536870911} + int64_t{1024} * id + 1;
+  return arrow::list(
+      arrow::field("item", std::move(element), element_nullable, FieldId(element_id)));
+}
+
+ArrowField OrcVersion() { return OrcField("_VERSION", arrow::int32(), -1, false); }
+
+ArrowType OrcStats() {
+  return arrow::struct_({OrcField("_MIN_VALUES", arrow::binary(), 0, false),
+                         OrcField("_MAX_VALUES", arrow::binary(), 1, false),
+                         OrcField("_NULL_COUNTS", OrcList(arrow::int64(), 2, true), 2, true)});
+}
+
+std::shared_ptr<arrow::Schema> ManifestListOrcSchema() {
+  return arrow::schema({OrcVersion(), OrcField("_FILE_NAME", arrow::utf8(), 0, false),
+                        OrcField("_FILE_SIZE", arrow::int64(), 1, false),
+                        OrcField("_NUM_ADDED_FILES", arrow::int64(), 2, false),
+                        OrcField("_NUM_DELETED_FILES", arrow::int64(), 3, false),
+                        OrcField("_PARTITION_STATS", OrcStats(), 4, false),
+                        OrcField("_SCHEMA_ID", arrow::int64(), 5, false),
+                        OrcField("_MIN_BUCKET", arrow::int32(), 6, true),
+                        OrcField("_MAX_BUCKET", arrow::int32(), 7, true),
+                        OrcField("_MIN_LEVEL", arrow::int32(), 8, true),
+                        OrcField("_MAX_LEVEL", arrow::int32(), 9, true),
+                        OrcField("_MIN_ROW_ID", arrow::int64(), 10, true),
+                        OrcField("_MAX_ROW_ID", arrow::int64(), 11, true)});
+}
+
+std::shared_ptr<arrow::Schema> ManifestFileOrcSchema() {
+  ArrowType file = arrow::struct_({
+      OrcField("_FILE_NAME", arrow::utf8(), 0, false),
+      OrcField("_FILE_SIZE", arrow::int64(), 1, false),
+      OrcField("_ROW_COUNT", arrow::int64(), 2, false),
+      OrcField("_MIN_KEY", arrow::binary(), 3, false),
+      OrcField("_MAX_KEY", arrow::binary(), 4, false),
+      OrcField("_KEY_STATS", OrcStats(), 5, false),
+      OrcField("_VALUE_STATS", OrcStats(), 6, false),
+      OrcField("_MIN_SEQUENCE_NUMBER", arrow::int64(), 7, false),
+      OrcField("_MAX_SEQUENCE_NUMBER", arrow::int64(), 8, false),
+      OrcField("_SCHEMA_ID", arrow::int64(), 9, false),
+      OrcField("_LEVEL", arrow::int32(), 10, false),
+      OrcField("_EXTRA_FILES", OrcList(arrow::utf8(), 11, false), 11, false),
+      // TIMESTAMP(3) without time zone: ORC TIMESTAMP (wall clock; Arrow's writer zone is UTC).
+      OrcField("_CREATION_TIME", arrow::timestamp(arrow::TimeUnit::MILLI), 12, true),
+      OrcField("_DELETE_ROW_COUNT", arrow::int64(), 13, true),
+      OrcField("_EMBEDDED_FILE_INDEX", arrow::binary(), 14, true),
+      OrcField("_FILE_SOURCE", arrow::int8(), 15, true),
+      OrcField("_VALUE_STATS_COLS", OrcList(arrow::utf8(), 16, false), 16, true),
+      OrcField("_EXTERNAL_PATH", arrow::utf8(), 17, true),
+      OrcField("_FIRST_ROW_ID", arrow::int64(), 18, true),
+      OrcField("_WRITE_COLS", OrcList(arrow::utf8(), 19, false), 19, true),
+  });
+  return arrow::schema({OrcVersion(), OrcField("_KIND", arrow::int8(), 0, false),
+                        OrcField("_PARTITION", arrow::binary(), 1, false),
+                        OrcField("_BUCKET", arrow::int32(), 2, false),
+                        OrcField("_TOTAL_BUCKETS", arrow::int32(), 3, false),
+                        OrcField("_FILE", file, 4, false)});
+}
+
+std::shared_ptr<arrow::Schema> IndexManifestOrcSchema() {
+  ArrowType dv = arrow::struct_({OrcField("f0", arrow::utf8(), 0, false),
+                                 OrcField("f1", arrow::int32(), 1, false),
+                                 OrcField("f2", arrow::int32(), 2, false),
+                                 OrcField("_CARDINALITY", arrow::int64(), 3, true)});
+  ArrowType global =
+      arrow::struct_({OrcField("_ROW_RANGE_START", arrow::int64(), 0, false),
+                      OrcField("_ROW_RANGE_END", arrow::int64(), 1, false),
+                      OrcField("_INDEX_FIELD_ID", arrow::int32(), 2, false),
+                      OrcField("_EXTRA_FIELD_IDS", OrcList(arrow::int32(), 3, false), 3, true),
+                      OrcField("_INDEX_META", arrow::binary(), 4, true)});
+  return arrow::schema({OrcVersion(), OrcField("_KIND", arrow::int8(), 0, false),
+                        OrcField("_PARTITION", arrow::binary(), 1, false),
+                        OrcField("_BUCKET", arrow::int32(), 2, false),
+                        OrcField("_INDEX_TYPE", arrow::utf8(), 3, false),
+                        OrcField("_FILE_NAME", arrow::utf8(), 4, false),
+                        OrcField("_FILE_SIZE", arrow::int64(), 5, false),
+                        OrcField("_ROW_COUNT", arrow::int64(), 6, false),
+                        OrcField("_DELETIONS_VECTORS_RANGES", OrcList(dv, 7, true), 7, true),
+                        OrcField("_EXTERNAL_PATH", arrow::utf8(), 8, true),
+                        OrcField("_GLOBAL_INDEX", global, 9, true)});
+}
+
+// Appends one Avro datum (the record trees the Avro writer encodes) to the builder of the
+// matching Arrow column. Unions are transparent: a null datum is a null, anything else its value.
+Status AppendDatum(arrow::ArrayBuilder* b, const Datum& d, const std::string& field) {
+  if (d.is_null()) return FromArrow(b->AppendNull());
+  auto integral = [&](int64_t min, int64_t max) -> Result<int64_t> {
+    if (d.type() != avro::Type::kInt && d.type() != avro::Type::kLong) {
+      return Status::Internal("field ", field, ": not an integer");
+    }
+    int64_t v = d.type() == avro::Type::kInt ? d.int_value() : d.long_value();
+    if (v < min || v > max) {
+      return Status::Invalid("field ", field, ": ", v, " does not fit its ORC column");
+    }
+    return v;
+  };
+  switch (b->type()->id()) {
+    case arrow::Type::INT8: {
+      FJORD_ASSIGN_OR_RAISE(int64_t v, integral(INT8_MIN, INT8_MAX));
+      return FromArrow(static_cast<arrow::Int8Builder*>(b)->Append(static_cast<int8_t>(v)));
+    }
+    case arrow::Type::INT32: {
+      FJORD_ASSIGN_OR_RAISE(int64_t v, integral(INT32_MIN, INT32_MAX));
+      return FromArrow(static_cast<arrow::Int32Builder*>(b)->Append(static_cast<int32_t>(v)));
+    }
+    case arrow::Type::INT64: {
+      FJORD_ASSIGN_OR_RAISE(int64_t v, integral(INT64_MIN, INT64_MAX));
+      return FromArrow(static_cast<arrow::Int64Builder*>(b)->Append(v));
+    }
+    case arrow::Type::TIMESTAMP: {  // milliseconds
+      FJORD_ASSIGN_OR_RAISE(int64_t v, integral(INT64_MIN, INT64_MAX));
+      return FromArrow(static_cast<arrow::TimestampBuilder*>(b)->Append(v));
+    }
+    case arrow::Type::STRING:
+      return FromArrow(static_cast<arrow::StringBuilder*>(b)->Append(d.bytes()));
+    case arrow::Type::BINARY:
+      return FromArrow(static_cast<arrow::BinaryBuilder*>(b)->Append(d.bytes()));
+    case arrow::Type::LIST: {
+      auto* list = static_cast<arrow::ListBuilder*>(b);
+      FJORD_RETURN_NOT_OK(FromArrow(list->Append()));
+      for (const Datum& item : d.items()) {
+        FJORD_RETURN_NOT_OK(AppendDatum(list->value_builder(), item, field));
+      }
+      return Status::OK();
+    }
+    case arrow::Type::STRUCT: {
+      auto* st = static_cast<arrow::StructBuilder*>(b);
+      const std::shared_ptr<arrow::DataType> type = st->type();  // built anew by each call
+      const arrow::FieldVector& fields = type->fields();
+      if (d.items().size() != fields.size()) {
+        return Status::Internal("field ", field, ": ", d.items().size(), " values for ",
+                                fields.size(), " ORC struct fields");
+      }
+      FJORD_RETURN_NOT_OK(FromArrow(st->Append()));
+      for (size_t i = 0; i < fields.size(); ++i) {
+        FJORD_RETURN_NOT_OK(
+            AppendDatum(st->field_builder(static_cast<int>(i)), d.items()[i], fields[i]->name()));
+      }
+      return Status::OK();
+    }
+    default:
+      return Status::Internal("field ", field, ": no ORC column of type ", b->type()->ToString());
+  }
+}
+
+Result<arrow::Compression::type> OrcCodec(const std::string& kind) {
+  if (kind == "NONE") return arrow::Compression::UNCOMPRESSED;
+  if (kind == "ZLIB") return arrow::Compression::GZIP;  // Arrow's ORC writer: GZIP = ORC ZLIB
+  if (kind == "SNAPPY") return arrow::Compression::SNAPPY;
+  if (kind == "LZ4") return arrow::Compression::LZ4;
+  if (kind == "ZSTD") return arrow::Compression::ZSTD;
+  return Status::Invalid("ORC manifest compression '", kind, "' is not supported");
+}
+
+template <typename T, typename ToDatum>
+Result<std::string> EncodeOrc(const std::shared_ptr<arrow::Schema>& schema, const char* what,
+                              const std::vector<T>& rows, const ManifestWriterOptions& options,
+                              ToDatum to_datum) {
+  FJORD_ARROW_ASSIGN_OR_RAISE(std::unique_ptr<arrow::RecordBatchBuilder> builder,
+                              arrow::RecordBatchBuilder::Make(schema, arrow::default_memory_pool(),
+                                                              static_cast<int64_t>(rows.size())));
+  for (const T& row : rows) {
+    Datum record = to_datum(row);
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      Status st = AppendDatum(builder->GetField(i), record.items()[static_cast<size_t>(i)],
+                              schema->field(i)->name());
+      if (!st.ok()) return st.WithContext(what);
+    }
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch, builder->Flush());
+  arrow::adapters::orc::WriteOptions wo;
+  FJORD_ASSIGN_OR_RAISE(wo.compression, OrcCodec(options.orc_compression));
+  wo.compression_strategy = options.compression_level.value_or(1) <= 1
+                                ? arrow::adapters::orc::CompressionStrategy::kSpeed
+                                : arrow::adapters::orc::CompressionStrategy::kCompression;
+  wo.compression_block_size = 256 * 1024;  // Java's orc.compress.size
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::BufferOutputStream::Create());
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto writer,
+                              arrow::adapters::orc::ORCFileWriter::Open(out.get(), wo));
+  // Also for no rows: the writer creates the file on the first batch, so an empty list still
+  // gets its schema and footer.
+  FJORD_ARROW_RETURN_NOT_OK(writer->Write(*batch));
+  FJORD_ARROW_RETURN_NOT_OK(writer->Close());
+  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bytes, out->Finish());
+  return bytes->ToString();
+}
+
 Result<int64_t> Publish(FileIO* io, const std::string& path, Result<std::string> bytes) {
   FJORD_ASSIGN_OR_RAISE(std::string data, std::move(bytes));
   FJORD_RETURN_NOT_OK(io->CreateIfAbsent(path, data));
@@ -219,11 +434,59 @@ Result<int64_t> Publish(FileIO* io, const std::string& path, Result<std::string>
 Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
     const std::map<std::string, std::string>& table_options) {
   ManifestWriterOptions out;
-  std::string name = "zstd";
-  if (auto it = table_options.find("manifest.compression"); it != table_options.end()) {
-    name = it->second;
+  auto option = [&](const char* key) -> std::optional<std::string> {
+    auto it = table_options.find(key);
+    if (it == table_options.end()) return std::nullopt;
+    return it->second;
+  };
+  auto level = [&](const char* key) -> Status {
+    std::optional<std::string> text = option(key);
+    if (!text) return Status::OK();
+    int value = 0;
+    size_t used = 0;
+    try {
+      value = std::stoi(*text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != text->size()) {
+      return Status::Invalid(key, ": '", *text, "' is not an integer");
+    }
+    out.compression_level = value;
+    return Status::OK();
+  };
+  std::string format = option("manifest.format").value_or("avro");
+  std::transform(format.begin(), format.end(), format.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (format == "orc") {
+    out.format = ManifestFormat::kOrc;
+    // Java: orc.compress if set, else CompressionKind.valueOf(manifest.compression.toUpperCase()).
+    std::string name =
+        option("orc.compress").value_or(option("manifest.compression").value_or("zstd"));
+    std::string kind = name;
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (kind == "LZO") {
+      return Status::NotImplemented("ORC manifests compressed with LZO (liborc cannot write it)");
+    }
+    if (kind != "NONE" && kind != "ZLIB" && kind != "SNAPPY" && kind != "LZ4" && kind != "ZSTD") {
+      return Status::Invalid("manifest compression '", name,
+                             "' is not an ORC compression kind (none, zlib, snappy, lzo, lz4, "
+                             "zstd), as manifest.format = orc needs");
+    }
+    out.orc_compression = kind;
+    if (kind == "ZSTD") {
+      FJORD_RETURN_NOT_OK(level(option("orc.compression.zstd.level")
+                                    ? "orc.compression.zstd.level"
+                                    : "file.compression.zstd-level"));
+    }
+    return out;
   }
-  if (auto it = table_options.find("avro.codec"); it != table_options.end()) name = it->second;
+  if (format == "parquet") {
+    return Status::NotImplemented("writing manifest.format 'parquet' (avro and orc are supported)");
+  }
+  if (format != "avro") return Status::Invalid("unknown manifest.format '", format, "'");
+  std::string name = option("avro.codec").value_or(option("manifest.compression").value_or("zstd"));
   if (name == "zstd") name = "zstandard";
   auto codec = avro::CodecFromName(name);
   if (!codec.ok()) {
@@ -231,19 +494,7 @@ Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
   }
   out.codec = *codec;
   if (out.codec == avro::Codec::kZstandard) {
-    if (auto it = table_options.find("file.compression.zstd-level"); it != table_options.end()) {
-      int level = 0;
-      size_t used = 0;
-      try {
-        level = std::stoi(it->second, &used);
-      } catch (...) {
-        used = 0;
-      }
-      if (used == 0 || used != it->second.size()) {
-        return Status::Invalid("file.compression.zstd-level: '", it->second, "' is not an integer");
-      }
-      out.compression_level = level;
-    }
+    FJORD_RETURN_NOT_OK(level("file.compression.zstd-level"));
   }
   return out;
 }
@@ -254,18 +505,30 @@ std::string_view IndexManifestAvroSchema() { return kIndexManifestSchema; }
 
 Result<std::string> EncodeManifestList(const std::vector<ManifestFileMeta>& metas,
                                        const ManifestWriterOptions& options) {
+  if (options.format == ManifestFormat::kOrc) {
+    static const std::shared_ptr<arrow::Schema> kSchema = ManifestListOrcSchema();
+    return EncodeOrc(kSchema, "<manifest list>", metas, options, ManifestFileMetaDatum);
+  }
   return Encode(kManifestListSchema, "<manifest list>", metas, options,
                 [](const ManifestFileMeta& m) { return ManifestFileMetaDatum(m); });
 }
 
 Result<std::string> EncodeManifestFile(const std::vector<ManifestEntry>& entries,
                                        const ManifestWriterOptions& options) {
+  if (options.format == ManifestFormat::kOrc) {
+    static const std::shared_ptr<arrow::Schema> kSchema = ManifestFileOrcSchema();
+    return EncodeOrc(kSchema, "<manifest file>", entries, options, ManifestEntryDatum);
+  }
   return Encode(kManifestFileSchema, "<manifest file>", entries, options,
                 [](const ManifestEntry& e) { return ManifestEntryDatum(e); });
 }
 
 Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& entries,
                                         const ManifestWriterOptions& options) {
+  if (options.format == ManifestFormat::kOrc) {
+    static const std::shared_ptr<arrow::Schema> kSchema = IndexManifestOrcSchema();
+    return EncodeOrc(kSchema, "<index manifest>", entries, options, IndexEntryDatum);
+  }
   return Encode(kIndexManifestSchema, "<index manifest>", entries, options,
                 [](const IndexManifestEntry& e) { return IndexEntryDatum(e); });
 }

@@ -91,9 +91,6 @@ Result<int64_t> FileStoreCommit::TryCommitOnce(const std::vector<ManifestEntry>&
   FJORD_ASSIGN_OR_RAISE(ManifestWriterOptions options,
                         ManifestWriterOptions::FromTableOptions(schema_.EffectiveOptions()));
   std::string format = schema_.Option("manifest.format").value_or("avro");
-  if (format != "avro") {
-    return Status::NotImplemented("writing manifest.format '", format, "' (only avro so far)");
-  }
   // Base list: everything the previous snapshot had (its base and its delta); delta: this commit.
   std::vector<ManifestFileMeta> base;
   if (latest) {
