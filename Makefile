@@ -4,7 +4,7 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz
+.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory
 
 all: build
 
@@ -44,3 +44,16 @@ clean:
 FUZZ_SECONDS ?= 600
 fuzz: bootstrap
 	@tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)
+
+# Issue 4's memory benchmark: >= 2 GB of primary-key upserts with write-buffer-size = 64 mb.
+# Not part of `make test`. BENCH_GB / BENCH_DIR override the size and the scratch folder.
+BENCH_GB  ?= 2
+BENCH_DIR ?= /tmp/fjord-bench-memory
+bench-memory: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target pk_write_memory -j $(JOBS)
+	@rm -rf $(BENCH_DIR)
+	@build/bench/bench/pk_write_memory --dir $(BENCH_DIR) --gb $(BENCH_GB) --commit-gb 0.25 \
+	  --buffer "64 mb" --trace 1 | grep -v "new max rss"
+	@rm -rf $(BENCH_DIR)

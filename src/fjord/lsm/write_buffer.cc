@@ -26,32 +26,6 @@ int CompareBytes(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-// A sorted in-memory run: `rows` taken in `order`, `chunk_rows` at a time.
-class SortedMemoryRunReader : public KvRunReader {
- public:
-  SortedMemoryRunReader(std::shared_ptr<arrow::RecordBatch> rows, std::vector<int64_t> order,
-                        int64_t chunk_rows)
-      : rows_(std::move(rows)), order_(std::move(order)), chunk_rows_(chunk_rows) {}
-
-  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
-    if (next_ >= order_.size()) return std::shared_ptr<arrow::RecordBatch>();
-    size_t end = std::min(order_.size(), next_ + static_cast<size_t>(chunk_rows_));
-    std::vector<int64_t> chunk(order_.begin() + static_cast<std::ptrdiff_t>(next_),
-                               order_.begin() + static_cast<std::ptrdiff_t>(end));
-    next_ = end;
-    return TakeRows(rows_, chunk);
-  }
-
-  // All records, unsorted: what a failed spill puts back into the buffer.
-  const std::shared_ptr<arrow::RecordBatch>& rows() const { return rows_; }
-
- private:
-  std::shared_ptr<arrow::RecordBatch> rows_;
-  std::vector<int64_t> order_;
-  int64_t chunk_rows_;
-  size_t next_ = 0;
-};
-
 namespace {
 
 // Reads a spill file batch by batch and deletes it at the end or on destruction.
@@ -96,6 +70,16 @@ class SpillRunReader : public KvRunReader {
   bool done_ = false;
 };
 
+// A merged stream as a run (its output is in merge order).
+class MergedRun : public KvRunReader {
+ public:
+  explicit MergedRun(KvMergeReader* reader) : reader_(reader) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override { return reader_->Next(); }
+
+ private:
+  KvMergeReader* reader_;
+};
+
 }  // namespace
 
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
@@ -112,26 +96,21 @@ Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
   if (records->num_rows() == 0) return Status::OK();
   FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*records));
   memory_bytes_ += bytes;
+  pending_bytes_ += bytes;
   records_in_memory_ += records->num_rows();
-  batches_.push_back(std::move(records));
+  pending_.push_back(std::move(records));
+  if (pending_bytes_ >= options_.sort_chunk_bytes) return SealPending();
   return Status::OK();
 }
 
-Result<std::unique_ptr<KvRunReader>> SortBuffer::SortedMemoryRun() {
-  FJORD_ASSIGN_OR_RAISE(auto run, SortInMemory());
-  return std::unique_ptr<KvRunReader>(std::move(run));
-}
-
-Result<std::unique_ptr<SortedMemoryRunReader>> SortBuffer::SortInMemory() {
+Status SortBuffer::SealPending() {
+  if (pending_.empty()) return Status::OK();
   std::shared_ptr<arrow::RecordBatch> rows;
-  if (batches_.size() == 1) {
-    rows = batches_[0];
+  if (pending_.size() == 1) {
+    rows = pending_[0];
   } else {
-    FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateRecordBatches(batches_));
+    FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateRecordBatches(pending_));
   }
-  batches_.clear();
-  memory_bytes_ = 0;
-  records_in_memory_ = 0;
   FJORD_ASSIGN_OR_RAISE(SortKeyEncoder key_encoder, layout_.KeyEncoder());
   FJORD_ASSIGN_OR_RAISE(SortKeyEncoder order_encoder, layout_.OrderEncoder());
   FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder.Encode(*rows));
@@ -145,8 +124,26 @@ Result<std::unique_ptr<SortedMemoryRunReader>> SortBuffer::SortInMemory() {
     if (c != 0) return c < 0;
     return a < b;
   });
-  return std::make_unique<SortedMemoryRunReader>(std::move(rows), std::move(indices),
-                                                 options_.chunk_rows);
+  FJORD_ASSIGN_OR_RAISE(auto sorted, TakeRows(rows, indices));
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorted));
+  memory_bytes_ += bytes - pending_bytes_;
+  pending_.clear();
+  pending_bytes_ = 0;
+  sorted_.push_back(std::move(sorted));
+  return Status::OK();
+}
+
+std::vector<std::unique_ptr<KvRunReader>> SortBuffer::MemoryRuns() {
+  // Every sorted chunk is a run of its own; the merge reads each in slices of chunk_rows.
+  std::vector<std::unique_ptr<KvRunReader>> runs;
+  for (const auto& chunk : sorted_) {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
+    for (int64_t offset = 0; offset < chunk->num_rows(); offset += options_.chunk_rows) {
+      slices.push_back(chunk->Slice(offset, options_.chunk_rows));
+    }
+    runs.push_back(MakeBatchRunReader(std::move(slices)));
+  }
+  return runs;
 }
 
 Result<std::string> SortBuffer::WriteSpillFile(KvRunReader* run) {
@@ -191,20 +188,21 @@ Result<std::string> SortBuffer::WriteSpillFile(KvRunReader* run) {
 }
 
 Status SortBuffer::Spill() {
-  if (batches_.empty()) return Status::OK();
-  int64_t n = records_in_memory_;
-  int64_t bytes = memory_bytes_;
-  FJORD_ASSIGN_OR_RAISE(auto run, SortInMemory());
-  Result<std::string> path = WriteSpillFile(run.get());
-  if (!path.ok()) {
-    // Nothing is lost: the records go back into memory.
-    batches_ = {run->rows()};
-    records_in_memory_ = n;
-    memory_bytes_ = bytes;
-    return path.status();
-  }
-  spill_files_.push_back(*path);
-  records_spilled_ += n;
+  FJORD_RETURN_NOT_OK(SealPending());
+  if (sorted_.empty()) return Status::OK();
+  KvMergeOptions merge_options;
+  merge_options.keep_all_records = true;
+  merge_options.batch_rows = options_.chunk_rows;
+  FJORD_ASSIGN_OR_RAISE(auto merged,
+                        KvMergeReader::Make(layout_, nullptr, MemoryRuns(), merge_options));
+  MergedRun run(merged.get());
+  // On error nothing is lost: the sorted chunks stay in memory.
+  FJORD_ASSIGN_OR_RAISE(std::string path, WriteSpillFile(&run));
+  spill_files_.push_back(path);
+  records_spilled_ += records_in_memory_;
+  records_in_memory_ = 0;
+  memory_bytes_ = 0;
+  sorted_.clear();
   if (static_cast<int32_t>(spill_files_.size()) >= options_.max_spill_files) {
     return MergeSpillFiles();
   }
@@ -220,22 +218,18 @@ Status SortBuffer::MergeSpillFiles() {
   merge_options.batch_rows = options_.chunk_rows;
   FJORD_ASSIGN_OR_RAISE(auto merged,
                         KvMergeReader::Make(layout_, nullptr, std::move(runs), merge_options));
-  struct MergedRun : KvRunReader {
-    KvMergeReader* reader;
-    Result<std::shared_ptr<arrow::RecordBatch>> Next() override { return reader->Next(); }
-  } run;
-  run.reader = merged.get();
+  MergedRun run(merged.get());
   FJORD_ASSIGN_OR_RAISE(std::string path, WriteSpillFile(&run));
   spill_files_.push_back(path);
   return Status::OK();
 }
 
 Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns() {
-  std::vector<std::unique_ptr<KvRunReader>> runs;
-  if (!batches_.empty()) {
-    FJORD_ASSIGN_OR_RAISE(auto run, SortedMemoryRun());
-    runs.push_back(std::move(run));
-  }
+  FJORD_RETURN_NOT_OK(SealPending());
+  std::vector<std::unique_ptr<KvRunReader>> runs = MemoryRuns();
+  sorted_.clear();
+  memory_bytes_ = 0;
+  records_in_memory_ = 0;
   for (const std::string& f : spill_files_) runs.push_back(std::make_unique<SpillRunReader>(f));
   spill_files_.clear();
   records_spilled_ = 0;

@@ -1,5 +1,6 @@
 // The write buffer of one (partition, bucket) writer of a primary-key table (behaviour.md §1.4):
-// key-value records are kept as Arrow batches in arrival order; when the table writer's shared
+// key-value records are kept as Arrow batches, sorted by (key, order) a few megabytes at a time;
+// when the table writer's shared
 // memory budget (`write-buffer-size`) runs out, the largest buffer sorts its records by (key,
 // order) and spills them to a local file as one sorted run (`write-buffer-spillable`), so that a
 // flush writes few, large files instead of many small ones. At flush the in-memory part (sorted)
@@ -21,14 +22,13 @@
 namespace fjord {
 
 struct SpillOptions {
-  std::string spill_dir;             // a local directory (created on first spill)
-  std::string compression = "zstd";  // spill-compression: zstd, lz4, none
-  int32_t zstd_level = 1;            // spill-compression.zstd-level
-  int32_t max_spill_files = 128;     // local-sort.max-num-file-handles
-  int64_t chunk_rows = 4096;         // rows per batch in spill files and sorted runs
+  std::string spill_dir;                        // a local directory (created on first spill)
+  std::string compression = "zstd";             // spill-compression: zstd, lz4, none
+  int32_t zstd_level = 1;                       // spill-compression.zstd-level
+  int32_t max_spill_files = 128;                // local-sort.max-num-file-handles
+  int64_t chunk_rows = 4096;                    // rows per batch in spill files and sorted runs
+  int64_t sort_chunk_bytes = int64_t{4} << 20;  // records sorted together as they arrive
 };
-
-class SortedMemoryRunReader;
 
 class SortBuffer {
  public:
@@ -56,14 +56,19 @@ class SortBuffer {
   Result<std::vector<std::unique_ptr<KvRunReader>>> TakeRuns();
 
  private:
-  Result<std::unique_ptr<KvRunReader>> SortedMemoryRun();
-  Result<std::unique_ptr<SortedMemoryRunReader>> SortInMemory();
+  // Sorts the records that arrived since the last sealed chunk into a new sorted chunk.
+  Status SealPending();
+  std::vector<std::unique_ptr<KvRunReader>> MemoryRuns();
   Result<std::string> WriteSpillFile(KvRunReader* run);
   Status MergeSpillFiles();
 
   KvLayout layout_;
   SpillOptions options_;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
+  // Records not sorted yet (arrival order), and sorted chunks: sorting a chunk at a time and
+  // merging the chunks keeps the extra memory of a sort to one chunk instead of the buffer.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pending_;
+  int64_t pending_bytes_ = 0;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> sorted_;
   int64_t memory_bytes_ = 0;
   int64_t records_in_memory_ = 0;
   int64_t records_spilled_ = 0;

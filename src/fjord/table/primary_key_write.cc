@@ -191,6 +191,9 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
     if (spillable_) {
       int64_t before = largest->buffer.spilled_bytes();
       FJORD_RETURN_NOT_OK(largest->buffer.Spill());
+      // Hand the freed buffer back to the system: allocators that keep freed pages (mimalloc,
+      // Arrow's default) would otherwise hold the peak for the rest of the write.
+      arrow::default_memory_pool()->ReleaseUnused();
       metrics_.spills++;
       metrics_.spilled_bytes += largest->buffer.spilled_bytes() - before;
     } else {
@@ -203,6 +206,14 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
 
 Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writer) {
   if (writer.buffer.empty()) return std::vector<DataFileMeta>{};
+  if (spillable_ && writer.buffer.spill_file_count() > 0 && writer.buffer.memory_bytes() > 0) {
+    // The merge below holds every in-memory chunk until its end, next to the file writer's
+    // buffered row group; once there are spill files, spilling the rest first keeps the flush
+    // within the budget.
+    FJORD_RETURN_NOT_OK(writer.buffer.Spill());
+    arrow::default_memory_pool()->ReleaseUnused();
+    metrics_.spills++;
+  }
   FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
   FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
   FJORD_ASSIGN_OR_RAISE(auto reader,
@@ -220,6 +231,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
     }
   }
   FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, file_writer->Finish());
+  arrow::default_memory_pool()->ReleaseUnused();
   metrics_.files_written += static_cast<int64_t>(files.size());
   return files;
 }
