@@ -134,6 +134,8 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
   std::string prefix = options.GetOr("data-file.prefix", "data-");
   std::string default_partition = options.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
   int32_t total_buckets = static_cast<int32_t>(std::stoll(options.GetOr("bucket", "-1")));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
+  const int64_t target_file_size = target.value_or(int64_t{256} << 20);  // append tables: 256 MB
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataTypePtr> partition_types = NullableTypes(partition_fields);
   std::vector<CommitMessage> messages;
@@ -148,16 +150,49 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
     std::string ppath = PartitionPath(partition_fields, pvalues, default_partition);
     if (!ppath.empty()) dir = JoinPath(dir, ppath);
     dir = JoinPath(dir, "bucket-" + std::to_string(bucket));
-    std::string name =
-        prefix + uuid + "-" + std::to_string(counter++) + "." + std::string(FileFormatName(format));
-    FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written,
-                          WriteDataFile(table_->io().get(), JoinPath(dir, name), format,
-                                        schema.fields, *rows, writer_options));
+    // Roll to a new file once target-file-size is reached, checking every 1000 rows as Java's
+    // rolling writer does.
     FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(partition, bucket));
-    FJORD_ASSIGN_OR_RAISE(DataFileMeta f, AppendFileMeta(name, written, schema, dense, first_seq));
-    next_sequence_[key] = first_seq + written.row_count;
-    messages.push_back(
-        CommitMessage{partition, bucket, total_buckets > 0 ? total_buckets : -1, {f}, {}});
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto batches, arrow::TableBatchReader(*rows).ToRecordBatches());
+    CommitMessage message{partition, bucket, total_buckets > 0 ? total_buckets : -1, {}, {}};
+    std::unique_ptr<DataFileWriter> writer;
+    std::string name;
+    std::vector<std::string> written_paths;
+    auto close_file = [&]() -> Status {
+      FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer->Finish());
+      writer.reset();
+      FJORD_ASSIGN_OR_RAISE(DataFileMeta f,
+                            AppendFileMeta(name, written, schema, dense, first_seq));
+      first_seq += written.row_count;
+      message.new_files.push_back(std::move(f));
+      return Status::OK();
+    };
+    auto write_all = [&]() -> Status {
+      for (const auto& batch : batches) {
+        for (int64_t offset = 0; offset < batch->num_rows(); offset += 1000) {
+          if (!writer) {
+            name = prefix + uuid + "-" + std::to_string(counter++) + "." +
+                   std::string(FileFormatName(format));
+            written_paths.push_back(JoinPath(dir, name));
+            FJORD_ASSIGN_OR_RAISE(
+                writer, DataFileWriter::Open(table_->io().get(), written_paths.back(), format,
+                                             schema.fields, writer_options));
+          }
+          FJORD_RETURN_NOT_OK(writer->Write(*batch->Slice(offset, 1000)));
+          if (writer->EstimatedSize() >= target_file_size) FJORD_RETURN_NOT_OK(close_file());
+        }
+      }
+      if (writer) FJORD_RETURN_NOT_OK(close_file());
+      return Status::OK();
+    };
+    Status st = write_all();
+    if (!st.ok()) {
+      writer.reset();
+      for (const std::string& path : written_paths) (void)table_->io()->Delete(path);
+      return st;
+    }
+    next_sequence_[key] = first_seq;
+    if (!message.new_files.empty()) messages.push_back(std::move(message));
   }
   pending_.clear();
   return messages;

@@ -1,0 +1,58 @@
+#include "fjord/table/append_write.h"
+
+#include <arrow/api.h>
+
+#include "fjord/table/catalog.h"
+#include "fjord/table/commit.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord {
+namespace {
+
+TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
+  testing::TempDir dir;
+  auto catalog = std::move(Catalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
+  spec.options = {{"target-file-size", "16 kb"}, {"file.format", "orc"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+
+  const int64_t n = 20000;
+  arrow::Int64Builder ids;
+  arrow::StringBuilder s;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    ASSERT_TRUE(s.Append("row-" + std::to_string(i * 7919 % 100003)).ok());
+  }
+  auto rows = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("s", arrow::utf8())}),
+      {ids.Finish().ValueOrDie(), s.Finish().ValueOrDie()});
+  for (int commit = 0; commit < 2; ++commit) {
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(rows));
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+    ASSERT_EQ(messages.size(), 1u);
+    const auto& files = messages[0].new_files;
+    EXPECT_GT(files.size(), 3u);
+    int64_t expected_seq = commit * n;
+    int64_t total = 0;
+    for (const DataFileMeta& f : files) {
+      EXPECT_EQ(f.min_sequence_number, expected_seq);
+      EXPECT_EQ(f.max_sequence_number, expected_seq + f.row_count - 1);
+      expected_seq += f.row_count;
+      total += f.row_count;
+    }
+    EXPECT_EQ(total, n);
+    FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(committer.Commit(messages, commit).status());
+  }
+  auto reopened = std::move(Table::Open(table->path())).value();
+  ASSERT_OK_AND_ASSIGN(auto result, reopened->Read(ReadRequest{}));
+  EXPECT_EQ(result.rows->num_rows(), 2 * n);
+}
+
+}  // namespace
+}  // namespace fjord
