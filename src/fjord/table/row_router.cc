@@ -472,7 +472,7 @@ class PartitionDictionary {
         s.hash = h;
         s.index = static_cast<int32_t>(rows_.size());
         rows_.push_back(WithArityPrefix(row, arity_));
-        if (rows_.size() * 2 > slots_.size()) Grow();
+        if (rows_.size() * 4 > slots_.size()) Grow();  // sparse: fewer probes
         return static_cast<int32_t>(rows_.size() - 1);
       }
       if (s.hash == h && Equal(Row(s.index), row)) return s.index;
@@ -521,6 +521,25 @@ class PartitionDictionary {
   int32_t arity_;
   std::vector<Slot> slots_;
   std::vector<std::string> rows_;
+};
+
+// Java's bucket of a hash, abs(hash % n) (bucket.h: BucketOfHash), without a division per row:
+// that is |hash| mod n, computed with Lemire's "fastmod" (exact for every 32-bit value and n).
+class BucketOfHashes {
+ public:
+  explicit BucketOfHashes(int32_t n)
+      : n_(static_cast<uint32_t>(n)), m_(~uint64_t{0} / static_cast<uint32_t>(n) + 1) {}
+
+  int32_t operator()(int32_t hash) const {
+    __extension__ typedef unsigned __int128 U128;
+    uint32_t a = hash < 0 ? 0u - static_cast<uint32_t>(hash) : static_cast<uint32_t>(hash);
+    uint64_t low = m_ * a;
+    return static_cast<int32_t>((static_cast<U128>(low) * n_) >> 64);
+  }
+
+ private:
+  uint32_t n_;
+  uint64_t m_;  // 0 for n = 1, which gives 0
 };
 
 }  // namespace
@@ -585,7 +604,7 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
     FJORD_ASSIGN_OR_RAISE(KeyRowEncoder benc,
                           KeyRowEncoder::Make(rows, bucket_columns_, bucket_types_));
     if (bucketed) bucket.resize(num);
-    uint64_t previous_hash = 0;
+    const BucketOfHashes bucket_of(bucketed ? total_buckets_ : 1);
     int32_t previous = -1;
     for (int64_t begin = 0; begin < n; begin += kChunkRows) {
       const int64_t end = std::min(n, begin + kChunkRows);
@@ -593,12 +612,9 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
         FJORD_RETURN_NOT_OK(penc.Encode(begin, end));
         for (int64_t r = begin; r < end; ++r) {
           std::string_view row = penc.Row(r - begin);
-          uint64_t h = PartitionDictionary::Hash(row);
-          // Runs of one partition are common (sorted or single-partition input).
-          if (previous < 0 || h != previous_hash ||
-              !PartitionDictionary::Equal(partitions.Row(previous), row)) {
-            previous = partitions.FindOrAdd(row, h);
-            previous_hash = h;
+          // Runs of one partition are common (sorted or single-partition input): no hashing.
+          if (previous < 0 || !PartitionDictionary::Equal(partitions.Row(previous), row)) {
+            previous = partitions.FindOrAdd(row, PartitionDictionary::Hash(row));
           }
           group[static_cast<size_t>(r)] = previous;
         }
@@ -606,7 +622,7 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
       if (bucketed) {
         FJORD_RETURN_NOT_OK(benc.Encode(begin, end));
         for (int64_t r = begin; r < end; ++r) {
-          bucket[static_cast<size_t>(r)] = BucketOf(benc.Row(r - begin), total_buckets_);
+          bucket[static_cast<size_t>(r)] = bucket_of(HashBinaryRow(benc.Row(r - begin)));
         }
       }
     }

@@ -306,7 +306,7 @@ TEST(RowRouterTest, EveryTypeSameAsReference) {
   Generator gen(20240601);
   for (const DataTypePtr& type : AllKeyTypes()) {
     std::vector<DataTypePtr> types = {type, DataType::Int(), type};
-    for (int32_t buckets : {1, 2, 7, 128, 12345}) {
+    for (int32_t buckets : {1, 2, 7, 128, 12345, 1000003, INT32_MAX}) {
       auto rows = gen.Rows(types, 300, {true, false, false}, 20);
       ASSERT_OK_AND_ASSIGN(auto batch, MakeBatch(types, rows));
       std::string what = type->ToString() + ", " + std::to_string(buckets) + " buckets";
