@@ -472,7 +472,7 @@ class PartitionDictionary {
         s.hash = h;
         s.index = static_cast<int32_t>(rows_.size());
         rows_.push_back(WithArityPrefix(row, arity_));
-        if (rows_.size() * 4 > slots_.size()) Grow();  // sparse: fewer probes
+        if (rows_.size() * 2 > slots_.size()) Grow();
         return static_cast<int32_t>(rows_.size() - 1);
       }
       if (s.hash == h && Equal(Row(s.index), row)) return s.index;
