@@ -256,6 +256,52 @@ class ParquetImpl : public DataFileWriter::Impl {
   int64_t flushed_bytes_ = 0;
 };
 
+}  // namespace
+
+// Arrow's ORC adapter splits a timestamp into seconds and nanoseconds with a truncating
+// division, so a value before 1970 with a fraction of a second gets a negative nanosecond part,
+// which Java's ORC reader turns into an invalid timestamp. Such values are refused (nothing is
+// written) instead of being stored wrongly.
+Status CheckOrcTimestamps(const arrow::Array& array) {
+  switch (array.type_id()) {
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampArray&>(array);
+      const auto& type = static_cast<const arrow::TimestampType&>(*array.type());
+      int64_t per_second = type.unit() == arrow::TimeUnit::MILLI   ? 1000
+                           : type.unit() == arrow::TimeUnit::MICRO ? 1000000
+                           : type.unit() == arrow::TimeUnit::NANO  ? 1000000000
+                                                                   : 1;
+      for (int64_t r = 0; r < ts.length(); ++r) {
+        if (ts.IsValid(r) && ts.Value(r) < 0 && ts.Value(r) % per_second != 0) {
+          return Status::NotImplemented(
+              "ORC data files: TIMESTAMP ", ts.Value(r), " (", type.ToString(),
+              ") is before 1970 with a fraction of a second, which the ORC writer Fjord uses "
+              "(Arrow's adapter) stores with a negative nanosecond part that Java cannot read; "
+              "nothing of this batch was written (write such values to Parquet or Avro tables)");
+        }
+      }
+      return Status::OK();
+    }
+    case arrow::Type::LIST:
+      return CheckOrcTimestamps(*static_cast<const arrow::ListArray&>(array).values());
+    case arrow::Type::MAP: {
+      const auto& m = static_cast<const arrow::MapArray&>(array);
+      FJORD_RETURN_NOT_OK(CheckOrcTimestamps(*m.keys()));
+      return CheckOrcTimestamps(*m.items());
+    }
+    case arrow::Type::STRUCT: {
+      const auto& st = static_cast<const arrow::StructArray&>(array);
+      for (int f = 0; f < st.num_fields(); ++f)
+        FJORD_RETURN_NOT_OK(CheckOrcTimestamps(*st.field(f)));
+      return Status::OK();
+    }
+    default:
+      return Status::OK();
+  }
+}
+
+namespace {
+
 class OrcImpl : public DataFileWriter::Impl {
  public:
   static Result<std::unique_ptr<Impl>> Make(std::shared_ptr<arrow::io::OutputStream> stream,
@@ -277,6 +323,10 @@ class OrcImpl : public DataFileWriter::Impl {
   }
 
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      Status st = CheckOrcTimestamps(*batch->column(c));
+      if (!st.ok()) return st.WithContext("column '", batch->schema()->field(c)->name(), "'");
+    }
     // ORC has no TIME type: Java writes TIME as INT (millis of the day).
     std::shared_ptr<arrow::RecordBatch> out = batch;
     for (int c = 0; c < batch->num_columns(); ++c) {

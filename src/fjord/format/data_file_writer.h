@@ -94,6 +94,11 @@ class DataFileWriter {
   bool finished_ = false;
 };
 
+// OK when `array` (canonical form) can be written to an ORC data file as Java reads it;
+// NotImplemented for TIMESTAMP values before 1970 with a fraction of a second, which Arrow's ORC
+// writer stores wrongly. Table writers check input with it before accepting rows.
+Status CheckOrcTimestamps(const arrow::Array& array);
+
 // Open + Write(table) + Finish.
 Result<DataFileWriteResult> WriteDataFile(FileIO* io, const std::string& path, FileFormat format,
                                           const std::vector<DataField>& fields,

@@ -56,3 +56,38 @@ TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
 
 }  // namespace
 }  // namespace fjord
+
+namespace fjord {
+namespace {
+
+TEST(AppendWriteTest, OrcRefusesTimestampsItWouldStoreWrongly) {
+  testing::TempDir dir;
+  auto catalog = std::move(Catalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id INT, ts TIMESTAMP(3)").value();
+  spec.options = {{"file.format", "orc"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  auto rows = [](int64_t millis) {
+    arrow::Int32Builder ids;
+    arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI),
+                               arrow::default_memory_pool());
+    EXPECT_TRUE(ids.Append(1).ok());
+    EXPECT_TRUE(ts.Append(millis).ok());
+    return arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int32()),
+                                             arrow::field("ts", ts.type())}),
+                              {ids.Finish().ValueOrDie(), ts.Finish().ValueOrDie()});
+  };
+  ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(rows(-2000)));  // whole seconds before 1970 are fine
+  ASSERT_OK(writer->Write(rows(1500)));
+  EXPECT_THAT(writer->Write(rows(-500)), IsError(StatusCode::kNotImplemented, "column 'ts'"));
+  ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].new_files[0].row_count, 2);
+}
+
+}  // namespace
+}  // namespace fjord

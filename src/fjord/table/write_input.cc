@@ -4,6 +4,7 @@
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
+#include "fjord/format/data_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
 #include "fjord/options.h"
@@ -58,6 +59,7 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
   EnsureArrowCompute();
   FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, input->CombineChunks());
   int64_t n = combined->num_rows();
+  bool orc = schema.EffectiveOptions()["file.format"] == "orc";
   arrow::FieldVector fields;
   arrow::ArrayVector columns;
   for (const DataField& f : schema.fields) {
@@ -76,6 +78,10 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
       return Status::Invalid("column '", f.name, "' is NOT NULL but the input has ",
                              (*canonical)->null_count(),
                              " NULLs; nothing of this batch was written");
+    }
+    if (orc) {
+      Status st = CheckOrcTimestamps(**canonical);
+      if (!st.ok()) return st.WithContext("column '", f.name, "'");
     }
     FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
     fields.push_back(af);
