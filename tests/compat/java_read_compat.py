@@ -19,9 +19,7 @@ import tempfile
 
 # Targets Java reads but Fjord knowingly cannot (docs/reading.md, "Known limitations"). They pass
 # only when Fjord fails with exactly this clear error (never a crash, never wrong rows).
-KNOWN_LIMITATIONS = {
-    "orc/nullable_map_key.db/nullable_map_key": "is a MAP with NULL keys",
-}
+KNOWN_LIMITATIONS = {}
 TIMESTAMP_TABLES = [
     "parquet/append_09.db/append_09",
     "parquet/append_table_with_alter_table.db/append_table_with_alter_table",

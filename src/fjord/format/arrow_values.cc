@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
 
 namespace fjord {
 
@@ -88,14 +89,15 @@ Result<Value> ValueFromArrow(const arrow::Array& array, int64_t i, const DataTyp
     }
     case TypeRoot::kMap:
     case TypeRoot::kMultiset: {
-      const auto& map = static_cast<const arrow::MapArray&>(array);
+      // A MapArray, or the list form of a MAP with NULL keys (arrow_types.h).
+      MapEntries map = ViewMap(array);
       DataTypePtr count = DataType::Int(false);
       const DataType& kt = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
       const DataType& vt = type.root() == TypeRoot::kMap ? *type.value() : *count;
       ValueMap entries;
-      for (int64_t j = map.value_offset(i); j < map.value_offset(i + 1); ++j) {
-        FJORD_ASSIGN_OR_RAISE(Value k, ValueFromArrow(*map.keys(), j, kt));
-        FJORD_ASSIGN_OR_RAISE(Value v, ValueFromArrow(*map.items(), j, vt));
+      for (int64_t j = map.list->value_offset(i); j < map.list->value_offset(i + 1); ++j) {
+        FJORD_ASSIGN_OR_RAISE(Value k, ValueFromArrow(*map.keys, j, kt));
+        FJORD_ASSIGN_OR_RAISE(Value v, ValueFromArrow(*map.items, j, vt));
         entries.emplace_back(std::move(k), std::move(v));
       }
       return Value::Map(std::move(entries));
@@ -174,10 +176,28 @@ Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value,
     }
     case TypeRoot::kMap:
     case TypeRoot::kMultiset: {
-      auto* mb = static_cast<arrow::MapBuilder*>(builder);
       DataTypePtr count = DataType::Int(false);
       const DataType& kt = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
       const DataType& vt = type.root() == TypeRoot::kMap ? *type.value() : *count;
+      if (builder->type()->id() == arrow::Type::LIST) {
+        // The list form of a MAP with NULL keys (arrow_types.h).
+        auto* lb = static_cast<arrow::ListBuilder*>(builder);
+        auto* entries = static_cast<arrow::StructBuilder*>(lb->value_builder());
+        FJORD_RETURN_NOT_OK(FromArrow(lb->Append()));
+        for (const auto& [k, v] : value.map()) {
+          FJORD_RETURN_NOT_OK(FromArrow(entries->Append()));
+          FJORD_RETURN_NOT_OK(AppendValueToBuilder(entries->field_builder(0), k, kt));
+          FJORD_RETURN_NOT_OK(AppendValueToBuilder(entries->field_builder(1), v, vt));
+        }
+        return Status::OK();
+      }
+      auto* mb = static_cast<arrow::MapBuilder*>(builder);
+      for (const auto& entry : value.map()) {
+        // A MapArray cannot hold it (building one aborts): only the list form can.
+        if (entry.first.is_null()) {
+          return Status::NotImplemented("a MAP with a NULL key in a map-typed Arrow column");
+        }
+      }
       FJORD_RETURN_NOT_OK(FromArrow(mb->Append()));
       for (const auto& [k, v] : value.map()) {
         FJORD_RETURN_NOT_OK(AppendValueToBuilder(mb->key_builder(), k, kt));

@@ -13,6 +13,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/avro_data_reader.h"
+#include "fjord/format/orc/orc_reader.h"
 #include "fjord/format/orc_tail.h"
 
 namespace fjord {
@@ -50,11 +51,13 @@ Result<std::shared_ptr<arrow::Table>> Conform(const std::shared_ptr<arrow::Table
       chunks.push_back(*canonical);
     }
     FJORD_ASSIGN_OR_RAISE(auto field, ToArrowField(f));
-    out_fields.push_back(field);
     if (chunks.empty()) {
       FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::MakeEmptyArray(field->type()));
       chunks.push_back(empty);
     }
+    // Canonical, but a MAP with NULL keys keeps the list form (arrow_types.h).
+    field = field->WithType(chunks[0]->type());
+    out_fields.push_back(field);
     columns.push_back(std::make_shared<arrow::ChunkedArray>(chunks, field->type()));
   }
   return arrow::Table::Make(arrow::schema(out_fields), columns, table->num_rows());
@@ -95,11 +98,21 @@ Result<std::shared_ptr<arrow::Table>> ReadOrc(FileIO* io, const std::string& pat
   std::vector<std::string> names;
   for (const DataField& f : fields) names.push_back(f.name);
   // Arrow's ORC adapter aborts the process on input it cannot represent (MAP keys with NULLs):
-  // check the tail ourselves first.
+  // check the tail ourselves first and read such files with our own reader.
   // A tail we cannot decompress ourselves (LZO) is left to Arrow, which can.
   Result<OrcTail> tail = ReadOrcTail(input.get(), path);
   if (tail.ok()) {
-    FJORD_RETURN_NOT_OK(CheckArrowCanReadOrc(*tail, names, path));
+    if (!CheckArrowCanReadOrc(*tail, names, path).ok()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, input->GetSize());
+      OrcReadAt read_at = [&input, &path](uint64_t offset, uint64_t length) -> Result<std::string> {
+        auto buffer = input->ReadAt(static_cast<int64_t>(offset), static_cast<int64_t>(length));
+        if (!buffer.ok()) return FromArrow(buffer.status()).WithContext(path);
+        return (*buffer)->ToString();
+      };
+      FJORD_ASSIGN_OR_RAISE(
+          auto table, orc::ReadOrcFile(*tail, static_cast<uint64_t>(size), read_at, path, fields));
+      return Conform(table, fields, path);
+    }
   } else if (tail.status().code() != StatusCode::kNotImplemented) {
     return tail.status();
   }

@@ -1,10 +1,5 @@
 #include "fjord/format/orc_tail.h"
 
-#include <lz4.h>
-#include <snappy.h>
-#include <zlib.h>
-#include <zstd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -16,6 +11,9 @@
 #include "fjord/common/arrow_status.h"
 #endif
 
+#include "fjord/format/orc/compression.h"
+#include "fjord/format/orc/protobuf.h"
+
 namespace fjord {
 
 namespace {
@@ -24,10 +22,11 @@ namespace {
 constexpr uint64_t kTailReadSize = 16 << 10;
 // What ORC's C++ reader assumes when a compressed file does not record its block size.
 constexpr uint64_t kDefaultBlockSize = 256 << 10;
-constexpr uint32_t kMaxFieldNumber = (1u << 29) - 1;
-
-// Protobuf wire types (https://protobuf.dev/programming-guides/encoding/).
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+using orc::kFixed32;
+using orc::kFixed64;
+using orc::kLengthDelimited;
+using orc::kVarint;
+using Field = orc::ProtoField;
 
 // Where errors are reported, and the budget of entries shared by the whole footer.
 struct Context {
@@ -41,93 +40,29 @@ struct Context {
 
   Status Count(std::string_view where) {
     if (++elements > kOrcMaxElements) {
-      return Corrupt(where, ": more than ", kOrcMaxElements, " types, names and statistics");
+      return Corrupt(where, ": more than ", kOrcMaxElements,
+                     " types, names, statistics and stripes");
     }
     return Status::OK();
   }
 };
 
-// One decoded field of a protobuf message.
-struct Field {
-  uint32_t number = 0;
-  uint32_t wire = 0;
-  uint64_t value = 0;      // kVarint, kFixed64, kFixed32
-  std::string_view bytes;  // kLengthDelimited
-};
-
-// Reads a base-128 varint from the front of `*in`. False when truncated or longer than 10 bytes
-// or past 64 bits.
-bool ReadVarint(std::string_view* in, uint64_t* out) {
-  uint64_t result = 0;
-  for (size_t i = 0; i < 10; ++i) {
-    if (i >= in->size()) return false;
-    uint8_t b = static_cast<uint8_t>((*in)[i]);
-    if (i == 9 && b > 1) return false;
-    result |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
-    if ((b & 0x80) == 0) {
-      in->remove_prefix(i + 1);
-      *out = result;
-      return true;
-    }
-  }
-  return false;
-}
-
 // Calls `on_field(const Field&)` (returning Status) for each field of the message `data`, in order.
-// Unknown fields reach `on_field` too, which ignores them. Groups (wire types 3 and 4, which ORC
-// never uses) are corruption.
+// Unknown fields reach `on_field` too, which ignores them.
 template <typename OnField>
 Status ForEachField(std::string_view data, const Context& ctx, std::string_view where,
                     OnField&& on_field) {
   while (!data.empty()) {
-    uint64_t tag = 0;
-    if (!ReadVarint(&data, &tag)) return ctx.Corrupt(where, ": truncated field tag");
     Field f;
-    f.wire = static_cast<uint32_t>(tag & 7);
-    uint64_t number = tag >> 3;
-    if (number == 0 || number > kMaxFieldNumber) {
-      return ctx.Corrupt(where, ": invalid field number ", number);
-    }
-    f.number = static_cast<uint32_t>(number);
-    switch (f.wire) {
-      case kVarint:
-        if (!ReadVarint(&data, &f.value)) {
-          return ctx.Corrupt(where, ": truncated varint in field ", f.number);
-        }
-        break;
-      case kFixed64:
-      case kFixed32: {
-        size_t n = f.wire == kFixed64 ? 8 : 4;
-        if (data.size() < n) return ctx.Corrupt(where, ": truncated field ", f.number);
-        for (size_t i = 0; i < n; ++i) {
-          f.value |= static_cast<uint64_t>(static_cast<uint8_t>(data[i])) << (8 * i);
-        }
-        data.remove_prefix(n);
-        break;
-      }
-      case kLengthDelimited: {
-        uint64_t length = 0;
-        if (!ReadVarint(&data, &length)) {
-          return ctx.Corrupt(where, ": truncated length of field ", f.number);
-        }
-        if (length > data.size()) {
-          return ctx.Corrupt(where, ": field ", f.number, " claims ", length, " bytes but only ",
-                             data.size(), " remain");
-        }
-        f.bytes = data.substr(0, static_cast<size_t>(length));
-        data.remove_prefix(static_cast<size_t>(length));
-        break;
-      }
-      default:
-        return ctx.Corrupt(where, ": unsupported wire type ", f.wire, " in field ", f.number);
-    }
+    Status st = orc::ReadProtoField(&data, &f);
+    if (!st.ok()) return ctx.Corrupt(where, ": ", st.message());
     FJORD_RETURN_NOT_OK(on_field(f));
   }
   return Status::OK();
 }
 
 // Protobuf's sint32/sint64 (zigzag) and int32 (two's complement, truncated) decodings.
-int64_t ZigZag64(uint64_t n) { return static_cast<int64_t>((n >> 1) ^ (~(n & 1) + 1)); }
+int64_t ZigZag64(uint64_t n) { return orc::ZigZagDecode(n); }
 int32_t ZigZag32(uint64_t n) { return static_cast<int32_t>(ZigZag64(static_cast<uint32_t>(n))); }
 int32_t Int32(uint64_t n) { return static_cast<int32_t>(static_cast<uint32_t>(n)); }
 double Double(uint64_t bits) {
@@ -148,7 +83,7 @@ Status ReadRepeatedUint32(const Field& f, Context* ctx, std::string_view where,
   std::string_view packed = f.bytes;
   while (!packed.empty()) {
     uint64_t v = 0;
-    if (!ReadVarint(&packed, &v)) return ctx->Corrupt(where, ": truncated packed varint");
+    if (!orc::ReadVarint(&packed, &v)) return ctx->Corrupt(where, ": truncated packed varint");
     FJORD_RETURN_NOT_OK(ctx->Count(where));
     out->push_back(static_cast<uint32_t>(v));
   }
@@ -201,131 +136,14 @@ Status ParsePostScript(std::string_view data, Context* ctx, PostScript* ps) {
 
 // --- Decompression ------------------------------------------------------------------------------
 
-// RAII for a raw-inflate zlib stream.
-class Inflater {
- public:
-  Inflater() { ok_ = inflateInit2(&strm_, -15) == Z_OK; }
-  ~Inflater() {
-    if (ok_) inflateEnd(&strm_);
-  }
-  Inflater(const Inflater&) = delete;
-  Inflater& operator=(const Inflater&) = delete;
-  bool ok() const { return ok_; }
-  z_stream* get() { return &strm_; }
-
- private:
-  z_stream strm_{};
-  bool ok_ = false;
-};
-
-struct ZstdDCtxDeleter {
-  void operator()(ZSTD_DCtx* ctx) const { ZSTD_freeDCtx(ctx); }
-};
-
-// Decompresses one chunk into `dst` of `capacity` bytes; the number of bytes produced, or an error
-// message when `chunk` is invalid or does not fit.
-Result<size_t> DecompressChunk(OrcCompression compression, std::string_view chunk, char* dst,
-                               size_t capacity, std::unique_ptr<ZSTD_DCtx, ZstdDCtxDeleter>* zstd) {
-  switch (compression) {
-    case OrcCompression::kZlib: {
-      Inflater inflater;
-      if (!inflater.ok()) return Status::Internal("inflateInit2 failed");
-      z_stream* s = inflater.get();
-      s->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
-      s->avail_in = static_cast<uInt>(chunk.size());
-      s->next_out = reinterpret_cast<Bytef*>(dst);
-      s->avail_out = static_cast<uInt>(capacity);
-      int rc = inflate(s, Z_FINISH);
-      if (rc != Z_STREAM_END) {
-        if (s->avail_out == 0) return Status::Corruption("zlib chunk exceeds the block size");
-        return Status::Corruption("invalid zlib data (", rc, ")");
-      }
-      return static_cast<size_t>(s->total_out);
-    }
-    case OrcCompression::kSnappy: {
-      size_t length = 0;
-      if (!snappy::GetUncompressedLength(chunk.data(), chunk.size(), &length)) {
-        return Status::Corruption("invalid snappy data (bad length header)");
-      }
-      if (length > capacity) {
-        return Status::Corruption("snappy chunk of ", length, " bytes exceeds the block size");
-      }
-      if (!snappy::RawUncompress(chunk.data(), chunk.size(), dst)) {
-        return Status::Corruption("invalid snappy data");
-      }
-      return length;
-    }
-    case OrcCompression::kLz4: {
-      int n = LZ4_decompress_safe(chunk.data(), dst, static_cast<int>(chunk.size()),
-                                  static_cast<int>(capacity));
-      if (n < 0) return Status::Corruption("invalid lz4 data or chunk exceeds the block size");
-      return static_cast<size_t>(n);
-    }
-    case OrcCompression::kZstd: {
-      if (*zstd == nullptr) zstd->reset(ZSTD_createDCtx());
-      if (*zstd == nullptr) return Status::Internal("ZSTD_createDCtx failed");
-      size_t n = ZSTD_decompressDCtx(zstd->get(), dst, capacity, chunk.data(), chunk.size());
-      if (ZSTD_isError(n)) {
-        return Status::Corruption("invalid zstd data or chunk exceeds the block size: ",
-                                  ZSTD_getErrorName(n));
-      }
-      return n;
-    }
-    default:
-      return Status::Internal("no decompressor for ORC codec ", OrcCompressionName(compression));
-  }
-}
-
-// Undoes ORC's chunked compression framing of a stream (spec "Compression").
+// Undoes ORC's chunked compression framing of the footer.
 Status Decompress(OrcCompression compression, uint64_t block_size, std::string_view in,
                   const Context& ctx, std::string* out) {
-  out->clear();
-  if (compression == OrcCompression::kNone) {
-    out->assign(in);
-    return Status::OK();
-  }
-  std::unique_ptr<char[]> scratch;
-  size_t scratch_size = 0;
-  std::unique_ptr<ZSTD_DCtx, ZstdDCtxDeleter> zstd;
-  size_t chunk_index = 0;
-  while (!in.empty()) {
-    if (in.size() < 3) return ctx.Corrupt("footer: truncated compression chunk header");
-    uint32_t header = static_cast<uint8_t>(in[0]) | (static_cast<uint8_t>(in[1]) << 8) |
-                      (static_cast<uint32_t>(static_cast<uint8_t>(in[2])) << 16);
-    in.remove_prefix(3);
-    bool original = (header & 1) != 0;
-    size_t length = header >> 1;
-    if (length > in.size()) {
-      return ctx.Corrupt("footer: compression chunk ", chunk_index, " claims ", length,
-                         " bytes but only ", in.size(), " remain");
-    }
-    if (length > block_size) {
-      return ctx.Corrupt("footer: compression chunk ", chunk_index, " of ", length,
-                         " bytes exceeds the block size ", block_size);
-    }
-    std::string_view chunk = in.substr(0, length);
-    in.remove_prefix(length);
-    uint64_t room = kOrcMaxFooterBytes - out->size();
-    if (original) {
-      if (length > room) {
-        return ctx.Corrupt("footer: larger than ", kOrcMaxFooterBytes, " bytes");
-      }
-      out->append(chunk);
-    } else {
-      size_t capacity = static_cast<size_t>(std::min(block_size, room));
-      if (scratch_size < capacity) {
-        scratch.reset(new char[capacity]);
-        scratch_size = capacity;
-      }
-      Result<size_t> n = DecompressChunk(compression, chunk, scratch.get(), capacity, &zstd);
-      if (!n.ok()) {
-        return n.status().WithContext(ctx.source, ": ORC footer: compression chunk ", chunk_index);
-      }
-      out->append(scratch.get(), *n);
-    }
-    ++chunk_index;
-  }
-  return Status::OK();
+  orc::Decompressor decompressor(compression, block_size);
+  Status st = decompressor.Decompress(in, kOrcMaxFooterBytes, out);
+  if (st.ok()) return st;
+  if (st.IsCorruption()) return ctx.Corrupt("footer: ", st.message());
+  return st.WithContext(ctx.source, ": ORC footer");
 }
 
 // --- Footer -------------------------------------------------------------------------------------
@@ -494,9 +312,34 @@ Status ParseFooter(std::string_view data, Context* ctx, OrcTail* tail) {
   return ForEachField(data, *ctx, kWhere, [&](const Field& f) -> Status {
     if (f.wire == kLengthDelimited) {
       switch (f.number) {
-        case 3:
+        case 3: {
           ++tail->stripe_count;
-          break;
+          FJORD_RETURN_NOT_OK(ctx->Count(kWhere));
+          OrcStripeInfo& stripe = tail->stripes.emplace_back();
+          return ForEachField(f.bytes, *ctx, "footer stripe", [&](const Field& g) -> Status {
+            if (g.wire != kVarint) return Status::OK();
+            switch (g.number) {
+              case 1:
+                stripe.offset = g.value;
+                break;
+              case 2:
+                stripe.index_length = g.value;
+                break;
+              case 3:
+                stripe.data_length = g.value;
+                break;
+              case 4:
+                stripe.footer_length = g.value;
+                break;
+              case 5:
+                stripe.rows = g.value;
+                break;
+              default:
+                break;
+            }
+            return Status::OK();
+          });
+        }
         case 4: {
           size_t index = tail->types.size();
           FJORD_RETURN_NOT_OK(ctx->Count(TypeWhere(index)));

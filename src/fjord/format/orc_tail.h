@@ -9,8 +9,9 @@
 //
 // Why our own: Arrow's ORC adapter aborts the process (an ARROW_CHECK) when a MAP column holds a
 // NULL key, which Java writers produce legitimately, and ORC's own C++ API is not exported from
-// the Arrow build Fjord uses. Reading the tail first lets Fjord refuse such files with a Status
-// before Arrow sees them. The protobuf wire format is decoded by hand.
+// the Arrow build Fjord uses. Reading the tail first lets Fjord send such files to its own ORC
+// reader (orc/orc_reader.h) before Arrow sees them. The protobuf wire format is decoded by hand
+// (orc/protobuf.h); decompression is orc/compression.h.
 //
 // Every length and offset is validated: bad input ends in Status::Corruption naming the source,
 // never a crash. Inputs beyond the limits below are refused as Corruption too. Codecs: NONE, ZLIB,
@@ -122,6 +123,16 @@ struct OrcColumnStats {
   OrcTypedStats typed;
 };
 
+// Where one stripe lies (Footer.stripes, StripeInformation), as the footer records it; ReadOrcTail
+// does not check it against the file (the stripe reader does).
+struct OrcStripeInfo {
+  uint64_t offset = 0;
+  uint64_t index_length = 0;
+  uint64_t data_length = 0;
+  uint64_t footer_length = 0;
+  uint64_t rows = 0;
+};
+
 struct OrcTail {
   // PostScript.
   OrcCompression compression = OrcCompression::kNone;
@@ -133,6 +144,7 @@ struct OrcTail {
   // Footer.
   uint64_t rows = 0;
   uint64_t stripe_count = 0;
+  std::vector<OrcStripeInfo> stripes;  // stripe_count of them
   uint32_t row_index_stride = 0;
   std::optional<uint32_t> writer;  // 0 = ORC Java, 1 = ORC C++, ...
   std::optional<std::string> software_version;
@@ -144,7 +156,7 @@ struct OrcTail {
 // Limits that keep hostile input from exhausting memory.
 inline constexpr uint64_t kOrcMaxFooterBytes = uint64_t{64} << 20;  // decompressed footer
 inline constexpr uint64_t kOrcMaxBlockSize = uint64_t{64} << 20;    // compressionBlockSize
-// Types + subtypes + field names + attributes + statistics entries, together.
+// Types + subtypes + field names + attributes + statistics entries + stripes, together.
 inline constexpr uint64_t kOrcMaxElements = uint64_t{1} << 20;
 
 // Reads `length` bytes at `offset` of the file. Returning fewer bytes is treated as corruption.

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "fjord/common/json.h"
+#include "fjord/format/arrow_types.h"
 
 namespace fjord {
 
@@ -199,17 +200,18 @@ Status AppendValueJson(const arrow::Array& array, int64_t i, const DataType& typ
     }
     case TypeRoot::kMap:
     case TypeRoot::kMultiset: {
-      const auto& map = static_cast<const arrow::MapArray&>(array);
+      // A MapArray, or the list form of a MAP with NULL keys (arrow_types.h).
+      MapEntries map = ViewMap(array);
       const DataType& key_type = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
       DataTypePtr count_type = DataType::Int(false);
       const DataType& value_type = type.root() == TypeRoot::kMap ? *type.value() : *count_type;
       out->push_back('[');
-      for (int64_t j = map.value_offset(i); j < map.value_offset(i + 1); ++j) {
-        if (j > map.value_offset(i)) out->push_back(',');
+      for (int64_t j = map.list->value_offset(i); j < map.list->value_offset(i + 1); ++j) {
+        if (j > map.list->value_offset(i)) out->push_back(',');
         out->push_back('[');
-        FJORD_RETURN_NOT_OK(AppendValueJson(*map.keys(), j, key_type, out));
+        FJORD_RETURN_NOT_OK(AppendValueJson(*map.keys, j, key_type, out));
         out->push_back(',');
-        FJORD_RETURN_NOT_OK(AppendValueJson(*map.items(), j, value_type, out));
+        FJORD_RETURN_NOT_OK(AppendValueJson(*map.items, j, value_type, out));
         out->push_back(']');
       }
       out->push_back(']');

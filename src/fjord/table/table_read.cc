@@ -20,7 +20,6 @@ namespace fjord {
 
 namespace {
 
-
 bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
   auto v = schema.Option(key);
   if (!v) return false;
@@ -258,6 +257,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
   } else {
     arrow::ConcatenateTablesOptions opts;
     opts.unify_schemas = false;
+    FJORD_ASSIGN_OR_RAISE(parts, UnifyMapForms(parts));
     FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateTables(parts, opts));
   }
   if (!pk) return rows;
@@ -279,6 +279,7 @@ Result<std::shared_ptr<arrow::Table>> TableRead::ReadAll(const std::vector<DataS
     FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow_schema));
     return empty;
   }
+  FJORD_ASSIGN_OR_RAISE(parts, UnifyMapForms(parts));
   FJORD_ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(parts));
   return all;
 }
