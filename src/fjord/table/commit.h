@@ -24,6 +24,11 @@ struct CommitMessage {
   int32_t total_buckets = 0;
   std::vector<DataFileMeta> new_files;
   std::vector<DataFileMeta> deleted_files;
+  // Compaction of this (partition, bucket): files it replaced and files it produced (an upgraded
+  // file appears in both, at its old and its new level). Committed as a COMPACT snapshot after
+  // the APPEND snapshot of new_files.
+  std::vector<DataFileMeta> compact_before;
+  std::vector<DataFileMeta> compact_after;
 };
 
 class FileStoreCommit {
