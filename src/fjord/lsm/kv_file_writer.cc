@@ -53,13 +53,15 @@ std::vector<DataField> KeyValuePhysicalFields(const TableSchema& schema) {
 Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(std::shared_ptr<FileIO> io,
                                                          const TableSchema& schema,
                                                          std::string bucket_dir, int32_t level,
-                                                         DataFileNamer* namer) {
+                                                         DataFileNamer* namer,
+                                                         int32_t file_source) {
   std::unique_ptr<KvFileWriter> w(new KvFileWriter());
   w->io_ = std::move(io);
   w->schema_ = schema;
   FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(schema));
   w->bucket_dir_ = std::move(bucket_dir);
   w->level_ = level;
+  w->file_source_ = file_source;
   w->namer_ = namer;
   Options options = Options::FromTable(schema.EffectiveOptions());
   FJORD_ASSIGN_OR_RAISE(w->format_, ParseFileFormat(options.GetOr("file.format", "parquet")));
@@ -179,7 +181,7 @@ Status KvFileWriter::CloseCurrent() {
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
   f.delete_row_count = deletes_;
-  f.file_source = 0;
+  f.file_source = file_source_;
   done_.push_back(std::move(f));
   return Status::OK();
 }

@@ -32,6 +32,10 @@ class DataFileNamer {
   int64_t counter_ = 0;
 };
 
+// DataFileMeta._FILE_SOURCE: written by a writer's flush, or by compaction.
+inline constexpr int32_t kFileSourceAppend = 0;
+inline constexpr int32_t kFileSourceCompact = 1;
+
 // The physical fields of a primary-key data file for `schema` (spec §7.2).
 std::vector<DataField> KeyValuePhysicalFields(const TableSchema& schema);
 
@@ -41,7 +45,8 @@ class KvFileWriter {
   static Result<std::unique_ptr<KvFileWriter>> Make(std::shared_ptr<FileIO> io,
                                                     const TableSchema& schema,
                                                     std::string bucket_dir, int32_t level,
-                                                    DataFileNamer* namer);
+                                                    DataFileNamer* namer,
+                                                    int32_t file_source = kFileSourceAppend);
   ~KvFileWriter();
 
   // Records in the KvLayout schema, ascending by key, each key at most once.
@@ -61,6 +66,7 @@ class KvFileWriter {
   KvLayout layout_;
   std::string bucket_dir_;
   int32_t level_ = 0;
+  int32_t file_source_ = kFileSourceAppend;
   DataFileNamer* namer_ = nullptr;
   FileFormat format_ = FileFormat::kParquet;
   std::vector<DataField> physical_;

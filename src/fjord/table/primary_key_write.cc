@@ -2,14 +2,18 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
 #include "fjord/format/binary_row.h"
+#include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/options.h"
 #include "fjord/table/partition_path.h"
+#include "fjord/table/table_read.h"
 #include "fjord/table/write_input.h"
 
 namespace fjord {
@@ -26,6 +30,9 @@ struct PrimaryKeyTableWrite::BucketWriter {
   DataFileNamer namer;
   int64_t next_sequence = 0;
   std::vector<DataFileMeta> flushed;  // files of early flushes, not yet committed
+  std::optional<Levels> levels;       // the bucket's LSM tree: committed files + new ones
+  std::vector<DataFileMeta> compact_before;
+  std::vector<DataFileMeta> compact_after;
 };
 
 PrimaryKeyTableWrite::PrimaryKeyTableWrite(const Table* table) : table_(table) {}
@@ -75,6 +82,11 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
                         opts.GetInt("local-sort.max-num-file-handles"));
   w->spill_options_.max_spill_files =
       static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
+  w->write_only_ = write_only.value_or(false);
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, opts.GetMemorySize("target-file-size"));
+  w->compaction_file_size_ = target.value_or(int64_t{128} << 20) / 10 * 7;
   if (options.spill_dir.empty()) {
     w->spill_options_.spill_dir =
         (std::filesystem::temp_directory_path() / ("fjord-spill-" + RandomUuid())).string();
@@ -96,6 +108,7 @@ Status PrimaryKeyTableWrite::LoadRestoreInfo() {
       int64_t& next = restored_next_sequence_[key];
       next = std::max(next, e.file.max_sequence_number + 1);
       restored_total_buckets_[key] = e.total_buckets;
+      restored_files_[key].push_back(e.file);
     }
   }
   restore_loaded_ = true;
@@ -130,6 +143,14 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
                                                std::string(FileFormatName(format)));
   auto seq = restored_next_sequence_.find(key);
   writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
+  std::vector<DataTypePtr> key_types;
+  for (int k : layout_.key_columns)
+    key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
+  auto files = restored_files_.find(key);
+  FJORD_ASSIGN_OR_RAISE(
+      writer->levels,
+      Levels::Make(key_types, compaction_.num_levels,
+                   files == restored_files_.end() ? std::vector<DataFileMeta>{} : files->second));
   BucketWriter* raw = writer.get();
   writers_.emplace(key, std::move(writer));
   return raw;
@@ -199,7 +220,9 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
     } else {
       FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*largest));
       largest->flushed.insert(largest->flushed.end(), files.begin(), files.end());
+      for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(largest->levels->AddLevel0(f));
       metrics_.buffer_flushes++;
+      if (!write_only_) FJORD_RETURN_NOT_OK(Compact(*largest, /*full=*/false));
     }
   }
 }
@@ -236,6 +259,62 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
   return files;
 }
 
+Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
+  Levels& levels = *writer.levels;
+  std::vector<LevelSortedRun> runs = levels.SortedRuns();
+  std::optional<CompactUnit> unit = full ? PickFull(runs, levels.MaxLevel())
+                                         : PickUniversal(runs, levels.MaxLevel(), compaction_);
+  if (!unit) return Status::OK();
+  // Retractions can go when nothing older lies below the output.
+  bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
+  if (!reader_) reader_ = std::make_unique<TableRead>(table_->io(), table_->path(), schema_);
+  CompactContext ctx;
+  ctx.io = table_->io();
+  ctx.schema = schema_;
+  ctx.bucket_dir = writer.bucket_dir;
+  ctx.namer = &writer.namer;
+  ctx.max_level = levels.MaxLevel();
+  ctx.compaction_file_size = compaction_file_size_;
+  TableRead* reader = reader_.get();
+  std::string dir = writer.bucket_dir;
+  ctx.open_run = [reader, dir](std::vector<DataFileMeta> files) {
+    return reader->OpenKvRun(dir, std::move(files));
+  };
+  auto started = std::chrono::steady_clock::now();
+  FJORD_ASSIGN_OR_RAISE(CompactResult result, RunCompaction(*unit, drop_delete, ctx));
+  FJORD_RETURN_NOT_OK(levels.Update(result.before, result.after));
+  metrics_.compactions++;
+  metrics_.compaction_bytes_in += result.rewritten_bytes;
+  metrics_.compaction_bytes_out += result.written_bytes;
+  metrics_.compaction_millis += std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::steady_clock::now() - started)
+                                    .count();
+  // Java's bookkeeping of uncommitted compactions: a file produced by an earlier compaction of
+  // this commit and consumed again is dropped from the results (and deleted unless it is an
+  // upgrade of a committed file); anything else consumed is a file to remove.
+  for (const DataFileMeta& f : result.before) {
+    auto produced = std::find_if(
+        writer.compact_after.begin(), writer.compact_after.end(),
+        [&](const DataFileMeta& a) { return a.file_name == f.file_name && a.level == f.level; });
+    if (produced != writer.compact_after.end()) {
+      writer.compact_after.erase(produced);
+      bool upgrade_of_committed =
+          std::any_of(writer.compact_before.begin(), writer.compact_before.end(),
+                      [&](const DataFileMeta& b) { return b.file_name == f.file_name; });
+      bool still_used =
+          std::any_of(result.after.begin(), result.after.end(),
+                      [&](const DataFileMeta& a) { return a.file_name == f.file_name; });
+      if (!upgrade_of_committed && !still_used) {
+        (void)table_->io()->Delete(JoinPath(writer.bucket_dir, f.file_name));
+      }
+    } else {
+      writer.compact_before.push_back(f);
+    }
+  }
+  writer.compact_after.insert(writer.compact_after.end(), result.after.begin(), result.after.end());
+  return Status::OK();
+}
+
 Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit() {
   std::vector<CommitMessage> messages;
   for (auto& [key, w] : writers_) {
@@ -243,9 +322,15 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit() {
     std::vector<DataFileMeta> all = std::move(w->flushed);
     w->flushed.clear();
     all.insert(all.end(), files.begin(), files.end());
-    if (all.empty()) continue;
-    messages.push_back(
-        CommitMessage{key.first, key.second, router_->total_buckets(), std::move(all), {}});
+    for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(w->levels->AddLevel0(f));
+    if (!write_only_) FJORD_RETURN_NOT_OK(Compact(*w, /*full=*/false));
+    if (all.empty() && w->compact_before.empty() && w->compact_after.empty()) continue;
+    CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
+    m.compact_before = std::move(w->compact_before);
+    m.compact_after = std::move(w->compact_after);
+    w->compact_before.clear();
+    w->compact_after.clear();
+    messages.push_back(std::move(m));
   }
   return messages;
 }

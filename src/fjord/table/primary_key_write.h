@@ -4,8 +4,10 @@
 // one memory budget, `write-buffer-size`: when it is exceeded the largest buffer spills a sorted
 // run to local disk (`write-buffer-spillable`, default true) or, when spilling is off, is flushed
 // into level-0 files. PrepareCommit flushes every buffer — merging its runs with the table's
-// merge function — into level-0 data files rolled at `target-file-size`, and returns one commit
-// message per (partition, bucket).
+// merge function — into level-0 data files rolled at `target-file-size`, then (unless
+// `write-only`) runs the compaction Java's universal picker chooses for the bucket (behaviour.md
+// §2), and returns one commit message per (partition, bucket) with the new files and the
+// compaction's before/after files.
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -16,10 +18,13 @@
 #include <vector>
 
 #include "fjord/lsm/kv_file_writer.h"
+#include "fjord/lsm/levels.h"
+#include "fjord/lsm/universal_compaction.h"
 #include "fjord/lsm/write_buffer.h"
 #include "fjord/table/commit.h"
 #include "fjord/table/row_router.h"
 #include "fjord/table/table.h"
+#include "fjord/table/table_read.h"
 
 namespace fjord {
 
@@ -38,6 +43,10 @@ struct TableWriteMetrics {
   int64_t buffer_flushes = 0;  // buffers flushed early because they could not spill
   int64_t files_written = 0;
   int64_t peak_buffer_bytes = 0;
+  int64_t compactions = 0;
+  int64_t compaction_bytes_in = 0;   // bytes of files rewritten
+  int64_t compaction_bytes_out = 0;  // bytes of files written by compaction
+  int64_t compaction_millis = 0;
 };
 
 class PrimaryKeyTableWrite {
@@ -62,6 +71,8 @@ class PrimaryKeyTableWrite {
   Status LoadRestoreInfo();
   Status EnforceMemoryBudget();
   Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
+  // Picks (universal, or everything when `full`) and runs one compaction of the bucket.
+  Status Compact(BucketWriter& writer, bool full);
 
   const Table* table_;
   TableSchema schema_;  // with dynamic options applied
@@ -75,6 +86,11 @@ class PrimaryKeyTableWrite {
   bool restore_loaded_ = false;
   std::map<PartitionBucket, int64_t> restored_next_sequence_;
   std::map<PartitionBucket, int32_t> restored_total_buckets_;
+  std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
+  UniversalCompactionOptions compaction_;
+  bool write_only_ = false;
+  int64_t compaction_file_size_ = 0;
+  std::unique_ptr<TableRead> reader_;  // reads files for compaction
   TableWriteMetrics metrics_;
 };
 

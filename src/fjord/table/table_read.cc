@@ -165,29 +165,48 @@ Result<std::shared_ptr<arrow::Table>> TableRead::DropRetracts(std::shared_ptr<ar
 // The files of one sorted run, read one after another as key-value batches.
 class TableRead::FileRunReader : public KvRunReader {
  public:
-  FileRunReader(TableRead* read, const DataSplit* split, std::vector<const DataFileMeta*> files,
-                std::shared_ptr<arrow::Schema> schema)
-      : read_(read), split_(split), files_(std::move(files)), schema_(std::move(schema)) {}
+  FileRunReader(TableRead* read, std::shared_ptr<const DataSplit> split,
+                std::vector<DataFileMeta> files, std::shared_ptr<arrow::Schema> schema)
+      : read_(read),
+        split_(std::move(split)),
+        files_(std::move(files)),
+        schema_(std::move(schema)) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     if (next_ >= files_.size()) return std::shared_ptr<arrow::RecordBatch>();
-    FJORD_ASSIGN_OR_RAISE(auto table, read_->ReadFile(*split_, *files_[next_++], true));
+    FJORD_ASSIGN_OR_RAISE(auto table, read_->ReadFile(*split_, files_[next_++], true));
     FJORD_ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
     arrow::ArrayVector columns;
     for (int c = 0; c < table->num_columns(); ++c) {
       FJORD_ASSIGN_OR_RAISE(auto column, Combined(table->column(c)));
       columns.push_back(column);
     }
-    return arrow::RecordBatch::Make(schema_, table->num_rows(), columns);
+    // The layout's names, but each column's own type: a MAP column that may hold NULL keys comes
+    // as a list of entries (arrow_types.h), which a map-typed field must not claim.
+    arrow::FieldVector fields;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const auto& f = schema_->field(static_cast<int>(c));
+      fields.push_back(arrow::field(f->name(), columns[c]->type(), f->nullable()));
+    }
+    return arrow::RecordBatch::Make(arrow::schema(fields), table->num_rows(), columns);
   }
 
  private:
   TableRead* read_;
-  const DataSplit* split_;
-  std::vector<const DataFileMeta*> files_;
+  std::shared_ptr<const DataSplit> split_;
+  std::vector<DataFileMeta> files_;
   size_t next_ = 0;
   std::shared_ptr<arrow::Schema> schema_;
 };
+
+Result<std::unique_ptr<KvRunReader>> TableRead::OpenKvRun(const std::string& bucket_path,
+                                                          std::vector<DataFileMeta> files) {
+  FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema_));
+  auto split = std::make_shared<DataSplit>();
+  split->bucket_path = bucket_path;
+  return std::unique_ptr<KvRunReader>(
+      new FileRunReader(this, std::move(split), std::move(files), layout.schema));
+}
 
 Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(const DataSplit& split) {
   FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema_));
@@ -198,11 +217,13 @@ Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(const DataSplit& sp
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const Section& section : PartitionIntervals(ranges)) {
     std::vector<std::unique_ptr<KvRunReader>> runs;
+    // The split outlives the merge: share it without owning it.
+    std::shared_ptr<const DataSplit> shared(std::shared_ptr<const DataSplit>(), &split);
     for (const FileRun& run : section) {
-      std::vector<const DataFileMeta*> files;
-      for (size_t f : run) files.push_back(&split.files[f]);
+      std::vector<DataFileMeta> files;
+      for (size_t f : run) files.push_back(split.files[f]);
       runs.push_back(
-          std::make_unique<FileRunReader>(this, &split, std::move(files), layout.schema));
+          std::make_unique<FileRunReader>(this, shared, std::move(files), layout.schema));
     }
     FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
     KvMergeOptions options;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/lsm/kv_merge.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/scan.h"
 
@@ -28,6 +29,12 @@ class TableRead {
   Result<std::shared_ptr<arrow::Table>> ReadAll(const std::vector<DataSplit>& splits);
 
   const TableSchema& schema() const { return schema_; }
+
+  // Files of one sorted run of a primary-key bucket (directory `bucket_path`), read one after
+  // another as key-value batches (lsm/key_value.h) in the read schema: for compaction. Deletion
+  // vectors are not applied.
+  Result<std::unique_ptr<KvRunReader>> OpenKvRun(const std::string& bucket_path,
+                                                 std::vector<DataFileMeta> files);
 
  private:
   struct FileColumns;

@@ -1,0 +1,138 @@
+#include "fjord/lsm/compact_task.h"
+
+#include <arrow/api.h>
+
+namespace fjord {
+
+namespace {
+
+class Task {
+ public:
+  Task(const CompactUnit& unit, bool drop_delete, const CompactContext& context)
+      : unit_(unit), drop_delete_(drop_delete), ctx_(context) {}
+
+  Result<CompactResult> Run() {
+    FJORD_ASSIGN_OR_RAISE(layout_, KvLayout::Make(ctx_.schema));
+    std::vector<DataTypePtr> key_types;
+    for (int k : layout_.key_columns) {
+      key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
+    }
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
+    std::vector<Section> pending;
+    for (const Section& section : PartitionIntervals(ranges)) {
+      if (section.size() > 1) {
+        pending.push_back(section);
+        continue;
+      }
+      for (size_t f : section[0]) {
+        const DataFileMeta& file = unit_.files[f];
+        if (file.file_size < ctx_.compaction_file_size) {
+          pending.push_back(Section{FileRun{f}});
+        } else {
+          FJORD_RETURN_NOT_OK(Flush(&pending));
+          FJORD_RETURN_NOT_OK(Upgrade(f));
+        }
+      }
+    }
+    FJORD_RETURN_NOT_OK(Flush(&pending));
+    return std::move(result_);
+  }
+
+ private:
+  // Moves a file to the output level without rewriting it, unless it would carry retractions
+  // into the max level (then it is rewritten alone, dropping them).
+  Status Upgrade(size_t f) {
+    const DataFileMeta& file = unit_.files[f];
+    if (file.level == unit_.output_level) return Status::OK();
+    bool no_deletes = file.delete_row_count.has_value() && *file.delete_row_count == 0;
+    if (unit_.output_level != ctx_.max_level || no_deletes) {
+      DataFileMeta moved = file;
+      moved.level = unit_.output_level;
+      result_.before.push_back(file);
+      result_.after.push_back(std::move(moved));
+      result_.upgraded_files++;
+      return Status::OK();
+    }
+    std::vector<Section> alone = {Section{FileRun{f}}};
+    return Rewrite(alone);
+  }
+
+  Status Flush(std::vector<Section>* pending) {
+    if (pending->empty()) return Status::OK();
+    std::vector<Section> batch = std::move(*pending);
+    pending->clear();
+    if (batch.size() == 1 && batch[0].size() == 1) {
+      for (size_t f : batch[0][0]) FJORD_RETURN_NOT_OK(Upgrade(f));
+      return Status::OK();
+    }
+    return Rewrite(batch);
+  }
+
+  Status Rewrite(const std::vector<Section>& sections) {
+    FJORD_ASSIGN_OR_RAISE(
+        auto writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
+                                        ctx_.namer, kFileSourceCompact));
+    Status st = WriteSections(sections, writer.get());
+    if (!st.ok()) {
+      writer->Abort();
+      return st;
+    }
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer->Finish());
+    for (const Section& section : sections) {
+      for (const FileRun& run : section) {
+        for (size_t f : run) {
+          result_.before.push_back(unit_.files[f]);
+          result_.rewritten_bytes += unit_.files[f].file_size;
+        }
+      }
+    }
+    for (DataFileMeta& f : files) {
+      result_.written_bytes += f.file_size;
+      result_.after.push_back(std::move(f));
+    }
+    return Status::OK();
+  }
+
+  Status WriteSections(const std::vector<Section>& sections, KvFileWriter* writer) {
+    for (const Section& section : sections) {
+      std::vector<std::unique_ptr<KvRunReader>> runs;
+      for (const FileRun& run : section) {
+        std::vector<DataFileMeta> files;
+        for (size_t f : run) files.push_back(unit_.files[f]);
+        FJORD_ASSIGN_OR_RAISE(auto reader, ctx_.open_run(std::move(files)));
+        runs.push_back(std::move(reader));
+      }
+      FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(ctx_.schema));
+      KvMergeOptions options;
+      options.drop_retracts = drop_delete_;
+      options.runs_have_unique_keys = true;
+      FJORD_ASSIGN_OR_RAISE(
+          auto reader, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), options));
+      while (true) {
+        FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
+        if (!batch) break;
+        FJORD_RETURN_NOT_OK(writer->Write(batch));
+      }
+    }
+    return Status::OK();
+  }
+
+  const CompactUnit& unit_;
+  bool drop_delete_;
+  const CompactContext& ctx_;
+  KvLayout layout_;
+  CompactResult result_;
+};
+
+}  // namespace
+
+Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,
+                                    const CompactContext& context) {
+  if (!context.open_run || !context.namer) {
+    return Status::Invalid("compaction context needs open_run and namer");
+  }
+  Task task(unit, drop_delete, context);
+  return task.Run();
+}
+
+}  // namespace fjord

@@ -1,0 +1,116 @@
+#include "fjord/lsm/universal_compaction.h"
+
+namespace fjord {
+
+namespace {
+
+// The unit of the first `count` runs (behaviour.md §2.2 createUnit): into the max level when it
+// takes every run, else one level above the next run, absorbing level-0 runs until the output
+// level is not 0.
+std::optional<CompactUnit> CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level,
+                                      size_t count) {
+  int32_t output_level;
+  if (count == runs.size()) {
+    output_level = max_level;
+  } else {
+    output_level = std::max(0, runs[count].level - 1);
+  }
+  if (output_level == 0) {
+    // Level 0 is not an output: keep taking runs until one above level 0 is taken.
+    for (; count < runs.size(); ++count) {
+      const LevelSortedRun& next = runs[count];
+      if (next.level != 0) {
+        output_level = next.level;
+        ++count;
+        break;
+      }
+    }
+  }
+  if (count == runs.size()) output_level = max_level;
+  CompactUnit unit{output_level, {}};
+  for (size_t i = 0; i < count; ++i) {
+    unit.files.insert(unit.files.end(), runs[i].files.begin(), runs[i].files.end());
+  }
+  if (unit.files.empty()) return std::nullopt;
+  // A single file already at the output level needs no work.
+  if (unit.files.size() == 1 && unit.files[0].level == output_level) return std::nullopt;
+  return unit;
+}
+
+std::optional<CompactUnit> PickForSizeAmp(const std::vector<LevelSortedRun>& runs,
+                                          int32_t max_level, const UniversalCompactionOptions& o) {
+  if (static_cast<int32_t>(runs.size()) < o.compaction_trigger) return std::nullopt;
+  int64_t candidate = 0;
+  for (size_t i = 0; i + 1 < runs.size(); ++i) candidate += runs[i].TotalSize();
+  int64_t earliest = runs.back().TotalSize();
+  if (candidate * 100 > static_cast<int64_t>(o.max_size_amplification_percent) * earliest) {
+    return CreateUnit(runs, max_level, runs.size());
+  }
+  return std::nullopt;
+}
+
+std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& runs,
+                                            int32_t max_level, const UniversalCompactionOptions& o,
+                                            size_t candidate_count, bool force_pick) {
+  int64_t candidate = 0;
+  for (size_t i = 0; i < candidate_count; ++i) candidate += runs[i].TotalSize();
+  size_t i = candidate_count;
+  for (; i < runs.size(); ++i) {
+    const int64_t next = runs[i].TotalSize();
+    if (static_cast<double>(candidate) * (100.0 + o.size_ratio) / 100.0 <
+        static_cast<double>(next)) {
+      break;
+    }
+    candidate += next;
+  }
+  if (force_pick || i > 1) return CreateUnit(runs, max_level, i);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const Options& options) {
+  UniversalCompactionOptions o;
+  auto get = [&](const char* key, int32_t fallback) -> Result<int32_t> {
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> v, options.GetInt(key));
+    return static_cast<int32_t>(v.value_or(fallback));
+  };
+  FJORD_ASSIGN_OR_RAISE(o.max_size_amplification_percent,
+                        get("compaction.max-size-amplification-percent", 200));
+  FJORD_ASSIGN_OR_RAISE(o.size_ratio, get("compaction.size-ratio", 1));
+  FJORD_ASSIGN_OR_RAISE(o.compaction_trigger, get("num-sorted-run.compaction-trigger", 5));
+  FJORD_ASSIGN_OR_RAISE(o.stop_trigger,
+                        get("num-sorted-run.stop-trigger", o.compaction_trigger + 3));
+  o.stop_trigger = std::max(o.stop_trigger, o.compaction_trigger);
+  FJORD_ASSIGN_OR_RAISE(o.num_levels, get("num-levels", o.compaction_trigger + 1));
+  if (o.compaction_trigger < 1) {
+    return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be >= 1");
+  }
+  o.num_levels = std::max(o.num_levels, 2);
+  return o;
+}
+
+std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
+                                         const UniversalCompactionOptions& options) {
+  if (runs.empty()) return std::nullopt;
+  if (auto unit = PickForSizeAmp(runs, max_level, options)) return unit;
+  if (static_cast<int32_t>(runs.size()) >= options.compaction_trigger) {
+    if (auto unit = PickForSizeRatio(runs, max_level, options, 1, false)) return unit;
+  }
+  if (static_cast<int32_t>(runs.size()) > options.compaction_trigger) {
+    size_t count = runs.size() - static_cast<size_t>(options.compaction_trigger) + 1;
+    return PickForSizeRatio(runs, max_level, options, count, true);
+  }
+  return std::nullopt;
+}
+
+std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs, int32_t max_level) {
+  if (runs.empty()) return std::nullopt;
+  if (runs.size() == 1 && runs[0].level == max_level) return std::nullopt;
+  CompactUnit unit{max_level, {}};
+  for (const LevelSortedRun& r : runs)
+    unit.files.insert(unit.files.end(), r.files.begin(), r.files.end());
+  return unit;
+}
+
+}  // namespace fjord

@@ -1,0 +1,38 @@
+// Java Paimon's universal compaction picker (behaviour.md §2.2): chooses which sorted runs of a
+// bucket to merge, and into which level, from their sizes and count.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fjord/lsm/levels.h"
+#include "fjord/options.h"
+
+namespace fjord {
+
+struct CompactUnit {
+  int32_t output_level = 0;
+  std::vector<DataFileMeta> files;
+};
+
+struct UniversalCompactionOptions {
+  int32_t max_size_amplification_percent = 200;  // compaction.max-size-amplification-percent
+  int32_t size_ratio = 1;                        // compaction.size-ratio
+  int32_t compaction_trigger = 5;                // num-sorted-run.compaction-trigger
+  int32_t stop_trigger = 8;                      // num-sorted-run.stop-trigger
+  int32_t num_levels = 6;                        // num-levels
+
+  static Result<UniversalCompactionOptions> FromOptions(const Options& options);
+};
+
+// The unit to compact now, or nullopt. `runs` as Levels::SortedRuns gives them (newest first);
+// `max_level` is the highest level.
+std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
+                                         const UniversalCompactionOptions& options);
+
+// Every run into the max level (full compaction); nullopt when there is nothing to do (no runs,
+// or only the max level already).
+std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs, int32_t max_level);
+
+}  // namespace fjord
