@@ -21,6 +21,8 @@ class OutputStream;
 
 namespace fjord {
 
+class Lock;  // fjord/lock.h
+
 struct FileStatus {
   std::string path;  // in the FileIO's form
   bool is_dir = false;
@@ -35,9 +37,14 @@ class FileIO {
   // A FileIO for `uri_or_path`: "s3://..." gives the S3 one (configured by `options`:
   // s3.endpoint, s3.access-key, s3.secret-key, s3.region, s3.path-style-access,
   // s3.allow-bucket-creation, or the usual AWS_* environment variables); anything else the
-  // local one.
+  // local one. How the S3 one makes CreateIfAbsent atomic is chosen by
+  // fjord.s3.create-if-absent: "conditional-put" (default; the store must honour
+  // If-None-Match), "lock" (a Lock: `lock` if given, else a file lock in fjord.s3.lock-dir,
+  // default /tmp/fjord-locks, waiting at most fjord.s3.lock-timeout, default 1 min) or "unsafe"
+  // (check, then put). docs/storage.md says what each guarantees.
   static Result<std::shared_ptr<FileIO>> Open(
-      std::string_view uri_or_path, const std::map<std::string, std::string>& options = {});
+      std::string_view uri_or_path, const std::map<std::string, std::string>& options = {},
+      std::shared_ptr<Lock> lock = nullptr);
   static std::shared_ptr<FileIO> Local();
   // Releases the global state of remote file systems (Arrow's S3 client). Call once before the
   // process exits, after every FileIO and stream is gone; S3 FileIOs cannot be used afterwards.
@@ -49,7 +56,9 @@ class FileIO {
   // published by a later metadata commit.
   virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
   // Atomically publishes `data` at `path` iff no file is there: the file appears whole or not at
-  // all. Exactly one of several racing creators succeeds; the others get AlreadyExists.
+  // all. Exactly one of several racing creators succeeds; the others get AlreadyExists. On
+  // object stores "racing creators" means those covered by the chosen mechanism (see Open).
+  // An IOError may leave the outcome unknown (the object may have been created).
   virtual Status CreateIfAbsent(const std::string& path, std::string_view data) = 0;
   // Replaces `path` with `data` atomically where the storage allows (temp file + rename), for
   // hints such as snapshot/LATEST that are overwritten.
@@ -72,7 +81,7 @@ class FileIO {
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
 
   // True for storages without atomic rename/link (S3): CreateIfAbsent is then only as strong as
-  // the store's conditional put or a lock (see docs/storage.md).
+  // the store's conditional put or the lock (see Open and docs/storage.md).
   virtual bool IsObjectStore() const { return false; }
 };
 

@@ -15,6 +15,8 @@
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
+#include "fjord/io/s3_client.h"
+#include "fjord/options.h"
 
 namespace fjord {
 
@@ -101,8 +103,11 @@ std::string ParentPath(std::string_view path) {
 }
 
 ArrowFileIO::ArrowFileIO(std::shared_ptr<arrow::fs::FileSystem> fs, std::string strip_prefix,
-                         bool local)
-    : fs_(std::move(fs)), strip_prefix_(std::move(strip_prefix)), local_(local) {}
+                         bool local, ObjectStoreCreate create)
+    : fs_(std::move(fs)),
+      strip_prefix_(std::move(strip_prefix)),
+      local_(local),
+      create_(std::move(create)) {}
 
 std::string ArrowFileIO::FsPath(const std::string& path) const {
   if (local_) {
@@ -158,10 +163,33 @@ Status ArrowFileIO::LocalCreateIfAbsent(const std::string& path, std::string_vie
 
 Status ArrowFileIO::CreateIfAbsent(const std::string& path, std::string_view data) {
   if (local_) return LocalCreateIfAbsent(path, data);
-  // Object store without conditional put in this build: check, then write. See docs/storage.md.
+  return ObjectStoreCreateIfAbsent(path, data);
+}
+
+// Every mode looks first (a HEAD): a lost race is then found without uploading anything, and a
+// store that silently ignores If-None-Match still gets the check. See docs/storage.md.
+Status ArrowFileIO::ObjectStoreCreateIfAbsent(const std::string& path, std::string_view data) {
+  std::unique_ptr<LockGuard> guard;
+  if (create_.mode == CreateIfAbsentMode::kLock) {
+    // One lock per folder, named by the object store path ("s3://bucket/dir") whatever scheme
+    // the caller spelt, so that every creator of one object takes the same lock.
+    std::string name = "s3://" + ParentPath(FsPath(path));
+    FJORD_ASSIGN_OR_RAISE(guard, create_.lock->Acquire(name, create_.lock_timeout));
+  }
   FJORD_ASSIGN_OR_RAISE(bool exists, Exists(path));
   if (exists) return Status::AlreadyExists(path, ": already exists");
-  return WriteFile(path, data);
+  if (create_.mode != CreateIfAbsentMode::kConditionalPut) return WriteFile(path, data);
+  std::string bucket_key = FsPath(path);
+  size_t slash = bucket_key.find('/');
+  if (slash == std::string::npos || slash + 1 == bucket_key.size()) {
+    return Status::Invalid(path, ": not an object path (s3://bucket/key)");
+  }
+  Status st =
+      create_.client->PutIfAbsent(bucket_key.substr(0, slash), bucket_key.substr(slash + 1), data);
+  if (st.code() == StatusCode::kAlreadyExists) {
+    return Status::AlreadyExists(path, ": already exists");
+  }
+  return st;
 }
 
 Status ArrowFileIO::Overwrite(const std::string& path, std::string_view data) {
@@ -279,7 +307,8 @@ std::shared_ptr<FileIO> FileIO::Local() {
 }
 
 Result<std::shared_ptr<FileIO>> FileIO::Open(std::string_view uri_or_path,
-                                             const std::map<std::string, std::string>& options) {
+                                             const std::map<std::string, std::string>& options,
+                                             std::shared_ptr<Lock> lock) {
   if (uri_or_path.rfind("s3://", 0) != 0 && uri_or_path.rfind("s3a://", 0) != 0) {
     if (uri_or_path.find("://") != std::string_view::npos && uri_or_path.rfind("file://", 0) != 0) {
       return Status::NotImplemented("unsupported file system scheme in '", uri_or_path, "'");
@@ -312,8 +341,48 @@ Result<std::shared_ptr<FileIO>> FileIO::Open(std::string_view uri_or_path,
   if (get("s3.allow-bucket-creation") == "true") s3.allow_bucket_creation = true;
   auto fs = arrow::fs::S3FileSystem::Make(s3);
   if (!fs.ok()) return FromArrow(fs.status()).WithContext("S3 file system for ", uri_or_path);
+
+  ObjectStoreCreate create;
+  std::string mode = get("fjord.s3.create-if-absent");
+  if (mode.empty() || mode == "conditional-put") {
+    create.mode = CreateIfAbsentMode::kConditionalPut;
+    s3::ClientOptions client;
+    client.scheme = s3.scheme;
+    client.endpoint = s3.endpoint_override;
+    client.region = s3.region.empty() ? (*fs)->region() : s3.region;
+    for (const char* var : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
+      if (client.region.empty() && std::getenv(var)) client.region = std::getenv(var);
+    }
+    // As Arrow addresses buckets, unless path style is asked for.
+    client.virtual_addressing = (s3.endpoint_override.empty() || s3.force_virtual_addressing) &&
+                                get("s3.path-style-access") != "true";
+    // Arrow's credential provider (given keys, or the AWS default chain), asked per request.
+    client.credentials = [s3] {
+      return s3::Credentials{s3.GetAccessKey(), s3.GetSecretKey(), s3.GetSessionToken()};
+    };
+    FJORD_ASSIGN_OR_RAISE(std::unique_ptr<s3::Client> c, s3::Client::Make(std::move(client)));
+    create.client = std::move(c);
+  } else if (mode == "lock") {
+    create.mode = CreateIfAbsentMode::kLock;
+    if (lock) {
+      create.lock = std::move(lock);
+    } else {
+      std::string dir = get("fjord.s3.lock-dir");
+      FJORD_ASSIGN_OR_RAISE(create.lock, MakeFileLock(dir.empty() ? "/tmp/fjord-locks" : dir));
+    }
+    std::string timeout = get("fjord.s3.lock-timeout");
+    auto millis = ParseDurationMillis(timeout.empty() ? "1 min" : timeout);
+    if (!millis.ok()) return millis.status().WithContext("option fjord.s3.lock-timeout");
+    create.lock_timeout = std::chrono::milliseconds(*millis);
+  } else if (mode == "unsafe") {
+    create.mode = CreateIfAbsentMode::kUnsafe;
+  } else {
+    return Status::Invalid("option fjord.s3.create-if-absent: unknown value '", mode,
+                           "' (conditional-put, lock or unsafe)");
+  }
   std::string prefix = uri_or_path.rfind("s3a://", 0) == 0 ? "s3a://" : "s3://";
-  return std::shared_ptr<FileIO>(std::make_shared<ArrowFileIO>(*fs, prefix, /*local=*/false));
+  return std::shared_ptr<FileIO>(
+      std::make_shared<ArrowFileIO>(*fs, prefix, /*local=*/false, std::move(create)));
 }
 
 }  // namespace fjord
