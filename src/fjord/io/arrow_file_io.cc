@@ -364,16 +364,16 @@ Result<std::shared_ptr<FileIO>> FileIO::Open(std::string_view uri_or_path,
     create.client = std::move(c);
   } else if (mode == "lock") {
     create.mode = CreateIfAbsentMode::kLock;
+    std::string timeout = get("fjord.s3.lock-timeout");
+    auto millis = ParseDurationMillis(timeout.empty() ? "1 min" : timeout);
+    if (!millis.ok()) return millis.status().WithContext("option fjord.s3.lock-timeout");
+    create.lock_timeout = std::chrono::milliseconds(*millis);
     if (lock) {
       create.lock = std::move(lock);
     } else {
       std::string dir = get("fjord.s3.lock-dir");
       FJORD_ASSIGN_OR_RAISE(create.lock, MakeFileLock(dir.empty() ? "/tmp/fjord-locks" : dir));
     }
-    std::string timeout = get("fjord.s3.lock-timeout");
-    auto millis = ParseDurationMillis(timeout.empty() ? "1 min" : timeout);
-    if (!millis.ok()) return millis.status().WithContext("option fjord.s3.lock-timeout");
-    create.lock_timeout = std::chrono::milliseconds(*millis);
   } else if (mode == "unsafe") {
     create.mode = CreateIfAbsentMode::kUnsafe;
   } else {
