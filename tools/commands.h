@@ -19,4 +19,7 @@ void AddCatalogCommands(CLI::App* app, Handler* handler);
 // `fjord write`.
 void AddWriteCommand(CLI::App* app, Handler* handler);
 
+// `fjord compact` (dedicated compaction of a primary-key table).
+void AddCompactCommand(CLI::App* app, Handler* handler);
+
 }  // namespace fjord::cli

@@ -315,6 +315,18 @@ Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
   return Status::OK();
 }
 
+Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
+  FJORD_RETURN_NOT_OK(LoadRestoreInfo());
+  std::vector<PartitionBucket> out;
+  for (const auto& [key, files] : restored_files_) out.push_back(key);
+  return out;
+}
+
+Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool full) {
+  FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
+  return Compact(*writer, full);
+}
+
 Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit() {
   std::vector<CommitMessage> messages;
   for (auto& [key, w] : writers_) {

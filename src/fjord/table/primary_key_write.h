@@ -62,6 +62,12 @@ class PrimaryKeyTableWrite {
   // Flushes every buffer into data files and returns their commit messages.
   Result<std::vector<CommitMessage>> PrepareCommit();
 
+  // Dedicated compaction (`fjord compact`): the (partition, bucket)s holding files in the latest
+  // snapshot, and compacting one of them now — universal picking, or every file into the max
+  // level when `full`. The results come out of the next PrepareCommit.
+  Result<std::vector<PartitionBucket>> LiveBuckets();
+  Status CompactBucket(const PartitionBucket& bucket, bool full);
+
   const TableWriteMetrics& metrics() const { return metrics_; }
 
  private:
