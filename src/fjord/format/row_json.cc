@@ -36,8 +36,13 @@ void AppendFloat(T v, std::string* out) {
   } else if (std::isinf(v)) {
     out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
   } else {
+    // Shortest round-trip digits. From 1e16 up the plain form would spell out the binary value's
+    // exact integer digits (999999999999999868928 for 9.999999999999999E20), so those print in
+    // scientific notation, like Java's Double.toString.
     char buf[64];
-    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    auto format = std::fabs(v) >= 1e16 ? std::chars_format::scientific : std::chars_format{};
+    auto [p, ec] = format == std::chars_format{} ? std::to_chars(buf, buf + sizeof(buf), v)
+                                                 : std::to_chars(buf, buf + sizeof(buf), v, format);
     out->append(buf, static_cast<size_t>(p - buf));
   }
 }
