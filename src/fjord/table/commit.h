@@ -1,10 +1,24 @@
-// Committing new files: commit messages become manifest entries, a manifest file, base and delta
-// manifest lists and an atomically created snapshot (spec/format.md §8.2, behaviour.md §5).
-// This is the single-committer path with Java's idempotency rule; conflict detection for
-// concurrent compactions and overwrite commits build on it.
+// Committing files: commit messages become manifest entries, manifest files, base and delta
+// manifest lists and an atomically created snapshot (spec/format.md §8, behaviour.md §5), as
+// Java Paimon 1.4's FileStoreCommitImpl does:
+//  * idempotency: a (commit user, identifier) pair is committed at most once;
+//  * concurrency: a lost race for the next snapshot id is retried with exponential backoff and
+//    jitter (`commit.min-retry-wait`, `commit.max-retry-wait`, `commit.max-retries`,
+//    `commit.timeout`); the base list is rebuilt from the new latest snapshot, the delta
+//    manifests already written are reused;
+//  * conflicts: COMPACT and OVERWRITE commits (and APPENDs that delete files, which become
+//    OVERWRITE) are checked against the latest snapshot (conflict_check.h) and fail with
+//    Status::Conflict; appends never conflict with appends;
+//  * overwrite: static, dynamic (`dynamic-partition-overwrite`) and whole-table overwrite,
+//    truncate and drop partition, as OVERWRITE snapshots;
+//  * manifest merging (`manifest.merge-min-count`, `manifest.target-file-size`,
+//    `manifest.full-compaction-threshold-size`, manifest_merge.h) keeps the number of manifests a
+//    snapshot references bounded.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,45 +28,109 @@
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/meta/table_schema.h"
+#include "fjord/options.h"
+#include "fjord/table/file_entry.h"
 
 namespace fjord {
 
-// What a writer hands the committer for one (partition, bucket).
+// What a writer hands the committer for one (partition, bucket): Java's CommitMessageImpl with
+// its data increment (new and deleted files) and compact increment (the files a compaction
+// replaced and the files it wrote). Changelog and index files are not carried yet.
 struct CommitMessage {
   std::string partition;  // stored BinaryRow of the partition values
   int32_t bucket = 0;
   int32_t total_buckets = 0;
+  // Data increment.
   std::vector<DataFileMeta> new_files;
   std::vector<DataFileMeta> deleted_files;
-  // Compaction of this (partition, bucket): files it replaced and files it produced (an upgraded
-  // file appears in both, at its old and its new level). Committed as a COMPACT snapshot after
-  // the APPEND snapshot of new_files.
+  // Compact increment.
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
 };
 
+// What the last call did; for tests, benchmarks and logs.
+struct CommitStats {
+  std::vector<int64_t> snapshots;  // snapshot ids created, in order
+  int attempts = 0;                // tries at creating a snapshot, over all snapshots
+  int64_t manifests_merged = 0;    // manifests written by merging base manifests
+};
+
+// Not thread-safe: give every thread its own committer (they may share the FileIO and commit to
+// the same table concurrently, as may other processes).
 class FileStoreCommit {
  public:
+  // `dynamic_options` override the table's options for this committer (the dynamic layer, e.g.
+  // commit.max-retries for one job or dynamic-partition-overwrite for one overwrite).
   FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_root, TableSchema schema,
-                  std::string commit_user);
+                  std::string commit_user, std::map<std::string, std::string> dynamic_options = {});
 
-  // Commits `messages` as one snapshot under (commit user, identifier). Returns the new snapshot
-  // id, or nullopt when this user already committed this identifier (or a later one): retrying a
-  // commit is a no-op. A lost race for the next snapshot id is retried up to
-  // `commit.max-retries` times.
+  // Commits `messages` under (commit user, `identifier`), as Java's commit(): the data
+  // increments as one APPEND snapshot (OVERWRITE, with conflict checks, when they delete files),
+  // then the compact increments as one COMPACT snapshot (conflict-checked). With
+  // `kind` = kCompact everything goes into a single COMPACT snapshot. Returns the id of the last
+  // snapshot created, or nullopt when none was: this user already committed this identifier (or a
+  // later one), so a retry is a no-op; or there was nothing to commit and empty commits are
+  // ignored. A conflict is Status::Conflict and nothing of it is committed; so is giving up after
+  // `commit.max-retries` lost races (or `commit.timeout`).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages,
                                         int64_t identifier, CommitKind kind = CommitKind::kAppend);
 
+  // Overwrites with `messages` (their data increments; a compact increment follows as a COMPACT
+  // snapshot), as Java's overwritePartition():
+  //  * partitioned table and `dynamic-partition-overwrite` (default true): the partitions the new
+  //    files are in are replaced; no new files means nothing is deleted and no snapshot made;
+  //  * otherwise the partitions matching `static_partition` (column -> value as in partition
+  //    paths, possibly a prefix of the partition columns; `partition.default-name` for NULL) are
+  //    replaced, and new files outside them are an error (Invalid); an empty map replaces the
+  //    whole table.
+  // The OVERWRITE snapshot deletes every live file in scope (buckets >= 0), their index files,
+  // then adds the new files (on primary-key tables moved to the highest level when
+  // `overwrite-upgrade` allows, as Java does). Same idempotency and return value as Commit.
+  Result<std::optional<int64_t>> Overwrite(
+      const std::vector<CommitMessage>& messages, int64_t identifier,
+      const std::map<std::string, std::string>& static_partition = {});
+  // Overwrites of nothing: every partition matching one of `partitions`; the whole table.
+  Result<std::optional<int64_t>> DropPartitions(
+      const std::vector<std::map<std::string, std::string>>& partitions, int64_t identifier);
+  Result<std::optional<int64_t>> Truncate(int64_t identifier);
+
+  // Java's ignoreEmptyCommit: when true, a Commit without new or deleted files creates no APPEND
+  // snapshot. Default: the option `snapshot.ignore-empty-commit`, else true (batch writes, and a
+  // compaction commit is then only its COMPACT snapshot); streaming writers that want a snapshot
+  // per checkpoint set false, as Flink does.
+  void set_ignore_empty_commit(bool ignore) { ignore_empty_commit_ = ignore; }
+  const CommitStats& last_stats() const { return stats_; }
+  const Options& options() const { return options_; }
+
+  // The changes of one snapshot. Public for the helpers in commit.cc only.
+  struct Changes {
+    std::vector<ManifestEntry> table_files;
+    std::vector<ManifestEntry> changelog_files;
+    // The complete new index manifest when the commit changes index files.
+    std::optional<std::vector<IndexManifestEntry>> index_entries;
+  };
+  using ChangesProvider = std::function<Result<Changes>(const std::optional<Snapshot>& latest)>;
+
  private:
   Result<bool> AlreadyCommitted(int64_t identifier) const;
-  Result<int64_t> TryCommitOnce(const std::vector<ManifestEntry>& entries, int64_t identifier,
-                                CommitKind kind, const std::optional<Snapshot>& latest);
-  Result<ManifestFileMeta> WriteManifest(const std::vector<ManifestEntry>& entries);
+  // Creates one snapshot of `kind` from the changes `provide` computes against the latest
+  // snapshot, retrying lost races. `fixed` when the changes do not depend on the latest snapshot
+  // (then their manifests are written once and reused).
+  Result<int64_t> TryCommit(const ChangesProvider& provide, bool fixed, int64_t identifier,
+                            CommitKind kind, bool detect_conflicts);
+  // An OVERWRITE snapshot replacing the live files in `scope` with `new_files`, then a COMPACT
+  // snapshot of `compact` if any.
+  Result<std::optional<int64_t>> OverwriteScoped(std::vector<ManifestEntry> new_files,
+                                                 std::vector<ManifestEntry> compact,
+                                                 int64_t identifier, const PartitionFilter& scope);
 
   std::shared_ptr<FileIO> io_;
   std::string root_;
   TableSchema schema_;
   std::string commit_user_;
+  Options options_;
+  std::optional<bool> ignore_empty_commit_;
+  CommitStats stats_;
 };
 
 }  // namespace fjord

@@ -1,0 +1,288 @@
+#include "fjord/table/manifest_merge.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "fjord/common/ids.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/table/file_entry.h"
+
+namespace fjord {
+
+Result<ManifestMergeOptions> ManifestMergeOptions::FromOptions(const Options& options) {
+  ManifestMergeOptions out;
+  FJORD_ASSIGN_OR_RAISE(auto target, options.GetMemorySize("manifest.target-file-size"));
+  FJORD_ASSIGN_OR_RAISE(auto count, options.GetInt("manifest.merge-min-count"));
+  FJORD_ASSIGN_OR_RAISE(auto full,
+                        options.GetMemorySize("manifest.full-compaction-threshold-size"));
+  if (target) out.target_file_size = *target;
+  if (count) out.merge_min_count = *count;
+  if (full) out.full_compaction_threshold_size = *full;
+  if (out.target_file_size <= 0) {
+    return Status::Invalid("manifest.target-file-size must be positive, got ",
+                           out.target_file_size);
+  }
+  if (out.full_compaction_threshold_size <= 0) {
+    return Status::Invalid("manifest.full-compaction-threshold-size must be positive, got ",
+                           out.full_compaction_threshold_size);
+  }
+  return out;
+}
+
+ManifestFileWriter::ManifestFileWriter(std::shared_ptr<FileIO> io, TablePaths paths,
+                                       const TableSchema& schema,
+                                       ManifestWriterOptions writer_options, std::string format,
+                                       int64_t target_file_size)
+    : io_(std::move(io)),
+      paths_(std::move(paths)),
+      writer_options_(std::move(writer_options)),
+      format_(std::move(format)),
+      target_file_size_(target_file_size) {
+  for (const DataField& f : schema.FieldsByName(schema.partition_keys)) {
+    partition_types_.push_back(f.type->WithNullable(true));
+  }
+}
+
+Result<ManifestFileMeta> ManifestFileWriter::Describe(const std::vector<ManifestEntry>& entries,
+                                                      size_t begin, size_t end) const {
+  ManifestFileMeta meta;
+  const std::vector<DataTypePtr>& types = partition_types_;
+  std::vector<Value> mins(types.size()), maxs(types.size());
+  std::vector<std::optional<int64_t>> nulls(types.size(), int64_t{0});
+  bool all_row_ids = begin < end;
+  int64_t min_row_id = INT64_MAX, max_row_id = INT64_MIN;
+  for (size_t k = begin; k < end; ++k) {
+    const ManifestEntry& e = entries[k];
+    (e.kind == FileKind::kAdd ? meta.num_added_files : meta.num_deleted_files)++;
+    meta.schema_id = std::max(meta.schema_id, e.file.schema_id);
+    meta.min_bucket = meta.min_bucket ? std::min(*meta.min_bucket, e.bucket) : e.bucket;
+    meta.max_bucket = meta.max_bucket ? std::max(*meta.max_bucket, e.bucket) : e.bucket;
+    meta.min_level = meta.min_level ? std::min(*meta.min_level, e.file.level) : e.file.level;
+    meta.max_level = meta.max_level ? std::max(*meta.max_level, e.file.level) : e.file.level;
+    if (e.file.first_row_id) {
+      min_row_id = std::min(min_row_id, *e.file.first_row_id);
+      max_row_id = std::max(max_row_id, *e.file.first_row_id + e.file.row_count - 1);
+    } else {
+      all_row_ids = false;
+    }
+    if (types.empty()) continue;
+    FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredBinaryRow(e.partition, types));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i].is_null()) {
+        ++*nulls[i];
+        continue;
+      }
+      if (mins[i].is_null() || CompareValues(values[i], mins[i], *types[i]) < 0) {
+        mins[i] = values[i];
+      }
+      if (maxs[i].is_null() || CompareValues(values[i], maxs[i], *types[i]) > 0) {
+        maxs[i] = values[i];
+      }
+    }
+  }
+  if (all_row_ids) {
+    meta.min_row_id = min_row_id;
+    meta.max_row_id = max_row_id;
+  }
+  FJORD_ASSIGN_OR_RAISE(meta.partition_stats.min_values, EncodeStoredBinaryRow(mins, types));
+  FJORD_ASSIGN_OR_RAISE(meta.partition_stats.max_values, EncodeStoredBinaryRow(maxs, types));
+  meta.partition_stats.null_counts = nulls;
+  return meta;
+}
+
+Result<ManifestFileMeta> ManifestFileWriter::WriteOne(const std::vector<ManifestEntry>& entries,
+                                                      size_t begin, size_t end,
+                                                      const std::string& name,
+                                                      int64_t* size) const {
+  FJORD_ASSIGN_OR_RAISE(ManifestFileMeta meta, Describe(entries, begin, end));
+  std::vector<ManifestEntry> part(entries.begin() + begin, entries.begin() + end);
+  FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeManifestFile(part, writer_options_));
+  *size = static_cast<int64_t>(bytes.size());
+  FJORD_RETURN_NOT_OK(io_->CreateIfAbsent(paths_.ManifestFile(name), bytes));
+  meta.file_name = name;
+  meta.file_size = *size;
+  return meta;
+}
+
+Result<std::vector<ManifestFileMeta>> ManifestFileWriter::Write(
+    const std::vector<ManifestEntry>& entries) const {
+  std::vector<ManifestFileMeta> out;
+  if (entries.empty()) return out;
+  std::string prefix = "manifest-" + RandomUuid() + "-";
+  // Java rolls while writing; here the entries are encoded whole first and, when that is over the
+  // target size, split evenly into as many files as the size asks for.
+  FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeManifestFile(entries, writer_options_));
+  size_t parts = 1;
+  if (static_cast<int64_t>(bytes.size()) > target_file_size_ && entries.size() > 1) {
+    parts =
+        std::min(entries.size(),
+                 static_cast<size_t>((static_cast<int64_t>(bytes.size()) + target_file_size_ - 1) /
+                                     target_file_size_));
+  }
+  if (parts == 1) {
+    FJORD_ASSIGN_OR_RAISE(ManifestFileMeta meta, Describe(entries, 0, entries.size()));
+    meta.file_name = prefix + "0";
+    meta.file_size = static_cast<int64_t>(bytes.size());
+    FJORD_RETURN_NOT_OK(io_->CreateIfAbsent(paths_.ManifestFile(meta.file_name), bytes));
+    out.push_back(std::move(meta));
+    return out;
+  }
+  bytes.clear();
+  for (size_t i = 0; i < parts; ++i) {
+    size_t begin = entries.size() * i / parts, end = entries.size() * (i + 1) / parts;
+    int64_t size = 0;
+    Result<ManifestFileMeta> meta =
+        WriteOne(entries, begin, end, prefix + std::to_string(i), &size);
+    if (!meta.ok()) {
+      DeleteQuietly(out);
+      return meta.status();
+    }
+    out.push_back(std::move(*meta));
+  }
+  return out;
+}
+
+Result<std::vector<ManifestEntry>> ManifestFileWriter::Read(const ManifestFileMeta& m) const {
+  return ReadManifestFile(io_.get(), paths_.ManifestFile(m.file_name), format_);
+}
+
+void ManifestFileWriter::DeleteQuietly(const std::vector<ManifestFileMeta>& metas) const {
+  for (const ManifestFileMeta& m : metas) (void)io_->Delete(paths_.ManifestFile(m.file_name));
+}
+
+namespace {
+
+// Merges `candidates` into `result`: a lone manifest is kept as it is, several are read, folded
+// (ADD/DELETE pairs cancel) and rewritten.
+Status MergeCandidates(const std::vector<ManifestFileMeta>& candidates,
+                       const ManifestFileWriter& writer, std::vector<ManifestFileMeta>* result,
+                       std::vector<ManifestFileMeta>* written) {
+  if (candidates.size() == 1) {
+    result->push_back(candidates[0]);
+    return Status::OK();
+  }
+  EntryMerger merger;
+  for (const ManifestFileMeta& m : candidates) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, writer.Read(m));
+    FJORD_RETURN_NOT_OK(
+        merger.AddAll(std::move(entries), writer.paths().ManifestFile(m.file_name)));
+  }
+  if (merger.size() == 0) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> merged, writer.Write(merger.Take()));
+  written->insert(written->end(), merged.begin(), merged.end());
+  result->insert(result->end(), merged.begin(), merged.end());
+  return Status::OK();
+}
+
+Result<std::vector<ManifestFileMeta>> MinorCompaction(const std::vector<ManifestFileMeta>& input,
+                                                      const ManifestFileWriter& writer,
+                                                      const ManifestMergeOptions& options,
+                                                      std::vector<ManifestFileMeta>* written) {
+  std::vector<ManifestFileMeta> result, candidates;
+  int64_t total = 0;
+  for (const ManifestFileMeta& m : input) {
+    total += m.file_size;
+    candidates.push_back(m);
+    if (total >= options.target_file_size) {
+      FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, &result, written));
+      candidates.clear();
+      total = 0;
+    }
+  }
+  if (static_cast<int64_t>(candidates.size()) >= options.merge_min_count) {
+    FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, &result, written));
+  } else {
+    result.insert(result.end(), candidates.begin(), candidates.end());
+  }
+  return result;
+}
+
+Result<std::optional<std::vector<ManifestFileMeta>>> FullCompaction(
+    const std::vector<ManifestFileMeta>& input, const ManifestFileWriter& writer,
+    const TableSchema& schema, const ManifestMergeOptions& options,
+    std::vector<ManifestFileMeta>* written) {
+  using Out = std::optional<std::vector<ManifestFileMeta>>;
+  auto must_change = [&](const ManifestFileMeta& m) {
+    return m.num_deleted_files > 0 || m.file_size < options.target_file_size;
+  };
+  int64_t must_change_size = 0;
+  for (const ManifestFileMeta& m : input) {
+    if (must_change(m)) must_change_size += m.file_size;
+  }
+  if (must_change_size < options.full_compaction_threshold_size) return Out();
+
+  // Every file some manifest deletes, and the partitions they live in.
+  std::set<FileIdentifier> deleted;
+  std::set<std::string> deleted_partitions;
+  for (const ManifestFileMeta& m : input) {
+    if (m.num_deleted_files == 0) continue;
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, writer.Read(m));
+    for (const ManifestEntry& e : entries) {
+      if (e.kind != FileKind::kDelete) continue;
+      deleted.insert(IdentifierOf(e));
+      deleted_partitions.insert(e.partition);
+    }
+  }
+  // Manifests that need no change and cannot hold a deleted file stay as they are.
+  std::optional<PartitionFilter> touched;  // nullopt: no manifest is touched by a delete
+  if (!deleted.empty()) {
+    if (schema.partition_keys.empty()) {
+      touched = PartitionFilter::All();
+    } else {
+      FJORD_ASSIGN_OR_RAISE(touched, PartitionFilter::Of(deleted_partitions, schema));
+    }
+  }
+  std::vector<ManifestFileMeta> result, to_merge;
+  for (const ManifestFileMeta& m : input) {
+    if (must_change(m)) {
+      to_merge.push_back(m);
+      continue;
+    }
+    bool may = false;
+    if (touched) {
+      FJORD_ASSIGN_OR_RAISE(may, touched->MayContain(m));
+    }
+    (may ? to_merge : result).push_back(m);
+  }
+  if (to_merge.size() <= 1) return Out();
+
+  std::vector<ManifestEntry> kept;
+  for (const ManifestFileMeta& m : to_merge) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, writer.Read(m));
+    bool rewrite = must_change(m);
+    std::vector<ManifestEntry> survivors;
+    for (ManifestEntry& e : entries) {
+      if (e.kind == FileKind::kDelete) continue;
+      if (deleted.count(IdentifierOf(e))) {
+        rewrite = true;
+      } else {
+        survivors.push_back(std::move(e));
+      }
+    }
+    if (rewrite) {
+      kept.insert(kept.end(), std::make_move_iterator(survivors.begin()),
+                  std::make_move_iterator(survivors.end()));
+    } else {
+      result.push_back(m);
+    }
+  }
+  FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> merged, writer.Write(kept));
+  written->insert(written->end(), merged.begin(), merged.end());
+  result.insert(result.end(), merged.begin(), merged.end());
+  return Out(std::move(result));
+}
+
+}  // namespace
+
+Result<std::vector<ManifestFileMeta>> MergeManifests(const std::vector<ManifestFileMeta>& input,
+                                                     const ManifestFileWriter& writer,
+                                                     const TableSchema& schema,
+                                                     const ManifestMergeOptions& options,
+                                                     std::vector<ManifestFileMeta>* written) {
+  FJORD_ASSIGN_OR_RAISE(auto full, FullCompaction(input, writer, schema, options, written));
+  if (full) return std::move(*full);
+  return MinorCompaction(input, writer, options, written);
+}
+
+}  // namespace fjord
