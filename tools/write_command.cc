@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -28,6 +29,8 @@ struct WriteArgs {
   std::string format = "jsonl";
   std::string commit_user;
   std::optional<int64_t> commit_id;
+  bool overwrite = false;
+  std::optional<std::string> partition;  // static overwrite: "k=v,..."
 };
 
 // The rows of the input file, and for JSON lines each row's kind (empty for other formats: a
@@ -71,6 +74,21 @@ Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableS
   return *table;
 }
 
+// "k1=v1,k2=v2" (values as in partition paths); "" is the empty spec.
+Result<std::map<std::string, std::string>> ParsePartitionSpec(const std::string& text) {
+  std::map<std::string, std::string> spec;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::Invalid("--partition takes k=v[,k=v...], got '", text, "'");
+    }
+    spec[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return spec;
+}
+
 Status RunWrite(const WriteArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
   std::vector<int8_t> kinds;
@@ -87,10 +105,23 @@ Status RunWrite(const WriteArgs& a) {
   }
   std::string user = a.commit_user.empty() ? RandomUuid() : a.commit_user;
   int64_t identifier = a.commit_id.value_or(Snapshot::kBatchCommitIdentifier);
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), user);
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot, commit.Commit(messages, identifier));
+  std::map<std::string, std::string> dynamic, static_partition;
+  if (a.partition) {
+    // A static overwrite of the named partitions, whatever dynamic-partition-overwrite says (as
+    // Spark's INSERT OVERWRITE ... PARTITION); an empty spec overwrites the whole table.
+    dynamic["dynamic-partition-overwrite"] = "false";
+    FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
+  }
+  FileStoreCommit commit(table->io(), table->path(), table->schema(), user, dynamic);
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot,
+                        a.overwrite ? commit.Overwrite(messages, identifier, static_partition)
+                                    : commit.Commit(messages, identifier));
   if (snapshot) {
-    std::cout << "committed " << rows->num_rows() << " rows as snapshot " << *snapshot << "\n";
+    std::cout << (a.overwrite ? "overwrote with " : "committed ") << rows->num_rows()
+              << " rows as snapshot " << *snapshot << "\n";
+  } else if (messages.empty()) {
+    std::cout << "nothing to commit (no rows" << (a.overwrite ? " in a dynamic overwrite" : "")
+              << ")\n";
   } else {
     std::cout << "commit " << identifier << " of user " << user
               << " was already committed; nothing added\n";
@@ -110,6 +141,14 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
   cmd->add_option("--commit-user", a->commit_user, "Commit user (default: a new UUID)");
   cmd->add_option("--commit-id", a->commit_id,
                   "Commit identifier; a (user, id) pair is committed at most once");
+  auto* overwrite = cmd->add_flag(
+      "--overwrite", a->overwrite,
+      "Replace data instead of appending: the partitions of the new rows (dynamic-partition-"
+      "overwrite, the default), or the whole table when unpartitioned or with --partition ''");
+  cmd->add_option("--partition", a->partition,
+                  "With --overwrite: replace exactly the partitions matching k=v[,k=v...] (some "
+                  "or all partition columns; '' = the whole table); rows outside are an error")
+      ->needs(overwrite);
   cmd->callback([handler, a] {
     *handler = [a] {
       Status st = RunWrite(*a);
