@@ -4,7 +4,8 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory
+.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory \
+        bench-commits
 
 all: build
 
@@ -57,3 +58,16 @@ bench-memory: bootstrap
 	@build/bench/bench/pk_write_memory --dir $(BENCH_DIR) --gb $(BENCH_GB) --commit-gb 0.25 \
 	  --buffer "64 mb" --trace 1 | grep -v "new max rss"
 	@rm -rf $(BENCH_DIR)
+
+# Issue 5's commit benchmark: BENCH_COMMITS small commits (one file of 3 rows each) to one table,
+# printing commit latency (p50/p99) and the manifests the latest snapshot references per 1,000
+# commits. Not part of `make test`. BENCH_COMMITS_DIR overrides the scratch folder.
+BENCH_COMMITS     ?= 10000
+BENCH_COMMITS_DIR ?= /tmp/fjord-bench-commits
+bench-commits: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target commit_latency -j $(JOBS)
+	@rm -rf $(BENCH_COMMITS_DIR)
+	@build/bench/bench/commit_latency --dir $(BENCH_COMMITS_DIR) --commits $(BENCH_COMMITS)
+	@rm -rf $(BENCH_COMMITS_DIR)

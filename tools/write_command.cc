@@ -118,7 +118,11 @@ Status RunWrite(const WriteArgs& a) {
                                     : commit.Commit(messages, identifier));
   if (snapshot) {
     std::cout << (a.overwrite ? "overwrote with " : "committed ") << rows->num_rows()
-              << " rows as snapshot " << *snapshot << "\n";
+              << " rows as snapshot " << *snapshot;
+    int lost =
+        commit.last_stats().attempts - static_cast<int>(commit.last_stats().snapshots.size());
+    if (lost > 0) std::cout << " (after losing " << lost << " race(s) for a snapshot id)";
+    std::cout << "\n";
   } else if (messages.empty()) {
     std::cout << "nothing to commit (no rows" << (a.overwrite ? " in a dynamic overwrite" : "")
               << ")\n";

@@ -41,7 +41,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle dump-all FIXTURES_ROOT OUT_DIR
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
- *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U]
+ *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -51,7 +51,7 @@ public final class Oracle {
                     + "       fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
                     + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n"
                     + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
-                    + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U]\n"
+                    + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n";
 
     private Oracle() {}
@@ -161,7 +161,7 @@ public final class Oracle {
                 allowed = List.of("--output");
                 break;
             case "write":
-                allowed = List.of("--input", "--commit-user");
+                allowed = List.of("--input", "--commit-user", "--overwrite");
                 break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
@@ -177,7 +177,8 @@ public final class Oracle {
             if (input == null) {
                 throw new UsageException("write needs --input FILE");
             }
-            return Writes.write(table, Path.of(input), flags.get("--commit-user"));
+            return Writes.write(
+                    table, Path.of(input), flags.get("--commit-user"), flags.get("--overwrite"));
         }
         Map<String, String> options = Map.of();
         for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {

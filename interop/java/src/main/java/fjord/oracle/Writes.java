@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +35,8 @@ final class Writes {
      * commits them all with Java Paimon's batch writer in one commit. Returns a one-line summary.
      * Nothing is committed when any line fails to parse (the error names the line).
      */
-    static String write(FileStoreTable table, Path input, String commitUser) throws Exception {
+    static String write(FileStoreTable table, Path input, String commitUser, String overwrite)
+            throws Exception {
         RowType type = table.rowType();
         List<GenericRow> rows = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
@@ -51,12 +54,33 @@ final class Writes {
                 }
             }
         }
-        FileStoreTable t = table;
+        Map<String, String> dynamic = new HashMap<>();
         if (commitUser != null) {
             // BatchWriteBuilder names its commit user "<commit.user-prefix>_<uuid>".
-            t = table.copy(Map.of(CoreOptions.COMMIT_USER_PREFIX.key(), commitUser));
+            dynamic.put(CoreOptions.COMMIT_USER_PREFIX.key(), commitUser);
         }
+        Map<String, String> staticPartition = null;
+        if (overwrite != null) {
+            staticPartition = new LinkedHashMap<>();
+            if (overwrite.equals("table")) {
+                dynamic.put(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), "false");
+            } else if (!overwrite.equals("dynamic")) {
+                dynamic.put(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), "false");
+                for (String kv : overwrite.split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException(
+                                "--overwrite takes dynamic, table or k=v[,k=v...], got " + overwrite);
+                    }
+                    staticPartition.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+            }
+        }
+        FileStoreTable t = dynamic.isEmpty() ? table : table.copy(dynamic);
         BatchWriteBuilder builder = t.newBatchWriteBuilder();
+        if (staticPartition != null) {
+            builder = builder.withOverwrite(staticPartition);
+        }
         try (BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
             for (GenericRow row : rows) {
@@ -66,7 +90,8 @@ final class Writes {
             commit.commit(messages);
         }
         Long snapshot = table.snapshotManager().latestSnapshotIdFromFileSystem();
-        return "committed " + rows.size() + " rows as snapshot " + snapshot;
+        return (overwrite == null ? "committed " : "overwrote with ") + rows.size()
+                + " rows as snapshot " + snapshot;
     }
 
     /**
