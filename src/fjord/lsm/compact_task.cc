@@ -2,6 +2,8 @@
 
 #include <arrow/api.h>
 
+#include <chrono>
+
 namespace fjord {
 
 namespace {
@@ -131,8 +133,13 @@ Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,
   if (!context.open_run || !context.namer) {
     return Status::Invalid("compaction context needs open_run and namer");
   }
+  auto started = std::chrono::steady_clock::now();
   Task task(unit, drop_delete, context);
-  return task.Run();
+  FJORD_ASSIGN_OR_RAISE(CompactResult result, task.Run());
+  result.duration_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
+  return result;
 }
 
 }  // namespace fjord

@@ -23,6 +23,7 @@ struct CompactResult {
   int64_t rewritten_bytes = 0;  // bytes of input files that were read and rewritten
   int64_t written_bytes = 0;
   int64_t upgraded_files = 0;
+  int64_t duration_millis = 0;
 };
 
 struct CompactContext {

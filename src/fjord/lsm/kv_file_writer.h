@@ -7,6 +7,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,8 @@
 
 namespace fjord {
 
-// Java's DataFilePathFactory naming: <prefix><uuid>-<n>.<ext>, one uuid per factory.
+// Java's DataFilePathFactory naming: <prefix><uuid>-<n>.<ext>, one uuid per factory. Next() is
+// thread-safe (flushes and the compaction thread share a bucket's namer).
 class DataFileNamer {
  public:
   DataFileNamer(std::string prefix, std::string extension);
@@ -29,7 +31,7 @@ class DataFileNamer {
   std::string prefix_;
   std::string uuid_;
   std::string extension_;
-  int64_t counter_ = 0;
+  std::atomic<int64_t> counter_{0};
 };
 
 // DataFileMeta._FILE_SOURCE: written by a writer's flush, or by compaction.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
@@ -33,11 +34,25 @@ struct PrimaryKeyTableWrite::BucketWriter {
   std::optional<Levels> levels;       // the bucket's LSM tree: committed files + new ones
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
+  std::future<Result<CompactResult>> running;  // valid while a compaction is in flight
 };
 
 PrimaryKeyTableWrite::PrimaryKeyTableWrite(const Table* table) : table_(table) {}
 
 PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
+  // Let a running compaction finish; outputs never handed to a commit are deleted (an upgraded
+  // file keeps its name and is not deleted).
+  executor_.reset();
+  for (auto& [key, w] : writers_) {
+    if (!w->running.valid()) continue;
+    Result<CompactResult> done = w->running.get();
+    if (!done.ok()) continue;
+    for (const DataFileMeta& f : done->after) {
+      bool upgrade = std::any_of(done->before.begin(), done->before.end(),
+                                 [&](const DataFileMeta& b) { return b.file_name == f.file_name; });
+      if (!upgrade) (void)table_->io()->Delete(JoinPath(w->bucket_dir, f.file_name));
+    }
+  }
   writers_.clear();
   if (own_spill_dir_) {
     std::error_code ec;
@@ -85,6 +100,8 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
   FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
   w->write_only_ = write_only.value_or(false);
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> force_compact, opts.GetBool("commit.force-compact"));
+  w->force_compact_ = force_compact.value_or(false);
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, opts.GetMemorySize("target-file-size"));
   w->compaction_file_size_ = target.value_or(int64_t{128} << 20) / 10 * 7;
   if (options.spill_dir.empty()) {
@@ -220,9 +237,8 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
     } else {
       FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*largest));
       largest->flushed.insert(largest->flushed.end(), files.begin(), files.end());
-      for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(largest->levels->AddLevel0(f));
       metrics_.buffer_flushes++;
-      if (!write_only_) FJORD_RETURN_NOT_OK(Compact(*largest, /*full=*/false));
+      FJORD_RETURN_NOT_OK(AfterFlush(*largest, files));
     }
   }
 }
@@ -259,7 +275,8 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
   return files;
 }
 
-Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
+Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) {
+  if (writer.running.valid()) return Status::OK();  // one compaction per bucket at a time
   Levels& levels = *writer.levels;
   std::vector<LevelSortedRun> runs = levels.SortedRuns();
   std::optional<CompactUnit> unit = full ? PickFull(runs, levels.MaxLevel())
@@ -268,6 +285,7 @@ Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
   // Retractions can go when nothing older lies below the output.
   bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
   if (!reader_) reader_ = std::make_unique<TableRead>(table_->io(), table_->path(), schema_);
+  if (!executor_) executor_ = std::make_unique<SingleThreadExecutor>();
   CompactContext ctx;
   ctx.io = table_->io();
   ctx.schema = schema_;
@@ -275,20 +293,33 @@ Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
   ctx.namer = &writer.namer;
   ctx.max_level = levels.MaxLevel();
   ctx.compaction_file_size = compaction_file_size_;
+  // The reader is used by the compaction thread only.
   TableRead* reader = reader_.get();
   std::string dir = writer.bucket_dir;
   ctx.open_run = [reader, dir](std::vector<DataFileMeta> files) {
     return reader->OpenKvRun(dir, std::move(files));
   };
-  auto started = std::chrono::steady_clock::now();
-  FJORD_ASSIGN_OR_RAISE(CompactResult result, RunCompaction(*unit, drop_delete, ctx));
-  FJORD_RETURN_NOT_OK(levels.Update(result.before, result.after));
+  writer.running = executor_->Submit(
+      [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
+  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block) {
+  if (!writer.running.valid()) return Status::OK();
+  if (!block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return Status::OK();
+  }
+  if (block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    metrics_.compaction_waits++;
+  }
+  Result<CompactResult> done = writer.running.get();
+  if (!done.ok()) return done.status().WithContext("compaction of ", writer.bucket_dir);
+  const CompactResult& result = *done;
+  FJORD_RETURN_NOT_OK(writer.levels->Update(result.before, result.after));
   metrics_.compactions++;
   metrics_.compaction_bytes_in += result.rewritten_bytes;
   metrics_.compaction_bytes_out += result.written_bytes;
-  metrics_.compaction_millis += std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    std::chrono::steady_clock::now() - started)
-                                    .count();
+  metrics_.compaction_millis += result.duration_millis;
   // Java's bookkeeping of uncommitted compactions: a file produced by an earlier compaction of
   // this commit and consumed again is dropped from the results (and deleted unless it is an
   // upgrade of a committed file); anything else consumed is a file to remove.
@@ -315,6 +346,17 @@ Status PrimaryKeyTableWrite::Compact(BucketWriter& writer, bool full) {
   return Status::OK();
 }
 
+Status PrimaryKeyTableWrite::AfterFlush(BucketWriter& writer,
+                                        const std::vector<DataFileMeta>& files) {
+  for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(writer.levels->AddLevel0(f));
+  if (write_only_) return Status::OK();
+  // Java's write stall: with more sorted runs than num-sorted-run.stop-trigger, wait for the
+  // running compaction before going on; then start the next one.
+  bool stall = writer.levels->NumberOfSortedRuns() > compaction_.stop_trigger;
+  FJORD_RETURN_NOT_OK(CollectCompaction(writer, stall));
+  return TriggerCompaction(writer, false);
+}
+
 Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
   FJORD_RETURN_NOT_OK(LoadRestoreInfo());
   std::vector<PartitionBucket> out;
@@ -324,18 +366,22 @@ Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
 
 Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool full) {
   FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
-  return Compact(*writer, full);
+  FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
+  FJORD_RETURN_NOT_OK(TriggerCompaction(*writer, full));
+  return CollectCompaction(*writer, true);
 }
 
-Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit() {
+Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction) {
   std::vector<CommitMessage> messages;
   for (auto& [key, w] : writers_) {
     FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
     std::vector<DataFileMeta> all = std::move(w->flushed);
     w->flushed.clear();
     all.insert(all.end(), files.begin(), files.end());
-    for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(w->levels->AddLevel0(f));
-    if (!write_only_) FJORD_RETURN_NOT_OK(Compact(*w, /*full=*/false));
+    FJORD_RETURN_NOT_OK(AfterFlush(*w, files));
+    bool wait = wait_compaction || force_compact_ ||
+                w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
+    FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
     if (all.empty() && w->compact_before.empty() && w->compact_after.empty()) continue;
     CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
     m.compact_before = std::move(w->compact_before);

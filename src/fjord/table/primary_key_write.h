@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "fjord/common/executor.h"
+#include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/levels.h"
 #include "fjord/lsm/universal_compaction.h"
@@ -47,6 +49,7 @@ struct TableWriteMetrics {
   int64_t compaction_bytes_in = 0;   // bytes of files rewritten
   int64_t compaction_bytes_out = 0;  // bytes of files written by compaction
   int64_t compaction_millis = 0;
+  int64_t compaction_waits = 0;  // times a flush or prepare-commit waited for a compaction
 };
 
 class PrimaryKeyTableWrite {
@@ -59,8 +62,12 @@ class PrimaryKeyTableWrite {
   // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. On error nothing of
   // `rows` is kept. Not thread-safe.
   Status Write(const std::shared_ptr<arrow::Table>& rows, const std::vector<int8_t>& kinds = {});
-  // Flushes every buffer into data files and returns their commit messages.
-  Result<std::vector<CommitMessage>> PrepareCommit();
+  // Flushes every buffer into data files and returns their commit messages, with the results of
+  // the compactions finished so far. `wait_compaction` waits for running compactions first (batch
+  // writes and checkpoints that must see them, as Java's prepareCommit(true)); without it a
+  // compaction still running is picked up by a later PrepareCommit, unless `commit.force-compact`
+  // or more than num-sorted-run.stop-trigger + 1 sorted runs make it wait.
+  Result<std::vector<CommitMessage>> PrepareCommit(bool wait_compaction = true);
 
   // Dedicated compaction (`fjord compact`): the (partition, bucket)s holding files in the latest
   // snapshot, and compacting one of them now — universal picking, or every file into the max
@@ -77,8 +84,13 @@ class PrimaryKeyTableWrite {
   Status LoadRestoreInfo();
   Status EnforceMemoryBudget();
   Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
-  // Picks (universal, or everything when `full`) and runs one compaction of the bucket.
-  Status Compact(BucketWriter& writer, bool full);
+  // Compaction runs on one background thread shared by all buckets, one at a time per bucket.
+  // Trigger picks a unit (universal, or everything when `full`) and submits it; Collect applies a
+  // finished one (waiting for it when `block`).
+  Status TriggerCompaction(BucketWriter& writer, bool full);
+  Status CollectCompaction(BucketWriter& writer, bool block);
+  // New level-0 files: register them, apply the stall rule, trigger the next compaction.
+  Status AfterFlush(BucketWriter& writer, const std::vector<DataFileMeta>& files);
 
   const Table* table_;
   TableSchema schema_;  // with dynamic options applied
@@ -95,8 +107,10 @@ class PrimaryKeyTableWrite {
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   UniversalCompactionOptions compaction_;
   bool write_only_ = false;
+  bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;
-  std::unique_ptr<TableRead> reader_;  // reads files for compaction
+  std::unique_ptr<TableRead> reader_;  // reads files for compaction (compaction thread only)
+  std::unique_ptr<SingleThreadExecutor> executor_;
   TableWriteMetrics metrics_;
 };
 
