@@ -173,14 +173,16 @@ FileStoreCommit::FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_r
 Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
   // Java's filter-committed rule: scan back from the latest snapshot for this commit user; if
   // it committed this identifier or a later one, the messages are already in the table.
+  // Walks back until a snapshot is missing (expired, or before the first) rather than asking for
+  // the earliest id, which without an EARLIEST hint lists the snapshot directory: a cost that
+  // would grow with every commit.
   SnapshotManager sm(io_, root_);
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, sm.LatestId());
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, sm.EarliestId());
   if (!latest) return false;
-  for (int64_t id = *latest; id >= earliest.value_or(1); --id) {
+  for (int64_t id = *latest; id >= 1; --id) {
     Result<Snapshot> s = sm.Load(id);
     if (!s.ok()) {
-      if (s.status().IsNotFound()) break;  // expired under us
+      if (s.status().IsNotFound()) break;  // expired (or expiring under us)
       return s.status();
     }
     if (s->commit_user == commit_user_) return s->commit_identifier >= identifier;
@@ -228,8 +230,7 @@ Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool 
     FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, sm.Latest());
     if (uncertain && latest) {
       // Java's check after an unknown outcome: did one of our attempts create a snapshot?
-      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, sm.EarliestId());
-      int64_t from = std::max(previous_latest ? previous_latest->id + 1 : 1, earliest.value_or(1));
+      int64_t from = previous_latest ? previous_latest->id + 1 : 1;
       for (int64_t id = from; id <= latest->id; ++id) {
         Result<Snapshot> s = sm.Load(id);
         if (!s.ok()) {
