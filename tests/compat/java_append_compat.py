@@ -34,15 +34,11 @@ import write_matrix as wm  # noqa: E402
 
 # Where Fjord and Java still differ: table spec -> (text the failure shows, why). Failing that way
 # is not a failure; reading alike prints a note that the entry is stale; failing otherwise fails.
-KNOWN_DIVERGENCES = {
-    # Java's ORC writer stores CHAR(n) in an ORC char(n) column padded with blanks to n ("ab" is
-    # stored as "ab   "; pyarrow.orc shows the stored value); Java's ORC reader strips the padding
-    # and returns "ab". Fjord's ORC reader (Arrow's) returns "ab   ". Fjord's own ORC writer stores
-    # CHAR as an ORC string (docs/status.md), so only Java-written ORC files show it.
-    "orc_char_padding": ('"ab   "', "Java-written ORC CHAR(5) 'ab' reads as 'ab   ' in Fjord"),
-}
+KNOWN_DIVERGENCES = {}
 
 
+# ORC stores CHAR(n) padded with blanks to n ("ab" in CHAR(5) as "ab   ", by Java's writer and by
+# Fjord's); Java's ORC reader and Fjord's strip the padding and return "ab".
 def known_specs():
     rows = [[{"id": n, "c": "ab"}] for n in (1, 2, 3)]
     return [wm.Spec("orc_char_padding", "orc", columns="id INT NOT NULL, c CHAR(5)",

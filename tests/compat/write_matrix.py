@@ -75,10 +75,7 @@ def row(i, fmt, partition_values, version=0):
         "b": (i + version) % 2 == 0,
         "day": f"2024-0{1 + i % 9}-1{i % 10}",
         "ts3": f"2024-03-01T10:{i % 60:02d}:05.123",
-        # Java's ORC reader rejects what Arrow's ORC writer stores for instants before 1970 with a
-        # fraction of a second (docs/status.md); ORC tables get later instants.
-        "ts6": (f"1970-01-01T00:00:{i % 60:02d}.123456" if fmt == "orc"
-                else f"1969-12-31T23:59:{i % 60:02d}.123456"),
+        "ts6": f"1969-12-31T23:59:{i % 59:02d}.123456",
         "ltz": f"2024-06-01T00:00:{i % 60:02d}.500Z",
         "bin": "AAEC/w==",
         "tags": ["x", "", None] if i % 3 else [],
@@ -164,15 +161,17 @@ def edge_rows(fmt):
 
 
 def _edge_rows(fmt):
-    # Java's ORC reader rejects Arrow-written instants before 1970 with a fraction (docs/status.md)
-    before_1970 = fmt != "orc"
+    # ORC cannot hold a TIMESTAMP in the last second before 1970 with a fraction of at least a
+    # millisecond (every reader, Java's included, returns it one second late; docs/writing.md):
+    # ORC tables get values a second earlier.
+    last = "58" if fmt == "orc" else "59"
     return [
         {"id": 1, "ti": -128, "si": 32767, "bi": -9223372036854775808, "f": 1.0E-45,
          "d": 4.9E-324, "dec38": "-1234567890123456789012345678.0123456789", "dec5": "99999",
          "c": "ab", "vc": 'q"uo\\te', "s": "line\nfeed\ttab\u0001ctl é ✓ 𝄞", "bin": "AAEC",
          "vb": "", "day": "0001-01-01", "t0": "00:00:00", "t3": "23:59:59.999",
          "ts0": "1900-01-01T00:00:00",
-         "ts9": "1969-12-31T23:59:59.999999999" if before_1970 else "1970-01-01T00:00:00.000000001",
+         "ts9": f"1969-12-31T23:59:{last}.999999999",
          "ltz6": "1970-01-01T00:00:00.000001Z", "ltz0": "2038-01-19T03:14:08Z",
          "arr": [[1, None], [], None], "m": [[1, {"a": "x", "b": "NaN"}], [2, None]],
          "r": {"x": {"y": "-Infinity"}, "z": []}},
@@ -181,7 +180,7 @@ def _edge_rows(fmt):
          "vc": "", "s": "", "bin": "////", "vb": "AA==", "day": "9999-12-31", "t0": "12:34:56",
          "t3": "00:00:00.001", "ts0": "2262-04-11T23:47:16",
          "ts9": "2024-02-29T12:00:00.000000001",
-         "ltz6": "1969-12-31T23:59:59.999999Z" if before_1970 else "1970-01-01T00:00:01.999999Z",
+         "ltz6": f"1969-12-31T23:59:{last}.999999Z",
          "ltz0": "1901-12-13T20:45:52Z", "arr": [], "m": [], "r": {"x": None, "z": [None, ""]}},
         {"id": 3, "f": -0.0, "d": -0.0, "dec38": "0.0000000000",
          "r": {"x": {"y": 0.1}, "z": None}},
@@ -207,16 +206,22 @@ def _edge_rows(fmt):
 FJORD_DOUBLE_TEXT_IDS = {7, 11}
 
 
-def edge_specs(formats=FORMATS):
+def fill_chars(rows):
+    """The rows with their CHAR(5) values filled to 5 characters. ORC stores CHAR(5) values padded
+    with blanks to 5 characters (Java's writer and Fjord's); Java's and Fjord's readers strip
+    them, pypaimon's (pyarrow.orc) returns them (pypaimon_write_compat.py, KNOWN_LIMITATIONS)."""
+    return [dict(r, c=r["c"].ljust(5, "z")) if r.get("c") else r for r in rows]
+
+
+def edge_specs(formats=FORMATS, fill_orc_chars=False):
     """Append tables of edge values written in three commits (ids +0, +100, +200); without the
-    rows that `fjord cat` prints as a different number (FJORD_DOUBLE_TEXT_IDS). In ORC tables the
-    CHAR(5) values fill all 5 characters: Java's ORC writer pads shorter ones with blanks, which
-    Java's reader strips and Fjord's keeps (java_append_compat.py, KNOWN_DIVERGENCES)."""
+    rows that `fjord cat` prints as a different number (FJORD_DOUBLE_TEXT_IDS). With
+    fill_orc_chars, the ORC table's CHAR(5) values fill all 5 characters (fill_chars)."""
     specs = []
     for fmt in formats:
         base = [r for r in edge_rows(fmt) if r["id"] not in FJORD_DOUBLE_TEXT_IDS]
-        if fmt == "orc":
-            base = [dict(r, c=r["c"].ljust(5, "z")) if r.get("c") else r for r in base]
+        if fmt == "orc" and fill_orc_chars:
+            base = fill_chars(base)
         commits = [[dict(r, id=r["id"] + offset) for r in base] for offset in (0, 100, 200)]
         specs.append(Spec(f"edge_{fmt}", fmt, columns=edge_columns(fmt), commits=commits))
     return specs

@@ -2,6 +2,7 @@
 
 #include <arrow/adapters/orc/adapter.h>
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <arrow/io/interfaces.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
@@ -92,8 +93,96 @@ Result<std::shared_ptr<arrow::Table>> ReadParquet(FileIO* io, const std::string&
   return Conform(*table, fields, path);
 }
 
+bool HasChar(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kChar:
+      return true;
+    case TypeRoot::kArray:
+    case TypeRoot::kVector:
+    case TypeRoot::kMultiset:
+      return HasChar(*type.element());
+    case TypeRoot::kMap:
+      return HasChar(*type.key()) || HasChar(*type.value());
+    case TypeRoot::kRow:
+      return std::any_of(type.fields().begin(), type.fields().end(),
+                         [](const DataField& f) { return HasChar(*f.type); });
+    default:
+      return false;
+  }
+}
+
+// `data` (canonical form of `type`) with the trailing blanks of its CHAR values removed, as Java's
+// ORC reader returns CHAR(n) values (ORC's CharTreeReader right-trims what writers pad to n).
+// A child is replaced by an equal array starting at offset 0, which its parent's offsets and
+// offset address the same way.
+Result<std::shared_ptr<arrow::ArrayData>> TrimChars(const std::shared_ptr<arrow::ArrayData>& data,
+                                                    const DataType& type) {
+  if (!HasChar(type)) return data;
+  if (type.root() == TypeRoot::kChar) {
+    EnsureArrowCompute();
+    arrow::compute::TrimOptions blanks(" ");
+    auto trimmed = arrow::compute::CallFunction("utf8_rtrim", {arrow::MakeArray(data)}, &blanks);
+    if (!trimmed.ok()) return FromArrow(trimmed.status());
+    return trimmed->make_array()->data();
+  }
+  auto out = data->Copy();
+  switch (type.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kVector: {
+      FJORD_ASSIGN_OR_RAISE(out->child_data[0], TrimChars(data->child_data[0], *type.element()));
+      break;
+    }
+    case TypeRoot::kMap:
+    case TypeRoot::kMultiset: {
+      DataTypePtr count = DataType::Int(false);
+      const DataType& key = type.root() == TypeRoot::kMap ? *type.key() : *type.element();
+      const DataType& value = type.root() == TypeRoot::kMap ? *type.value() : *count;
+      auto entries = data->child_data[0]->Copy();
+      FJORD_ASSIGN_OR_RAISE(entries->child_data[0], TrimChars(entries->child_data[0], key));
+      FJORD_ASSIGN_OR_RAISE(entries->child_data[1], TrimChars(entries->child_data[1], value));
+      out->child_data[0] = entries;
+      break;
+    }
+    case TypeRoot::kRow:
+      for (size_t i = 0; i < type.fields().size(); ++i) {
+        FJORD_ASSIGN_OR_RAISE(out->child_data[i],
+                              TrimChars(data->child_data[i], *type.fields()[i].type));
+      }
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadOrcColumns(FileIO* io, const std::string& path,
+                                                     const std::vector<DataField>& fields);
+
 Result<std::shared_ptr<arrow::Table>> ReadOrc(FileIO* io, const std::string& path,
                                               const std::vector<DataField>& fields) {
+  FJORD_ASSIGN_OR_RAISE(auto table, ReadOrcColumns(io, path, fields));
+  if (std::none_of(fields.begin(), fields.end(),
+                   [](const DataField& f) { return HasChar(*f.type); })) {
+    return table;
+  }
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = table->columns();
+  for (size_t c = 0; c < fields.size(); ++c) {
+    if (!HasChar(*fields[c].type)) continue;
+    arrow::ArrayVector chunks;
+    for (const auto& chunk : columns[c]->chunks()) {
+      Result<std::shared_ptr<arrow::ArrayData>> trimmed = TrimChars(chunk->data(), *fields[c].type);
+      if (!trimmed.ok()) {
+        return trimmed.status().WithContext(path, ": column '", fields[c].name, "'");
+      }
+      chunks.push_back(arrow::MakeArray(*trimmed));
+    }
+    columns[c] = std::make_shared<arrow::ChunkedArray>(chunks, columns[c]->type());
+  }
+  return arrow::Table::Make(table->schema(), columns, table->num_rows());
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadOrcColumns(FileIO* io, const std::string& path,
+                                                     const std::vector<DataField>& fields) {
   FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
   std::vector<std::string> names;
   for (const DataField& f : fields) names.push_back(f.name);

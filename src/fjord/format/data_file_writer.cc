@@ -1,6 +1,5 @@
 #include "fjord/format/data_file_writer.h"
 
-#include <arrow/adapters/orc/adapter.h>
 #include <arrow/api.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/util/byte_size.h>
@@ -21,6 +20,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
+#include "fjord/format/orc/orc_writer.h"
 
 namespace fjord {
 
@@ -258,50 +258,9 @@ class ParquetImpl : public DataFileWriter::Impl {
 
 }  // namespace
 
-// Arrow's ORC adapter splits a timestamp into seconds and nanoseconds with a truncating
-// division, so a value before 1970 with a fraction of a second gets a negative nanosecond part,
-// which Java's ORC reader turns into an invalid timestamp. Such values are refused (nothing is
-// written) instead of being stored wrongly.
-Status CheckOrcTimestamps(const arrow::Array& array) {
-  switch (array.type_id()) {
-    case arrow::Type::TIMESTAMP: {
-      const auto& ts = static_cast<const arrow::TimestampArray&>(array);
-      const auto& type = static_cast<const arrow::TimestampType&>(*array.type());
-      int64_t per_second = type.unit() == arrow::TimeUnit::MILLI   ? 1000
-                           : type.unit() == arrow::TimeUnit::MICRO ? 1000000
-                           : type.unit() == arrow::TimeUnit::NANO  ? 1000000000
-                                                                   : 1;
-      for (int64_t r = 0; r < ts.length(); ++r) {
-        if (ts.IsValid(r) && ts.Value(r) < 0 && ts.Value(r) % per_second != 0) {
-          return Status::NotImplemented(
-              "ORC data files: TIMESTAMP ", ts.Value(r), " (", type.ToString(),
-              ") is before 1970 with a fraction of a second, which the ORC writer Fjord uses "
-              "(Arrow's adapter) stores with a negative nanosecond part that Java cannot read; "
-              "nothing of this batch was written (write such values to Parquet or Avro tables)");
-        }
-      }
-      return Status::OK();
-    }
-    case arrow::Type::LIST:
-      return CheckOrcTimestamps(*static_cast<const arrow::ListArray&>(array).values());
-    case arrow::Type::MAP: {
-      const auto& m = static_cast<const arrow::MapArray&>(array);
-      FJORD_RETURN_NOT_OK(CheckOrcTimestamps(*m.keys()));
-      return CheckOrcTimestamps(*m.items());
-    }
-    case arrow::Type::STRUCT: {
-      const auto& st = static_cast<const arrow::StructArray&>(array);
-      for (int f = 0; f < st.num_fields(); ++f)
-        FJORD_RETURN_NOT_OK(CheckOrcTimestamps(*st.field(f)));
-      return Status::OK();
-    }
-    default:
-      return Status::OK();
-  }
-}
-
 namespace {
 
+// Fjord's own ORC writer (orc/orc_writer.h).
 class OrcImpl : public DataFileWriter::Impl {
  public:
   static Result<std::unique_ptr<Impl>> Make(std::shared_ptr<arrow::io::OutputStream> stream,
@@ -309,66 +268,38 @@ class OrcImpl : public DataFileWriter::Impl {
                                             const DataFileWriterOptions& options) {
     auto impl = std::make_unique<OrcImpl>();
     impl->stream_ = std::move(stream);
-    impl->fields_ = fields;
-    arrow::adapters::orc::WriteOptions wo;
-    FJORD_ASSIGN_OR_RAISE(wo.compression, ArrowCompression(options.compression));
-    if (wo.compression == arrow::Compression::BROTLI) {
-      return Status::NotImplemented("ORC files cannot use brotli compression");
+    orc::OrcWriterOptions wo;
+    FJORD_ASSIGN_OR_RAISE(wo.compression, orc::OrcCompressionFor(options.compression));
+    // zstd takes file.compression.zstd-level; zlib Java's levels (orc_writer.h).
+    wo.compression_level = wo.compression == OrcCompression::kZstd ? options.zstd_level : -1;
+    if (options.orc_stripe_size <= 0 || options.orc_compress_size <= 0 ||
+        options.orc_compress_size >= (int64_t{1} << 23)) {
+      return Status::Invalid("orc.stripe.size ", options.orc_stripe_size, " / orc.compress.size ",
+                             options.orc_compress_size, " out of range");
     }
-    wo.stripe_size = int64_t{64} << 20;  // Java's orc.stripe.size default
-    auto writer = arrow::adapters::orc::ORCFileWriter::Open(impl->stream_.get(), wo);
-    if (!writer.ok()) return FromArrow(writer.status());
-    impl->writer_ = std::move(*writer);
+    wo.stripe_size = static_cast<uint64_t>(options.orc_stripe_size);
+    wo.compression_block_size = static_cast<uint64_t>(options.orc_compress_size);
+    wo.rows_between_checks = std::max<int64_t>(1, options.orc_rows_between_checks);
+    FJORD_ASSIGN_OR_RAISE(impl->writer_, orc::OrcWriter::Open(impl->stream_, fields, wo));
     return std::unique_ptr<Impl>(std::move(impl));
   }
 
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      Status st = CheckOrcTimestamps(*batch->column(c));
-      if (!st.ok()) return st.WithContext("column '", batch->schema()->field(c)->name(), "'");
-    }
-    // ORC has no TIME type: Java writes TIME as INT (millis of the day).
-    std::shared_ptr<arrow::RecordBatch> out = batch;
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      if (batch->column(c)->type_id() != arrow::Type::TIME32) continue;
-      auto data = batch->column(c)->data()->Copy();
-      data->type = arrow::int32();
-      FJORD_ARROW_ASSIGN_OR_RAISE(
-          out, out->SetColumn(c,
-                              arrow::field(batch->schema()->field(c)->name(), arrow::int32(),
-                                           batch->schema()->field(c)->nullable()),
-                              arrow::MakeArray(data)));
-    }
-    FJORD_ARROW_RETURN_NOT_OK(writer_->Write(*out));
-    written_ = true;
-    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
-    buffered_ += bytes;
-    return Status::OK();
+    return writer_->Write(*batch);
   }
 
-  int64_t EstimatedSize() const override {
-    auto pos = stream_->Tell();
-    return (pos.ok() ? *pos : 0) + buffered_;
-  }
+  int64_t EstimatedSize() const override { return writer_->EstimatedSize(); }
 
   Result<int64_t> Finish() override {
-    if (!written_) {
-      // Arrow's ORC writer creates the file on the first batch: give it an empty one so that an
-      // empty file still has its schema and footer.
-      FJORD_ASSIGN_OR_RAISE(auto schema, ToArrowSchema(fields_));
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(schema));
-      FJORD_RETURN_NOT_OK(Write(empty));
-    }
-    FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
-    return CloseStream(stream_.get());
+    FJORD_ASSIGN_OR_RAISE(int64_t size, writer_->Finish());
+    FJORD_ASSIGN_OR_RAISE(int64_t closed, CloseStream(stream_.get()));
+    if (closed != size) return Status::IOError("ORC file: wrote ", closed, " of ", size, " bytes");
+    return size;
   }
 
  private:
-  bool written_ = false;
   std::shared_ptr<arrow::io::OutputStream> stream_;
-  std::vector<DataField> fields_;
-  std::unique_ptr<arrow::adapters::orc::ORCFileWriter> writer_;
-  int64_t buffered_ = 0;
+  std::unique_ptr<orc::OrcWriter> writer_;
 };
 
 // ---- Avro ----
@@ -704,6 +635,16 @@ Result<DataFileWriterOptions> DataFileWriterOptions::FromOptions(
     FJORD_ASSIGN_OR_RAISE(auto page, options.GetMemorySize("parquet.page.size"));
     if (page) out.parquet_page_size = *page;
   }
+  if (options.Get("orc.stripe.size")) {
+    FJORD_ASSIGN_OR_RAISE(auto stripe, options.GetMemorySize("orc.stripe.size"));
+    if (stripe) out.orc_stripe_size = *stripe;
+  }
+  if (options.Get("orc.compress.size")) {
+    FJORD_ASSIGN_OR_RAISE(auto block, options.GetMemorySize("orc.compress.size"));
+    if (block) out.orc_compress_size = *block;
+  }
+  FJORD_ASSIGN_OR_RAISE(auto checks, options.GetInt("orc.rows.between.memory.checks"));
+  if (checks) out.orc_rows_between_checks = *checks;
   if (options.Get("parquet.enable.dictionary")) {
     FJORD_ASSIGN_OR_RAISE(auto dict, options.GetBool("parquet.enable.dictionary"));
     if (dict) out.parquet_dictionary = *dict;

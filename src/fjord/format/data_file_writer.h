@@ -34,6 +34,12 @@ struct DataFileWriterOptions {
   int64_t parquet_page_size = int64_t{1} << 20;
   // parquet.enable.dictionary.
   bool parquet_dictionary = true;
+  // ORC stripe size in bytes (orc.stripe.size; Java 64 MB).
+  int64_t orc_stripe_size = int64_t{64} << 20;
+  // ORC compression block size (orc.compress.size; Java 256 KB, lowered for wide schemas).
+  int64_t orc_compress_size = int64_t{256} << 10;
+  // Rows between two checks of the ORC stripe size (orc.rows.between.memory.checks; Java 5000).
+  int64_t orc_rows_between_checks = 5000;
   // Statistics mode of each physical column, as StatsModesFor gives them. Empty = compute with
   // StatsModesFor(field names, Options{}, format): the defaults.
   std::vector<StatsMode> stats_modes;
@@ -93,11 +99,6 @@ class DataFileWriter {
   int64_t row_count_ = 0;
   bool finished_ = false;
 };
-
-// OK when `array` (canonical form) can be written to an ORC data file as Java reads it;
-// NotImplemented for TIMESTAMP values before 1970 with a fraction of a second, which Arrow's ORC
-// writer stores wrongly. Table writers check input with it before accepting rows.
-Status CheckOrcTimestamps(const arrow::Array& array);
 
 // Open + Write(table) + Finish.
 Result<DataFileWriteResult> WriteDataFile(FileIO* io, const std::string& path, FileFormat format,

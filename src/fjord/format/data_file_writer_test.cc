@@ -12,6 +12,7 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/binary_row.h"
+#include "fjord/format/orc_tail.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -79,16 +80,15 @@ std::vector<Column> AllTypes(bool with_nanos) {
   return cols;
 }
 
-// Timestamps before 1970 with a fraction of a second moved to whole seconds: the ORC writer
-// refuses them (CheckOrcTimestamps).
+// Timestamps in the last second before 1970 with at least a millisecond of fraction moved one
+// second earlier: ORC stores them as Java's writer does, and every reader returns them a second
+// late (orc/column_writer.h, OrcTimestampParts).
 std::vector<Column> OrcSafe(std::vector<Column> cols) {
   for (Column& c : cols) {
     for (Value& v : c.values) {
       if (!v.is<Timestamp>()) continue;
       Timestamp t = v.get<Timestamp>();
-      if (t.millis < 0 && (t.millis % 1000 != 0 || t.nanos_of_milli != 0)) {
-        v = Value(Timestamp{(t.millis / 1000 - 1) * 1000, 0});
-      }
+      if (t.millis < 0 && t.millis > -1000) v = Value(Timestamp{t.millis - 1000, t.nanos_of_milli});
     }
   }
   return cols;
@@ -146,14 +146,21 @@ TEST(DataFileWriterTest, ParquetRoundTripsEveryType) { RoundTrip(FileFormat::kPa
 TEST(DataFileWriterTest, OrcRoundTripsEveryType) { RoundTrip(FileFormat::kOrc, true); }
 TEST(DataFileWriterTest, AvroRoundTripsEveryType) { RoundTrip(FileFormat::kAvro, false); }
 
-TEST(DataFileWriterTest, OrcRefusesTimestampsBefore1970WithAFraction) {
+TEST(DataFileWriterTest, OrcWritesTimestampsBefore1970WithAFraction) {
   TempDir dir;
   auto io = FileIO::Local();
-  std::vector<Column> cols = {{{0, "r", DataType::Row({{1, "ts", DataType::Timestamp(6)}})},
-                               {Value::List({Value(Timestamp{-1, 999000})})}}};
-  ASSERT_OK_AND_ASSIGN(
-      auto w, DataFileWriter::Open(io.get(), dir.Join("f.orc"), FileFormat::kOrc, FieldsOf(cols)));
-  EXPECT_THAT(w->Write(*TableOf(cols)), IsError(StatusCode::kNotImplemented, "column 'r'"));
+  std::vector<Column> cols = {
+      {{0, "r", DataType::Row({{1, "ts", DataType::Timestamp(6)}})},
+       {Value::List({Value(Timestamp{-1001, 999000})}), Value::List({Value(Timestamp{-1500, 0})})}},
+      {{2, "l", DataType::Array(DataType::TimestampLtz(9))},
+       {Value::List({Value(Timestamp{-86400001, 1})}), Value::List({})}}};
+  std::string path = dir.Join("f.orc");
+  auto table = TableOf(cols);
+  ASSERT_OK(WriteDataFile(io.get(), path, FileFormat::kOrc, FieldsOf(cols), *table).status());
+  ASSERT_OK_AND_ASSIGN(auto read, ReadDataFile(io.get(), path, FileFormat::kOrc, FieldsOf(cols)));
+  for (int c = 0; c < table->num_columns(); ++c) {
+    EXPECT_TRUE(read->column(c)->Equals(*table->column(c))) << read->column(c)->ToString();
+  }
 }
 
 TEST(DataFileWriterTest, AvroRejectsNanosTimestamps) {
@@ -340,6 +347,40 @@ TEST(DataFileWriterTest, CompressionOptions) {
   ASSERT_OK_AND_ASSIGN(std::string bytes, io->ReadFile(apath));
   ASSERT_OK_AND_ASSIGN(auto file, avro::ReadContainerFile(bytes, apath));
   EXPECT_EQ(file.codec, avro::Codec::kZstandard);
+}
+
+TEST(DataFileWriterTest, OrcOptions) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  auto cols = OrcSafe(AllTypes(true));
+  auto fields = FieldsOf(cols);
+  Options options = Options::FromTable({{"file.compression", "lz4"},
+                                        {"orc.stripe.size", "1 kb"},
+                                        {"orc.compress.size", "8192"},
+                                        {"orc.rows.between.memory.checks", "1"}});
+  ASSERT_OK_AND_ASSIGN(auto wo,
+                       DataFileWriterOptions::FromOptions(options, fields, FileFormat::kOrc));
+  EXPECT_EQ(wo.orc_stripe_size, 1024);
+  EXPECT_EQ(wo.orc_compress_size, 8192);
+  EXPECT_EQ(wo.orc_rows_between_checks, 1);
+  std::string path = dir.Join("o.orc");
+  auto table =
+      arrow::ConcatenateTables(std::vector<std::shared_ptr<arrow::Table>>(20, TableOf(cols)))
+          .ValueOrDie();
+  ASSERT_OK(WriteDataFile(io.get(), path, FileFormat::kOrc, fields, *table, wo).status());
+  ASSERT_OK_AND_ASSIGN(std::string bytes, io->ReadFile(path));
+  ASSERT_OK_AND_ASSIGN(OrcTail tail, ReadOrcTail(bytes, path));
+  EXPECT_EQ(tail.compression, OrcCompression::kLz4);
+  // Lowered as Java lowers it: 1 KiB / (20 x 43 columns), at least 4 KiB.
+  EXPECT_EQ(tail.compression_block_size, 4096u);
+  EXPECT_GT(tail.stripes.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto read, ReadDataFile(io.get(), path, FileFormat::kOrc, fields));
+  for (int c = 0; c < table->num_columns(); ++c) {
+    EXPECT_TRUE(read->column(c)->Equals(*table->column(c))) << fields[c].name;
+  }
+  wo.compression = "brotli";
+  EXPECT_THAT(WriteDataFile(io.get(), dir.Join("b.orc"), FileFormat::kOrc, fields, *table, wo),
+              IsError(StatusCode::kNotImplemented, "brotli"));
 }
 
 TEST(DataFileWriterTest, AvroSchemaAsJava) {

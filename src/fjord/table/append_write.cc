@@ -83,10 +83,6 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
     }
     Result<std::shared_ptr<arrow::Array>> canonical = ToCanonical(array, *f.type);
     if (!canonical.ok()) return canonical.status().WithContext("column '", f.name, "'");
-    if (schema.EffectiveOptions()["file.format"] == "orc") {
-      Status st = CheckOrcTimestamps(**canonical);
-      if (!st.ok()) return st.WithContext("column '", f.name, "'");
-    }
     if (!f.type->nullable() && (*canonical)->null_count() > 0) {
       return Status::Invalid("column '", f.name, "' is NOT NULL but the input has ",
                              (*canonical)->null_count(),

@@ -59,7 +59,6 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
   EnsureArrowCompute();
   FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, input->CombineChunks());
   int64_t n = combined->num_rows();
-  bool orc = schema.EffectiveOptions()["file.format"] == "orc";
   arrow::FieldVector fields;
   arrow::ArrayVector columns;
   for (const DataField& f : schema.fields) {
@@ -78,10 +77,6 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
       return Status::Invalid("column '", f.name, "' is NOT NULL but the input has ",
                              (*canonical)->null_count(),
                              " NULLs; nothing of this batch was written");
-    }
-    if (orc) {
-      Status st = CheckOrcTimestamps(**canonical);
-      if (!st.ok()) return st.WithContext("column '", f.name, "'");
     }
     FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
     fields.push_back(af);
