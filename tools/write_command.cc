@@ -95,7 +95,9 @@ Status RunWrite(const WriteArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto rows, ReadInput(a, table->schema(), &kinds));
   std::vector<CommitMessage> messages;
   if (table->schema().primary_keys.empty()) {
-    FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
+    // An overwrite compacts none of the files it replaces (Java's ignorePreviousFiles).
+    FJORD_ASSIGN_OR_RAISE(
+        auto writer, AppendTableWrite::Create(table.get(), {.ignore_previous_files = a.overwrite}));
     FJORD_RETURN_NOT_OK(writer->Write(rows));
     FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
   } else {

@@ -56,13 +56,92 @@ Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
   return f;
 }
 
-Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const Table* table) {
+Result<AppendFileSettings> AppendFileSettings::FromSchema(const TableSchema& schema) {
+  Options options = Options::FromTable(schema.EffectiveOptions());
+  AppendFileSettings s;
+  FJORD_ASSIGN_OR_RAISE(s.format, ParseFileFormat(options.GetOr("file.format", "parquet")));
+  FJORD_ASSIGN_OR_RAISE(s.writer_options,
+                        DataFileWriterOptions::FromOptions(options, schema.fields, s.format));
+  s.dense_stats = options.GetOr("metadata.stats-dense-store", "true") == "true";
+  s.prefix = options.GetOr("data-file.prefix", "data-");
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
+  if (target) s.target_file_size = *target;
+  return s;
+}
+
+RollingAppendFileWriter::RollingAppendFileWriter(std::shared_ptr<FileIO> io,
+                                                 const TableSchema* schema,
+                                                 const AppendFileSettings* settings,
+                                                 std::string bucket_dir, DataFileNamer* namer,
+                                                 int64_t first_sequence, int32_t file_source)
+    : io_(std::move(io)),
+      schema_(schema),
+      settings_(settings),
+      dir_(std::move(bucket_dir)),
+      namer_(namer),
+      next_sequence_(first_sequence),
+      file_source_(file_source) {}
+
+RollingAppendFileWriter::~RollingAppendFileWriter() {
+  if (!finished_) Abort();
+}
+
+void RollingAppendFileWriter::Abort() {
+  writer_.reset();
+  for (const std::string& path : paths_) (void)io_->Delete(path);
+  paths_.clear();
+  files_.clear();
+  finished_ = true;
+}
+
+Status RollingAppendFileWriter::CloseFile() {
+  FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer_->Finish());
+  writer_.reset();
+  FJORD_ASSIGN_OR_RAISE(DataFileMeta f, AppendFileMeta(name_, written, *schema_,
+                                                       settings_->dense_stats, next_sequence_));
+  f.file_source = file_source_;
+  next_sequence_ += written.row_count;
+  files_.push_back(std::move(f));
+  return Status::OK();
+}
+
+Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
+  for (int64_t offset = 0; offset < batch.num_rows(); offset += 1000) {
+    if (!writer_) {
+      name_ = namer_->Next();
+      paths_.push_back(JoinPath(dir_, name_));
+      FJORD_ASSIGN_OR_RAISE(writer_,
+                            DataFileWriter::Open(io_.get(), paths_.back(), settings_->format,
+                                                 schema_->fields, settings_->writer_options));
+    }
+    FJORD_RETURN_NOT_OK(writer_->Write(*batch.Slice(offset, 1000)));
+    if (writer_->EstimatedSize() >= settings_->target_file_size) FJORD_RETURN_NOT_OK(CloseFile());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<DataFileMeta>> RollingAppendFileWriter::Finish() {
+  if (writer_) FJORD_RETURN_NOT_OK(CloseFile());
+  finished_ = true;
+  return std::move(files_);
+}
+
+Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const Table* table,
+                                                                   AppendWriteOptions options) {
   if (!table->schema().primary_keys.empty()) {
-    return Status::NotImplemented("writing primary-key tables (", table->path(),
-                                  ") needs the write buffer, which is not built yet");
+    return Status::Invalid(table->path(), " has a primary key; use PrimaryKeyTableWrite");
   }
   EnsureArrowCompute();
-  return std::unique_ptr<AppendTableWrite>(new AppendTableWrite(table));
+  std::unique_ptr<AppendTableWrite> w(new AppendTableWrite(table, options));
+  const TableSchema& schema = table->schema();
+  Options opts = Options::FromTable(schema.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(w->compact_options_, AppendCompactOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> buckets, opts.GetInt("bucket"));
+  // Bucket-unaware tables are compacted by a dedicated job (Java's coordinator), never by the
+  // writer; so are tables whose compaction Fjord does not do.
+  w->compaction_ = buckets.value_or(-1) > 0 && !w->compact_options_.write_only &&
+                   CheckAppendCompactionSupported(schema).ok();
+  return w;
 }
 
 Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
@@ -106,96 +185,122 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   return Status::OK();
 }
 
-Result<int64_t> AppendTableWrite::NextSequence(const std::string& partition, int32_t bucket) {
-  if (!sequences_loaded_) {
-    // Sequence numbers continue from the files already in each bucket.
-    sequences_loaded_ = true;
-    FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
-    if (latest) {
-      TableScan scan(table_->io(), table_->path(), table_->schema());
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
-      for (const ManifestEntry& e : entries) {
-        int64_t& next = next_sequence_[{e.partition, e.bucket}];
-        next = std::max(next, e.file.max_sequence_number + 1);
+Status AppendTableWrite::LoadRestore() {
+  if (restore_loaded_) return Status::OK();
+  // Sequence numbers continue from the files already in each bucket; a compacting writer also
+  // restores the bucket's files into its compaction queue, as Java's writer does.
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
+  if (latest) {
+    TableScan scan(table_->io(), table_->path(), table_->schema());
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
+    for (ManifestEntry& e : entries) {
+      int64_t& next = next_sequence_[{e.partition, e.bucket}];
+      next = std::max(next, e.file.max_sequence_number + 1);
+      if (compaction_ && !options_.ignore_previous_files) {
+        restored_files_[{e.partition, e.bucket}].push_back(std::move(e.file));
       }
     }
   }
+  restore_loaded_ = true;
+  return Status::OK();
+}
+
+Result<int64_t> AppendTableWrite::NextSequence(const std::string& partition, int32_t bucket) {
+  FJORD_RETURN_NOT_OK(LoadRestore());
   return next_sequence_[{partition, bucket}];
+}
+
+Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& bucket_dir,
+                                 std::vector<DataFileMeta> new_files, DataFileNamer* namer,
+                                 CommitMessage* message) {
+  FJORD_RETURN_NOT_OK(LoadRestore());
+  auto it = queues_.find(key);
+  if (it == queues_.end()) {
+    auto restored = restored_files_.find(key);
+    std::vector<DataFileMeta> files;
+    if (restored != restored_files_.end()) {
+      files = std::move(restored->second);
+      restored_files_.erase(restored);
+    }
+    it = queues_.emplace(key, BucketCompactQueue(compact_options_, std::move(files))).first;
+  }
+  BucketCompactQueue& queue = it->second;
+  for (DataFileMeta& f : new_files) queue.Add(std::move(f));
+  std::optional<std::vector<DataFileMeta>> picked = queue.PickBestEffort();
+  if (!picked) return Status::OK();
+  AppendCompactRewriter rewriter(table_->io(), table_->path(), table_->schema(), namer);
+  Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(key.first, key.second, *picked);
+  if (!after.ok()) {
+    // Nothing was rewritten: the files stay queued for the next attempt.
+    for (DataFileMeta& f : *picked) queue.Add(std::move(f));
+    return after.status().WithContext("compacting bucket ", key.second, " (", bucket_dir, ")");
+  }
+  queue.Compacted(*after);
+  const AppendCompactMetrics& m = rewriter.metrics();
+  compact_metrics_.compactions += m.compactions;
+  compact_metrics_.files_in += m.files_in;
+  compact_metrics_.files_out += m.files_out;
+  compact_metrics_.bytes_in += m.bytes_in;
+  compact_metrics_.bytes_out += m.bytes_out;
+  compact_metrics_.millis += m.millis;
+  message->compact_before = std::move(*picked);
+  message->compact_after = std::move(*after);
+  return Status::OK();
 }
 
 Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
   const TableSchema& schema = table_->schema();
   Options options = Options::FromTable(schema.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(FileFormat format,
-                        ParseFileFormat(options.GetOr("file.format", "parquet")));
-  FJORD_ASSIGN_OR_RAISE(DataFileWriterOptions writer_options,
-                        DataFileWriterOptions::FromOptions(options, schema.fields, format));
-  bool dense = options.GetOr("metadata.stats-dense-store", "true") == "true";
-  std::string prefix = options.GetOr("data-file.prefix", "data-");
+  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema));
   std::string default_partition = options.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
   int32_t total_buckets = static_cast<int32_t>(std::stoll(options.GetOr("bucket", "-1")));
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
-  const int64_t target_file_size = target.value_or(int64_t{256} << 20);  // append tables: 256 MB
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataTypePtr> partition_types = NullableTypes(partition_fields);
-  std::vector<CommitMessage> messages;
-  std::string uuid = RandomUuid();
-  int counter = 0;
-  for (auto& [key, parts] : pending_) {
-    const auto& [partition, bucket] = key;
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
+  DataFileNamer namer(settings.prefix, std::string(FileFormatName(settings.format)));
+  auto bucket_dir = [&](const PartitionBucket& key) -> Result<std::string> {
     FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
-                          DecodeStoredBinaryRow(partition, partition_types));
+                          DecodeStoredBinaryRow(key.first, partition_types));
     std::string dir = table_->path();
     std::string ppath = PartitionPath(partition_fields, pvalues, default_partition);
     if (!ppath.empty()) dir = JoinPath(dir, ppath);
-    dir = JoinPath(dir, "bucket-" + std::to_string(bucket));
-    // Roll to a new file once target-file-size is reached, checking every 1000 rows as Java's
-    // rolling writer does.
-    FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(partition, bucket));
+    return JoinPath(dir, "bucket-" + std::to_string(key.second));
+  };
+  // Every bucket written to now, and (compacting) every bucket written to before.
+  std::map<PartitionBucket, CommitMessage> messages;
+  for (auto& [key, parts] : pending_) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
+    FJORD_ASSIGN_OR_RAISE(std::string dir, bucket_dir(key));
+    FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(key.first, key.second));
     FJORD_ARROW_ASSIGN_OR_RAISE(auto batches, arrow::TableBatchReader(*rows).ToRecordBatches());
-    CommitMessage message{partition, bucket, total_buckets > 0 ? total_buckets : -1, {}, {}};
-    std::unique_ptr<DataFileWriter> writer;
-    std::string name;
-    std::vector<std::string> written_paths;
-    auto close_file = [&]() -> Status {
-      FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer->Finish());
-      writer.reset();
-      FJORD_ASSIGN_OR_RAISE(DataFileMeta f,
-                            AppendFileMeta(name, written, schema, dense, first_seq));
-      first_seq += written.row_count;
-      message.new_files.push_back(std::move(f));
-      return Status::OK();
-    };
-    auto write_all = [&]() -> Status {
-      for (const auto& batch : batches) {
-        for (int64_t offset = 0; offset < batch->num_rows(); offset += 1000) {
-          if (!writer) {
-            name = prefix + uuid + "-" + std::to_string(counter++) + "." +
-                   std::string(FileFormatName(format));
-            written_paths.push_back(JoinPath(dir, name));
-            FJORD_ASSIGN_OR_RAISE(
-                writer, DataFileWriter::Open(table_->io().get(), written_paths.back(), format,
-                                             schema.fields, writer_options));
-          }
-          FJORD_RETURN_NOT_OK(writer->Write(*batch->Slice(offset, 1000)));
-          if (writer->EstimatedSize() >= target_file_size) FJORD_RETURN_NOT_OK(close_file());
-        }
-      }
-      if (writer) FJORD_RETURN_NOT_OK(close_file());
-      return Status::OK();
-    };
-    Status st = write_all();
-    if (!st.ok()) {
-      writer.reset();
-      for (const std::string& path : written_paths) (void)table_->io()->Delete(path);
-      return st;
-    }
-    next_sequence_[key] = first_seq;
-    if (!message.new_files.empty()) messages.push_back(std::move(message));
+    RollingAppendFileWriter writer(table_->io(), &schema, &settings, dir, &namer, first_seq,
+                                   kFileSourceAppend);
+    for (const auto& batch : batches) FJORD_RETURN_NOT_OK(writer.Write(*batch));
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer.Finish());
+    if (files.empty()) continue;
+    next_sequence_[key] = files.back().max_sequence_number + 1;
+    CommitMessage& m = messages[key];
+    m = CommitMessage{key.first, key.second, total_buckets > 0 ? total_buckets : -1, {}, {}};
+    m.new_files = std::move(files);
   }
   pending_.clear();
-  return messages;
+  if (compaction_) {
+    std::vector<PartitionBucket> buckets;
+    for (const auto& [key, queue] : queues_) buckets.push_back(key);
+    for (const auto& [key, m] : messages) {
+      if (!queues_.count(key)) buckets.push_back(key);
+    }
+    for (const PartitionBucket& key : buckets) {
+      auto found = messages.find(key);
+      CommitMessage m{key.first, key.second, total_buckets, {}, {}};
+      CommitMessage& message = found != messages.end() ? found->second : m;
+      FJORD_ASSIGN_OR_RAISE(std::string dir, bucket_dir(key));
+      FJORD_RETURN_NOT_OK(Compact(key, dir, message.new_files, &namer, &message));
+      if (found == messages.end() && !m.compact_before.empty()) messages[key] = std::move(m);
+    }
+  }
+  std::vector<CommitMessage> out;
+  for (auto& [key, m] : messages) out.push_back(std::move(m));
+  return out;
 }
 
 }  // namespace fjord
