@@ -99,7 +99,8 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
     try {
       Json again = Json::parse(text.begin(), text.end());
       (void)again;
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {
+      // parse_error, but also out_of_range (a number too large for a double, e.g. 1e400).
       return Status::Corruption(source, ": invalid JSON: ", e.what());
     }
     return Status::Corruption(source, ": invalid JSON");

@@ -60,3 +60,16 @@ TEST(JsonTest, InvalidJsonNamesSource) {
 
 }  // namespace
 }  // namespace fjord
+
+namespace fjord {
+namespace {
+
+TEST(JsonTest, NumberOverflowIsACorruptionNotACrash) {
+  // Found by json_fuzz: nlohmann reports 1e400 as out_of_range, not parse_error.
+  EXPECT_THAT(ParseJson("{\"id\": 33333333333333333337e344}", "snapshot-1"),
+              IsError(StatusCode::kCorruption, "snapshot-1: invalid JSON"));
+  EXPECT_THAT(ParseJson("[1e400]", "x"), HasStatusCode(StatusCode::kCorruption));
+}
+
+}  // namespace
+}  // namespace fjord
