@@ -71,3 +71,13 @@ bench-commits: bootstrap
 	@rm -rf $(BENCH_COMMITS_DIR)
 	@build/bench/bench/commit_latency --dir $(BENCH_COMMITS_DIR) --commits $(BENCH_COMMITS)
 	@rm -rf $(BENCH_COMMITS_DIR)
+
+# Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
+# Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.
+# SOAK_RUNS random crash runs, SOAK_IDS identifiers per table, SOAK_SEED (default: the clock).
+SOAK_RUNS ?= 5000
+SOAK_IDS  ?= 300
+.PHONY: soak
+soak: build
+	@RUNS=$(SOAK_RUNS) SEED=$(SOAK_SEED) BUILD_DIR=$(BUILD_DIR) scripts/soak_crash.sh
+	@IDS=$(SOAK_IDS) SEED=$(SOAK_SEED) BUILD_DIR=$(BUILD_DIR) scripts/soak_sigkill.sh

@@ -18,6 +18,8 @@ void AddTableCommands(CLI::App* app, Handler* handler);
 void AddCatalogCommands(CLI::App* app, Handler* handler);
 // `fjord write`.
 void AddWriteCommand(CLI::App* app, Handler* handler);
+// `fjord commit` (messages of `fjord write --prepare-to`).
+void AddCommitCommand(CLI::App* app, Handler* handler);
 
 // `fjord compact` (dedicated compaction of a primary-key table).
 void AddCompactCommand(CLI::App* app, Handler* handler);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddTableCommands(&app, &handler);
   fjord::cli::AddCatalogCommands(&app, &handler);
   fjord::cli::AddWriteCommand(&app, &handler);
+  fjord::cli::AddCommitCommand(&app, &handler);
   fjord::cli::AddCompactCommand(&app, &handler);
 
   try {

@@ -16,6 +16,7 @@
 #include "fjord/format/row_json_reader.h"
 #include "fjord/table/append_write.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/commit_message_codec.h"
 #include "fjord/table/primary_key_write.h"
 #include "fjord/table/table.h"
 
@@ -31,6 +32,7 @@ struct WriteArgs {
   std::optional<int64_t> commit_id;
   bool overwrite = false;
   std::optional<std::string> partition;  // static overwrite: "k=v,..."
+  std::string prepare_to;
 };
 
 // The rows of the input file, and for JSON lines each row's kind (empty for other formats: a
@@ -105,6 +107,15 @@ Status RunWrite(const WriteArgs& a) {
     FJORD_RETURN_NOT_OK(writer->Write(rows, kinds));
     FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
   }
+  if (!a.prepare_to.empty()) {
+    // Phase one only: the data files are written, `fjord commit` makes them visible.
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeCommitMessages(messages));
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<FileIO> out, FileIO::Open(a.prepare_to));
+    FJORD_RETURN_NOT_OK(out->Overwrite(a.prepare_to, bytes));  // whole or not at all
+    std::cout << "prepared " << rows->num_rows() << " rows in " << messages.size()
+              << " commit messages to " << a.prepare_to << " (not committed)\n";
+    return Status::OK();
+  }
   std::string user = a.commit_user.empty() ? RandomUuid() : a.commit_user;
   int64_t identifier = a.commit_id.value_or(Snapshot::kBatchCommitIdentifier);
   std::map<std::string, std::string> dynamic, static_partition;
@@ -155,6 +166,10 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
                   "With --overwrite: replace exactly the partitions matching k=v[,k=v...] (some "
                   "or all partition columns; '' = the whole table); rows outside are an error")
       ->needs(overwrite);
+  cmd->add_option("--prepare-to", a->prepare_to,
+                  "Write the data files and their commit messages to this file, without "
+                  "committing (then: fjord commit --messages)")
+      ->excludes("--commit-user", "--commit-id", "--overwrite");
   cmd->callback([handler, a] {
     *handler = [a] {
       Status st = RunWrite(*a);

@@ -15,6 +15,12 @@ Result<std::unique_ptr<Table>> Table::Open(const std::string& path) {
   std::string root = path;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<FileIO> io, FileIO::Open(root));
+  return Open(root, std::move(io));
+}
+
+Result<std::unique_ptr<Table>> Table::Open(const std::string& path, std::shared_ptr<FileIO> io) {
+  std::string root = path;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
   SnapshotManager sm(io, root);
   FJORD_ASSIGN_OR_RAISE(TableSchema schema, sm.LatestSchema());
   return std::unique_ptr<Table>(new Table(io, root, std::move(schema)));

@@ -32,6 +32,9 @@ class Table {
  public:
   // Opens the table at `path` (local path or s3:// URI). NotFound when it has no schema.
   static Result<std::unique_ptr<Table>> Open(const std::string& path);
+  // The same through `io` (tests pass a fault-injecting FileIO; every read and write of the
+  // table and of its writers goes through it).
+  static Result<std::unique_ptr<Table>> Open(const std::string& path, std::shared_ptr<FileIO> io);
 
   const std::string& path() const { return path_; }
   const TableSchema& schema() const { return schema_; }
