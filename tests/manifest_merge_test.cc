@@ -132,8 +132,29 @@ TEST(ManifestMergeTest, MergingCancelsAddDeletePairsAndKeepsUnmatchedDeletes) {
   ASSERT_OK_AND_ASSIGN(auto rolled, small.Write(many));
   EXPECT_GT(rolled.size(), 1u);
   int64_t total = 0;
-  for (const ManifestFileMeta& m : rolled) total += m.num_added_files;
+  for (size_t i = 0; i < rolled.size(); ++i) {
+    total += rolled[i].num_added_files;
+    // As Java's rolling writer: every file but the last reaches the target size ...
+    if (i + 1 < rolled.size()) {
+      EXPECT_GE(rolled[i].file_size, 2000) << i;
+    }
+  }
   EXPECT_EQ(total, 200);
+  // ... so that the next minor compaction leaves the full ones alone (files split below the
+  // target would be merged again by every commit).
+  ASSERT_OK_AND_ASSIGN(auto next, small.Write({entry(FileKind::kAdd, "new")}));
+  std::vector<ManifestFileMeta> with_next = rolled;
+  with_next.push_back(next[0]);
+  ManifestMergeOptions small_options;
+  small_options.target_file_size = 2000;
+  small_options.merge_min_count = 30;
+  written.clear();
+  ASSERT_OK_AND_ASSIGN(merged,
+                       MergeManifests(with_next, small, table->schema(), small_options, &written));
+  ASSERT_GE(merged.size(), rolled.size() - 1);
+  for (size_t i = 0; i + 1 < rolled.size(); ++i) {
+    EXPECT_EQ(merged[i].file_name, rolled[i].file_name) << "full manifest " << i << " rewritten";
+  }
 }
 
 TEST(ManifestMergeTest, FullCompactionLeavesNoDeleteEntriesInTheBase) {

@@ -1,6 +1,7 @@
 #include "fjord/table/manifest_merge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -91,52 +92,52 @@ Result<ManifestFileMeta> ManifestFileWriter::Describe(const std::vector<Manifest
   return meta;
 }
 
-Result<ManifestFileMeta> ManifestFileWriter::WriteOne(const std::vector<ManifestEntry>& entries,
-                                                      size_t begin, size_t end,
-                                                      const std::string& name,
-                                                      int64_t* size) const {
-  FJORD_ASSIGN_OR_RAISE(ManifestFileMeta meta, Describe(entries, begin, end));
-  std::vector<ManifestEntry> part(entries.begin() + begin, entries.begin() + end);
-  FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeManifestFile(part, writer_options_));
-  *size = static_cast<int64_t>(bytes.size());
-  FJORD_RETURN_NOT_OK(io_->CreateIfAbsent(paths_.ManifestFile(name), bytes));
-  meta.file_name = name;
-  meta.file_size = *size;
-  return meta;
-}
-
 Result<std::vector<ManifestFileMeta>> ManifestFileWriter::Write(
     const std::vector<ManifestEntry>& entries) const {
   std::vector<ManifestFileMeta> out;
   if (entries.empty()) return out;
+  // Rolled as Java's rolling writer does: a file is closed once it reaches the target size, so
+  // every file but the last is at least that big. (Files split evenly below the target would be
+  // merged again by the next commit's minor compaction, and again, forever.) Java checks the size
+  // while writing; here a part is encoded whole and grown until it reaches the target.
+  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end)
+  std::vector<std::string> encoded;
+  FJORD_ASSIGN_OR_RAISE(std::string whole, EncodeManifestFile(entries, writer_options_));
+  const size_t n = entries.size();
+  if (static_cast<int64_t>(whole.size()) <= target_file_size_ || n == 1) {
+    ranges.emplace_back(0, n);
+    encoded.push_back(std::move(whole));
+  } else {
+    double per_entry = static_cast<double>(whole.size()) / static_cast<double>(n);
+    whole.clear();
+    size_t guess = std::max<size_t>(
+        1, static_cast<size_t>(std::ceil(static_cast<double>(target_file_size_) / per_entry)));
+    for (size_t begin = 0; begin < n;) {
+      size_t count = std::min(n - begin, guess);
+      std::string part;
+      while (true) {
+        std::vector<ManifestEntry> slice(entries.begin() + begin, entries.begin() + begin + count);
+        FJORD_ASSIGN_OR_RAISE(part, EncodeManifestFile(slice, writer_options_));
+        if (static_cast<int64_t>(part.size()) >= target_file_size_ || begin + count == n) break;
+        count = std::min(n - begin, count + std::max<size_t>(1, count / 8));
+      }
+      ranges.emplace_back(begin, begin + count);
+      encoded.push_back(std::move(part));
+      begin += count;
+    }
+  }
   std::string prefix = "manifest-" + RandomUuid() + "-";
-  // Java rolls while writing; here the entries are encoded whole first and, when that is over the
-  // target size, split evenly into as many files as the size asks for.
-  FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeManifestFile(entries, writer_options_));
-  size_t parts = 1;
-  if (static_cast<int64_t>(bytes.size()) > target_file_size_ && entries.size() > 1) {
-    parts =
-        std::min(entries.size(),
-                 static_cast<size_t>((static_cast<int64_t>(bytes.size()) + target_file_size_ - 1) /
-                                     target_file_size_));
-  }
-  if (parts == 1) {
-    FJORD_ASSIGN_OR_RAISE(ManifestFileMeta meta, Describe(entries, 0, entries.size()));
-    meta.file_name = prefix + "0";
-    meta.file_size = static_cast<int64_t>(bytes.size());
-    FJORD_RETURN_NOT_OK(io_->CreateIfAbsent(paths_.ManifestFile(meta.file_name), bytes));
-    out.push_back(std::move(meta));
-    return out;
-  }
-  bytes.clear();
-  for (size_t i = 0; i < parts; ++i) {
-    size_t begin = entries.size() * i / parts, end = entries.size() * (i + 1) / parts;
-    int64_t size = 0;
-    Result<ManifestFileMeta> meta =
-        WriteOne(entries, begin, end, prefix + std::to_string(i), &size);
-    if (!meta.ok()) {
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    Result<ManifestFileMeta> meta = Describe(entries, ranges[i].first, ranges[i].second);
+    Status st = meta.status();
+    if (st.ok()) {
+      meta->file_name = prefix + std::to_string(i);
+      meta->file_size = static_cast<int64_t>(encoded[i].size());
+      st = io_->CreateIfAbsent(paths_.ManifestFile(meta->file_name), encoded[i]);
+    }
+    if (!st.ok()) {
       DeleteQuietly(out);
-      return meta.status();
+      return st;
     }
     out.push_back(std::move(*meta));
   }

@@ -27,7 +27,8 @@ struct ManifestMergeOptions {
 
 // Writes manifest files named manifest-<uuid>-<n> into a table's manifest/ directory and
 // describes them (ManifestFileMeta: counts, partition statistics, bucket and level ranges) as
-// Java does. Entries are split into several files when one would exceed the target size.
+// Java does. Entries are rolled into several files as Java's rolling writer does: each file but
+// the last reaches the target size.
 // Thread-compatible; the FileIO is shared.
 class ManifestFileWriter {
  public:
@@ -47,8 +48,6 @@ class ManifestFileWriter {
   const ManifestWriterOptions& writer_options() const { return writer_options_; }
 
  private:
-  Result<ManifestFileMeta> WriteOne(const std::vector<ManifestEntry>& entries, size_t begin,
-                                    size_t end, const std::string& name, int64_t* size) const;
   Result<ManifestFileMeta> Describe(const std::vector<ManifestEntry>& entries, size_t begin,
                                     size_t end) const;
 
