@@ -19,6 +19,7 @@ rows written (Java's `fjord-oracle dump` and `fjord cat` both); and at every thi
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -104,6 +105,7 @@ def run_round(fj, work, n_commits, round_no, every):
                    if s["commitUser"].startswith("java-mixed_") and s["commitKind"] == "APPEND")
 
     def fjord_loop(name):
+        rng = random.Random(f"{round_no}-{name}")
         for c in range(1, n_commits + 1):
             # Keep pace with Java (its first commits are slow while the JVM warms up), so that
             # the two race for snapshot ids all along rather than one after the other.
@@ -111,6 +113,7 @@ def run_round(fj, work, n_commits, round_no, every):
             while (java.poll() is None and time.monotonic() < wait_until
                    and java_commits(name) < c - 1):
                 time.sleep(0.01)
+            time.sleep(rng.uniform(0, 0.04))  # land anywhere in Java's next commit
             r = wm.run([fj, "write", dirs[name], "--input", data_file("fjord", name, c),
                         "--commit-user", "fjord-mixed", "--commit-id", str(c)])
             if r.returncode:
