@@ -447,6 +447,9 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
     all.changelog_files = c.append_changelog;
     all.changelog_files.insert(all.changelog_files.end(), c.compact_changelog.begin(),
                                c.compact_changelog.end());
+    if (all.table_files.empty() && all.changelog_files.empty()) {
+      return std::optional<int64_t>();  // nothing was compacted
+    }
     FJORD_ASSIGN_OR_RAISE(
         int64_t id, TryCommit(fixed(std::move(all)), true, identifier, CommitKind::kCompact, true));
     return std::optional<int64_t>(id);

@@ -66,12 +66,12 @@ class FileStoreCommit {
 
   // Commits `messages` under (commit user, `identifier`), as Java's commit(): the data
   // increments as one APPEND snapshot (OVERWRITE, with conflict checks, when they delete files),
-  // then the compact increments as one COMPACT snapshot (conflict-checked). With
-  // `kind` = kCompact everything goes into a single COMPACT snapshot. Returns the id of the last
-  // snapshot created, or nullopt when none was: this user already committed this identifier (or a
-  // later one), so a retry is a no-op; or there was nothing to commit and empty commits are
-  // ignored. A conflict is Status::Conflict and nothing of it is committed; so is giving up after
-  // `commit.max-retries` lost races (or `commit.timeout`).
+  // then the compact increments as one COMPACT snapshot (conflict-checked). With `kind` =
+  // kCompact everything goes into a single COMPACT snapshot (none if there are no files).
+  // Returns the id of the last snapshot created, or nullopt when none was: this user already
+  // committed this identifier (or a later one), so a retry is a no-op; or there was nothing to
+  // commit and empty commits are ignored. A conflict is Status::Conflict and nothing of it is
+  // committed; so is giving up after `commit.max-retries` lost races (or `commit.timeout`).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages,
                                         int64_t identifier, CommitKind kind = CommitKind::kAppend);
 
