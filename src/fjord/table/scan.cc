@@ -169,7 +169,8 @@ Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& s
     return std::optional<Snapshot>(std::move(s));
   }
   if (selector.timestamp_millis) {
-    FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> s, sm.LatestAtOrBefore(*selector.timestamp_millis));
+    FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> s,
+                          sm.LatestAtOrBefore(*selector.timestamp_millis));
     if (!s) {
       // As Java: time travel before the first snapshot is an error, not an empty table.
       FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, sm.EarliestId());
