@@ -7,8 +7,8 @@ namespace {
 // The unit of the first `count` runs (behaviour.md §2.2 createUnit): into the max level when it
 // takes every run, else one level above the next run, absorbing level-0 runs until the output
 // level is not 0.
-std::optional<CompactUnit> CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level,
-                                      size_t count) {
+CompactUnit CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level, size_t count,
+                       bool* took_all) {
   int32_t output_level;
   if (count == runs.size()) {
     output_level = max_level;
@@ -26,32 +26,34 @@ std::optional<CompactUnit> CreateUnit(const std::vector<LevelSortedRun>& runs, i
       }
     }
   }
-  if (count == runs.size()) output_level = max_level;
+  if (count == runs.size()) {
+    output_level = max_level;
+    if (took_all) *took_all = true;
+  }
   CompactUnit unit{output_level, {}};
   for (size_t i = 0; i < count; ++i) {
     unit.files.insert(unit.files.end(), runs[i].files.begin(), runs[i].files.end());
   }
-  if (unit.files.empty()) return std::nullopt;
-  // A single file already at the output level needs no work.
-  if (unit.files.size() == 1 && unit.files[0].level == output_level) return std::nullopt;
   return unit;
 }
 
 std::optional<CompactUnit> PickForSizeAmp(const std::vector<LevelSortedRun>& runs,
-                                          int32_t max_level, const UniversalCompactionOptions& o) {
+                                          int32_t max_level, const UniversalCompactionOptions& o,
+                                          bool* took_all) {
   if (static_cast<int32_t>(runs.size()) < o.compaction_trigger) return std::nullopt;
   int64_t candidate = 0;
   for (size_t i = 0; i + 1 < runs.size(); ++i) candidate += runs[i].TotalSize();
   int64_t earliest = runs.back().TotalSize();
   if (candidate * 100 > static_cast<int64_t>(o.max_size_amplification_percent) * earliest) {
-    return CreateUnit(runs, max_level, runs.size());
+    return CreateUnit(runs, max_level, runs.size(), took_all);
   }
   return std::nullopt;
 }
 
 std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& runs,
                                             int32_t max_level, const UniversalCompactionOptions& o,
-                                            size_t candidate_count, bool force_pick) {
+                                            size_t candidate_count, bool force_pick,
+                                            bool* took_all) {
   int64_t candidate = 0;
   for (size_t i = 0; i < candidate_count; ++i) candidate += runs[i].TotalSize();
   size_t i = candidate_count;
@@ -63,7 +65,7 @@ std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& r
     }
     candidate += next;
   }
-  if (force_pick || i > 1) return CreateUnit(runs, max_level, i);
+  if (force_pick || i > 1) return CreateUnit(runs, max_level, i, took_all);
   return std::nullopt;
 }
 
@@ -90,18 +92,44 @@ Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const
   return o;
 }
 
-std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
-                                         const UniversalCompactionOptions& options) {
+std::optional<CompactUnit> PickUniversalUnfiltered(const std::vector<LevelSortedRun>& runs,
+                                                   int32_t max_level,
+                                                   const UniversalCompactionOptions& options,
+                                                   bool* took_all) {
+  if (took_all) *took_all = false;
   if (runs.empty()) return std::nullopt;
-  if (auto unit = PickForSizeAmp(runs, max_level, options)) return unit;
+  if (auto unit = PickForSizeAmp(runs, max_level, options, took_all)) return unit;
   if (static_cast<int32_t>(runs.size()) >= options.compaction_trigger) {
-    if (auto unit = PickForSizeRatio(runs, max_level, options, 1, false)) return unit;
+    if (auto unit = PickForSizeRatio(runs, max_level, options, 1, false, took_all)) return unit;
   }
   if (static_cast<int32_t>(runs.size()) > options.compaction_trigger) {
     size_t count = runs.size() - static_cast<size_t>(options.compaction_trigger) + 1;
-    return PickForSizeRatio(runs, max_level, options, count, true);
+    return PickForSizeRatio(runs, max_level, options, count, true, took_all);
   }
   return std::nullopt;
+}
+
+std::optional<CompactUnit> ForcePickLevel0(const std::vector<LevelSortedRun>& runs,
+                                           int32_t max_level,
+                                           const UniversalCompactionOptions& options,
+                                           bool* took_all) {
+  if (took_all) *took_all = false;
+  size_t level0 = 0;
+  while (level0 < runs.size() && runs[level0].level == 0) ++level0;
+  if (level0 == 0) return std::nullopt;
+  return PickForSizeRatio(runs, max_level, options, level0, true, took_all);
+}
+
+bool KeepUnit(const CompactUnit& unit) {
+  if (unit.files.empty()) return false;
+  return unit.files.size() > 1 || unit.files[0].level != unit.output_level;
+}
+
+std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
+                                         const UniversalCompactionOptions& options) {
+  std::optional<CompactUnit> unit = PickUniversalUnfiltered(runs, max_level, options);
+  if (unit && !KeepUnit(*unit)) return std::nullopt;
+  return unit;
 }
 
 std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs, int32_t max_level) {

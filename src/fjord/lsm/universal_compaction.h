@@ -27,9 +27,29 @@ struct UniversalCompactionOptions {
 };
 
 // The unit to compact now, or nullopt. `runs` as Levels::SortedRuns gives them (newest first);
-// `max_level` is the highest level.
+// `max_level` is the highest level. Units the compaction manager would discard (KeepUnit) are
+// nullopt.
 std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
                                          const UniversalCompactionOptions& options);
+
+// Java's UniversalCompaction#pick steps 1-3 without the manager's filter. `*took_all` (if given)
+// is set when the unit holds every run: Java then records a full compaction (for
+// compaction.optimization-interval).
+std::optional<CompactUnit> PickUniversalUnfiltered(const std::vector<LevelSortedRun>& runs,
+                                                   int32_t max_level,
+                                                   const UniversalCompactionOptions& options,
+                                                   bool* took_all = nullptr);
+
+// Java's forcePickL0: every level-0 run, extended by the size-ratio rule, always picked when
+// there is a level-0 run (behaviour.md §2.7).
+std::optional<CompactUnit> ForcePickLevel0(const std::vector<LevelSortedRun>& runs,
+                                           int32_t max_level,
+                                           const UniversalCompactionOptions& options,
+                                           bool* took_all = nullptr);
+
+// The compaction manager's filter: a unit with no file, or a single file already at the output
+// level, is not worth running.
+bool KeepUnit(const CompactUnit& unit);
 
 // Every run into the max level (full compaction); nullopt when there is nothing to do (no runs,
 // or only the max level already).
