@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <unordered_set>
@@ -22,6 +23,8 @@ class Task {
       key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
     }
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
+    key_types_ = key_types;
+    ranges_ = ranges;
     std::vector<Section> pending;
     for (const Section& section : PartitionIntervals(ranges)) {
       if (section.size() > 1) {
@@ -159,11 +162,27 @@ class Task {
     if (key_encoder_) return Status::OK();
     FJORD_ASSIGN_OR_RAISE(SortKeyEncoder encoder, layout_.KeyEncoder());
     key_encoder_ = std::make_unique<SortKeyEncoder>(std::move(encoder));
-    // One sorted run per level (levels >= 1 are runs).
+    // Only keys of the unit's level-0 files are looked up: files whose key range misses all of
+    // them need not be read. One sorted run per level (levels >= 1 are runs).
+    std::vector<KeyRange> level0;
+    for (size_t i = 0; i < unit_.files.size(); ++i) {
+      if (unit_.files[i].level == 0) level0.push_back(ranges_[i]);
+    }
+    auto overlaps = [&](const KeyRange& r) {
+      return std::any_of(level0.begin(), level0.end(),
+                         [&](const KeyRange& l) { return l.min <= r.max && r.min <= l.max; });
+    };
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> above_ranges,
+                          FileKeyRanges(ctx_.files_above, key_types_));
     std::map<int32_t, std::vector<DataFileMeta>> above, inside;
-    for (const DataFileMeta& f : ctx_.files_above) above[f.level].push_back(f);
-    for (const DataFileMeta& f : unit_.files) {
-      if (f.level > 0) inside[f.level].push_back(f);
+    for (size_t i = 0; i < ctx_.files_above.size(); ++i) {
+      if (overlaps(above_ranges[i]))
+        above[ctx_.files_above[i].level].push_back(ctx_.files_above[i]);
+    }
+    for (size_t i = 0; i < unit_.files.size(); ++i) {
+      if (unit_.files[i].level > 0 && overlaps(ranges_[i])) {
+        inside[unit_.files[i].level].push_back(unit_.files[i]);
+      }
     }
     for (auto& [level, files] : above) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_above_));
     for (auto& [level, files] : inside) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_inside_));
@@ -200,7 +219,9 @@ class Task {
   const CompactContext& ctx_;
   KvLayout layout_;
   CompactResult result_;
-  bool lookup_ = false;  // the rewrite under way goes through the first-row lookup
+  std::vector<DataTypePtr> key_types_;
+  std::vector<KeyRange> ranges_;  // of unit_.files
+  bool lookup_ = false;           // the rewrite under way goes through the first-row lookup
   std::unique_ptr<SortKeyEncoder> key_encoder_;
   std::unordered_set<std::string> keys_above_;
   std::unordered_set<std::string> keys_inside_;

@@ -1,5 +1,7 @@
 #include "fjord/lsm/universal_compaction.h"
 
+#include <ctime>
+
 namespace fjord {
 
 namespace {
@@ -56,11 +58,11 @@ std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& r
                                             bool* took_all) {
   int64_t candidate = 0;
   for (size_t i = 0; i < candidate_count; ++i) candidate += runs[i].TotalSize();
+  const int32_t ratio = o.size_ratio + o.CurrentOffPeakRatio();
   size_t i = candidate_count;
   for (; i < runs.size(); ++i) {
     const int64_t next = runs[i].TotalSize();
-    if (static_cast<double>(candidate) * (100.0 + o.size_ratio) / 100.0 <
-        static_cast<double>(next)) {
+    if (static_cast<double>(candidate) * (100.0 + ratio) / 100.0 < static_cast<double>(next)) {
       break;
     }
     candidate += next;
@@ -70,6 +72,26 @@ std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& r
 }
 
 }  // namespace
+
+int32_t UniversalCompactionOptions::CurrentOffPeakRatio() const {
+  if (offpeak_start_hour == -1 || offpeak_end_hour == -1 ||
+      offpeak_start_hour == offpeak_end_hour) {
+    return 0;
+  }
+  int32_t hour;
+  if (hour_of_day) {
+    hour = hour_of_day();
+  } else {
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    hour = local.tm_hour;
+  }
+  bool off_peak = offpeak_start_hour <= offpeak_end_hour
+                      ? offpeak_start_hour <= hour && hour < offpeak_end_hour
+                      : hour < offpeak_end_hour || offpeak_start_hour <= hour;
+  return off_peak ? offpeak_ratio : 0;
+}
 
 Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const Options& options) {
   UniversalCompactionOptions o;
@@ -85,6 +107,9 @@ Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const
                         get("num-sorted-run.stop-trigger", o.compaction_trigger + 3));
   o.stop_trigger = std::max(o.stop_trigger, o.compaction_trigger);
   FJORD_ASSIGN_OR_RAISE(o.num_levels, get("num-levels", o.compaction_trigger + 1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_start_hour, get("compaction.offpeak.start.hour", -1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_end_hour, get("compaction.offpeak.end.hour", -1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_ratio, get("compaction.offpeak-ratio", 0));
   if (o.compaction_trigger < 1) {
     return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be >= 1");
   }

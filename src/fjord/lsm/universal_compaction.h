@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -22,6 +23,16 @@ struct UniversalCompactionOptions {
   int32_t compaction_trigger = 5;                // num-sorted-run.compaction-trigger
   int32_t stop_trigger = 8;                      // num-sorted-run.stop-trigger
   int32_t num_levels = 6;                        // num-levels
+  // Off-peak hours [start, end) (wrapping over midnight; -1 or start == end: off): the size ratio
+  // is raised by offpeak_ratio then (compaction.offpeak.start.hour, .end.hour, offpeak-ratio).
+  int32_t offpeak_start_hour = -1;
+  int32_t offpeak_end_hour = -1;
+  int32_t offpeak_ratio = 0;
+  // The local hour of day (0-23), as Java's LocalDateTime.now(); null = the system clock.
+  std::function<int32_t()> hour_of_day;
+
+  // The extra size ratio that applies now (Java's OffPeakHours#currentRatio).
+  int32_t CurrentOffPeakRatio() const;
 
   static Result<UniversalCompactionOptions> FromOptions(const Options& options);
 };
