@@ -28,12 +28,20 @@ Json BucketJson(const BucketStats& b, bool primary_key) {
   j["bucket"] = b.bucket;
   j["files"] = b.files;
   j["rows"] = b.rows;
+  const BucketCompactionMetrics& m = b.lsm;
+  auto history = [&] {
+    j["compactionCompletedCount"] = m.compactions;
+    j["compactionInputFiles"] = m.files_in;
+    j["compactionInputSize"] = m.bytes_in;
+    j["compactionOutputFiles"] = m.files_out;
+    j["compactionOutputSize"] = m.bytes_out;
+  };
   if (!primary_key) {
     j["smallFiles"] = b.small_files;
     j["smallFileBytes"] = b.small_bytes;
+    history();
     return j;
   }
-  const BucketCompactionMetrics& m = b.lsm;
   Json levels = Json::object();
   for (const auto& [level, n] : m.files_per_level) levels[std::to_string(level)] = n;
   j["filesPerLevel"] = levels;
@@ -43,12 +51,8 @@ Json BucketJson(const BucketStats& b, bool primary_key) {
   j["backlogBytes"] = m.backlog_bytes;
   j["backlogFiles"] = m.backlog_files;
   j["runsAboveTrigger"] = m.runs_above_trigger;
-  j["compactionCompletedCount"] = m.compactions;
   j["fullCompactionCount"] = m.full_compactions;
-  j["compactionInputFiles"] = m.files_in;
-  j["compactionInputSize"] = m.bytes_in;
-  j["compactionOutputFiles"] = m.files_out;
-  j["compactionOutputSize"] = m.bytes_out;
+  history();
   return j;
 }
 
@@ -62,11 +66,14 @@ void PrintText(const TableStats& s) {
   if (!s.primary_key) {
     std::cout << std::left << std::setw(24) << "partition" << std::right << std::setw(7) << "bucket"
               << std::setw(8) << "files" << std::setw(12) << "rows" << std::setw(12)
-              << "small-files" << std::setw(14) << "small-bytes\n";
+              << "small-files" << std::setw(13) << "small-bytes" << std::setw(10) << "compacts"
+              << std::setw(13) << "bytes-in" << std::setw(13) << "bytes-out\n";
     for (const BucketStats& b : s.buckets) {
       std::cout << std::left << std::setw(24) << partition(b) << std::right << std::setw(7)
                 << b.bucket << std::setw(8) << b.files << std::setw(12) << b.rows << std::setw(12)
-                << b.small_files << std::setw(13) << b.small_bytes << "\n";
+                << b.small_files << std::setw(13) << b.small_bytes << std::setw(10)
+                << b.lsm.compactions << std::setw(13) << b.lsm.bytes_in << std::setw(13)
+                << b.lsm.bytes_out << "\n";
     }
     return;
   }

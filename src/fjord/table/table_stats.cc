@@ -58,9 +58,11 @@ Result<TableStats> ComputeTableStats(const Table& table) {
   std::map<BucketKey, std::vector<DataFileMeta>> files;
   for (ManifestEntry& e : live) files[{e.partition, e.bucket}].push_back(std::move(e.file));
 
+  int32_t max_level = 0;
   if (stats.primary_key) {
     FJORD_ASSIGN_OR_RAISE(UniversalCompactionOptions universal,
                           UniversalCompactionOptions::FromOptions(options));
+    max_level = universal.num_levels - 1;
     FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema));
     std::vector<DataTypePtr> key_types;
     for (int k : layout.key_columns)
@@ -68,38 +70,6 @@ Result<TableStats> ComputeTableStats(const Table& table) {
     for (const auto& [key, list] : files) {
       FJORD_ASSIGN_OR_RAISE(Levels levels, Levels::Make(key_types, universal.num_levels, list));
       FillLevelMetrics(levels, universal, &bucket_of(key.first, key.second).lsm);
-    }
-    // Compaction history: every retained COMPACT snapshot, per bucket.
-    FJORD_ASSIGN_OR_RAISE(std::vector<int64_t> ids, table.snapshots().ListIds());
-    for (int64_t id : ids) {
-      Result<Snapshot> snapshot = table.snapshots().Load(id);
-      if (!snapshot.ok()) {
-        if (snapshot.status().IsNotFound()) continue;  // expired meanwhile
-        return snapshot.status();
-      }
-      stats.snapshots_read++;
-      if (snapshot->commit_kind != CommitKind::kCompact) continue;
-      stats.compact_snapshots++;
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
-                            DeltaEntries(table, *snapshot, format));
-      std::map<BucketKey, int32_t> output_level;
-      for (const ManifestEntry& e : entries) {
-        BucketCompactionMetrics& m = bucket_of(e.partition, e.bucket).lsm;
-        int32_t& level = output_level[{e.partition, e.bucket}];
-        if (e.kind == FileKind::kAdd) {
-          m.files_out++;
-          m.bytes_out += e.file.file_size;
-          level = std::max(level, e.file.level);
-        } else {
-          m.files_in++;
-          m.bytes_in += e.file.file_size;
-        }
-      }
-      for (const auto& [key, level] : output_level) {
-        BucketCompactionMetrics& m = bucket_of(key.first, key.second).lsm;
-        m.compactions++;
-        if (level == universal.num_levels - 1) m.full_compactions++;
-      }
     }
   } else {
     FJORD_ASSIGN_OR_RAISE(AppendCompactOptions append, AppendCompactOptions::FromOptions(options));
@@ -111,6 +81,39 @@ Result<TableStats> ComputeTableStats(const Table& table) {
           b.small_bytes += f.file_size;
         }
       }
+    }
+  }
+
+  // Compaction history: every retained COMPACT snapshot, per bucket.
+  FJORD_ASSIGN_OR_RAISE(std::vector<int64_t> ids, table.snapshots().ListIds());
+  for (int64_t id : ids) {
+    Result<Snapshot> snapshot = table.snapshots().Load(id);
+    if (!snapshot.ok()) {
+      if (snapshot.status().IsNotFound()) continue;  // expired meanwhile
+      return snapshot.status();
+    }
+    stats.snapshots_read++;
+    if (snapshot->commit_kind != CommitKind::kCompact) continue;
+    stats.compact_snapshots++;
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
+                          DeltaEntries(table, *snapshot, format));
+    std::map<BucketKey, int32_t> output_level;
+    for (const ManifestEntry& e : entries) {
+      BucketCompactionMetrics& m = bucket_of(e.partition, e.bucket).lsm;
+      int32_t& level = output_level[{e.partition, e.bucket}];
+      if (e.kind == FileKind::kAdd) {
+        m.files_out++;
+        m.bytes_out += e.file.file_size;
+        level = std::max(level, e.file.level);
+      } else {
+        m.files_in++;
+        m.bytes_in += e.file.file_size;
+      }
+    }
+    for (const auto& [key, level] : output_level) {
+      BucketCompactionMetrics& m = bucket_of(key.first, key.second).lsm;
+      m.compactions++;
+      if (stats.primary_key && level == max_level) m.full_compactions++;
     }
   }
 

@@ -21,9 +21,9 @@ struct BucketStats {
   int32_t bucket = 0;
   int64_t files = 0;
   int64_t rows = 0;  // sum of the files' row counts (before merging)
-  // Primary-key tables: tree shape and backlog from the latest snapshot; compactions, files and
-  // bytes in/out from the COMPACT snapshots (an upgraded file counts as removed and added, as in
-  // Java's compaction sizes). Durations are not recorded in metadata and stay 0.
+  // Primary-key tables: tree shape and backlog from the latest snapshot. All tables: compactions,
+  // files and bytes in/out from the COMPACT snapshots (an upgraded file counts as removed and
+  // added, as in Java's compaction sizes). Durations are not recorded in metadata and stay 0.
   BucketCompactionMetrics lsm;
   // Append tables: files below 70 % of target-file-size, and their bytes.
   int64_t small_files = 0;

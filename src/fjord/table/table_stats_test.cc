@@ -139,11 +139,47 @@ TEST(TableStatsTest, AppendSmallFileBacklog) {
     EXPECT_EQ(b.partition_path, "p=a");
     EXPECT_EQ(b.small_files, b.files);  // every file is tiny
     EXPECT_GT(b.small_bytes, 0);
+    EXPECT_EQ(b.lsm.compactions, 0);
     files += b.files;
     rows += b.rows;
   }
   EXPECT_EQ(files, 6);
   EXPECT_EQ(rows, 120);
+}
+
+TEST(TableStatsTest, AppendCompactionHistory) {
+  testing::TempDir dir;
+  auto table = MakeTable(dir, false, {});
+  int64_t compactions = 0, files_in = 0, bytes_in = 0, files_out = 0, bytes_out = 0;
+  for (int round = 0; round < 8; ++round) {
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(Rows("a", round * 100, 40)));
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+    for (const CommitMessage& m : messages) {
+      compactions += !m.compact_before.empty();
+      files_in += static_cast<int64_t>(m.compact_before.size());
+      files_out += static_cast<int64_t>(m.compact_after.size());
+      for (const auto& f : m.compact_before) bytes_in += f.file_size;
+      for (const auto& f : m.compact_after) bytes_out += f.file_size;
+    }
+    FileStoreCommit commit(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(commit.Commit(messages, round + 1).status());
+  }
+  ASSERT_GT(compactions, 0);  // 5 small files per bucket make the writer compact
+  ASSERT_OK_AND_ASSIGN(TableStats s, ComputeTableStats(*table));
+  int64_t c = 0, fi = 0, bi = 0, fo = 0, bo = 0;
+  for (const BucketStats& b : s.buckets) {
+    c += b.lsm.compactions;
+    fi += b.lsm.files_in;
+    bi += b.lsm.bytes_in;
+    fo += b.lsm.files_out;
+    bo += b.lsm.bytes_out;
+  }
+  EXPECT_EQ(c, compactions);
+  EXPECT_EQ(fi, files_in);
+  EXPECT_EQ(bi, bytes_in);
+  EXPECT_EQ(fo, files_out);
+  EXPECT_EQ(bo, bytes_out);
 }
 
 TEST(TableStatsTest, EmptyTable) {
