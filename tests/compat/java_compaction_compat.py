@@ -26,7 +26,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import write_matrix as wm  # noqa: E402
 
-FIXTURES = os.path.join(wm.REPO, "..", "shared", "fixtures", "paimon-java")
+# FJORD_FIXTURES overrides the location (e.g. from a worktree, where ../shared does not exist).
+FIXTURES = os.environ.get("FJORD_FIXTURES",
+                          os.path.join(wm.REPO, "..", "shared", "fixtures", "paimon-java"))
 ENGINES = {
     "dedup": {},
     "partial": {"merge-engine": "partial-update"},
