@@ -5,13 +5,14 @@
 //
 //   engine_arrow WORKLOAD --dir DIR [--rows N] [--keys K]
 //
-// WORKLOAD: append-write (all rows to one file), prepare (untimed set-up for the reads: the rows
-// of partition 3, each key's last upsert sorted by key, and the five runs), read-filtered (that
-// partition's file, key range applied), pk-write (all upserts to one file), read-pk (the
-// deduplicated file), compact (read the five sorted runs the table holds after its commits, keep
-// each key's last row, write them in key order: the same input and output rows as the table's full
-// compaction).
+// WORKLOAD: version (Arrow's), append-write (all rows to one file), prepare (untimed set-up for the
+// reads: the rows of partition 3, each key's last upsert sorted by key, and the five runs),
+// read-filtered (that partition's file, key range applied), pk-write (all upserts to one file),
+// read-pk (the deduplicated file), compact (read the five sorted runs the table holds after its
+// commits, keep each key's last row, write them in key order: the same input and output rows as the
+// table's full compaction).
 
+#include <arrow/config.h>
 #include <arrow/io/file.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/writer.h>
@@ -98,9 +99,11 @@ void Print(int64_t rows, bool part, const fb::Checksum* sum) {
 }
 
 arrow::Status Run(const Args& a) {
-  std::filesystem::create_directories(a.dir);
+  if (a.workload != "version") std::filesystem::create_directories(a.dir);
   const std::string d = a.dir + "/";
-  if (a.workload == "append-write") {
+  if (a.workload == "version") {
+    std::printf("{\"arrow\": \"%s\"}\n", arrow::GetBuildInfo().version_string.c_str());
+  } else if (a.workload == "append-write") {
     ARROW_RETURN_NOT_OK(WriteRows(d + "append.parquet", a.rows, a.keys, true));
     Print(a.rows, true, nullptr);
   } else if (a.workload == "pk-write") {
@@ -194,6 +197,7 @@ int main(int argc, char** argv) {
     if (f == "--rows") a.rows = std::stoll(v);
     if (f == "--keys") a.keys = std::stoll(v);
   }
+  if (a.workload == "version") a.dir = "/tmp";
   if (a.dir.empty()) {
     std::cerr << "usage: engine_arrow WORKLOAD --dir DIR [--rows N] [--keys K]\n";
     return 2;
