@@ -55,6 +55,9 @@ class Runner:
         self.arrow = os.path.join(args.build_dir, "bench", "engine_arrow")
         self.java = ["java", *args.java_opts.split(), "-jar", args.jar, "bench"]
         self.commands = {}
+        # The commit measured: taken at the start (the report may be written later).
+        self.git = sh("git rev-parse --short HEAD") + (
+            " (with local changes)" if sh("git status --porcelain --untracked-files=no") else "")
 
     def argv(self, engine, workload, d):
         a = self.args
@@ -131,6 +134,7 @@ def main():
         results = {tuple(k.split("|")): v for k, v in raw["results"].items()}
         r.commands = {tuple(k.split("|")): v for k, v in raw["commands"].items()}
         started = datetime.datetime.fromisoformat(raw["started"])
+        r.git = raw.get("git", r.git)
         return write_results(args, r, workloads, results, raw["loads"], started)
     results = {}  # (workload, engine) -> [result per rep]
     loads = []
@@ -140,7 +144,7 @@ def main():
         with open(args.raw, "w") as fh:
             json.dump({"results": {"|".join(k): v for k, v in results.items()},
                        "commands": {"|".join(k): v for k, v in r.commands.items()},
-                       "loads": loads, "started": started.isoformat()}, fh)
+                       "loads": loads, "started": started.isoformat(), "git": r.git}, fh)
 
     for rep in range(args.reps):
         order = ENGINES[rep % 3:] + ENGINES[:rep % 3]
@@ -198,7 +202,7 @@ def summarise(res):
 def write_results(args, r, workloads, results, loads, started):
     today = started.strftime("%Y-%m-%d")
     out = args.out or os.path.join("bench", "results", f"{today}.md")
-    git = sh("git rev-parse --short HEAD") + (" (with local changes)" if sh("git status --porcelain --untracked-files=no") else "")
+    git = r.git
     java_v = sh("java -version 2>&1 | head -1")
     paimon = re.search(r"paimon-bundle</artifactId>\s*<version>([^<]+)", open("interop/java/pom.xml").read())
     arrow_v = json.loads(sh(f"{r.arrow} version"))["arrow"]
