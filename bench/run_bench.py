@@ -161,7 +161,7 @@ def main():
                                "compact": "pk-write", "read-compacted": "compact"}
                 if name in needs_write and needs_write[name] not in chosen:
                     sys.exit(f"run_bench: {name} needs {needs_write[name]}")
-                if engine == "limit" and name in ("read-filtered", "compact") and \
+                if engine == "limit" and name in ("read-filtered", "read-mor", "compact") and \
                         not os.path.exists(os.path.join(dirs["limit"], "final.parquet")):
                     r.run("limit", "prepare", dirs["limit"])  # untimed set-up
                 res = r.run(engine, workload, dirs[engine])
