@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory \
-        bench-commits
+        bench-commits bench
 
 all: build
 
@@ -45,6 +45,18 @@ clean:
 FUZZ_SECONDS ?= 600
 fuzz: bootstrap
 	@tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)
+
+# Issue 7's benchmarks (bench/README.md): every workload with Fjord, Java Paimon and the limit (Arrow
+# C++), interleaved, in one invocation; writes bench/results/<date>.md and the summary table of
+# docs/performance.md. Not part of `make test`. Full scale by default (10M rows, 1M keys, 10,000
+# commits, 2 repetitions; hours on 2 cores); BENCH_QUICK=1 for 1M rows, 100k keys, 1,000 commits.
+# BENCH_ARGS passes more (e.g. --reps 3, --workloads pk-write,read-mor, --scratch DIR).
+bench: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
+	@interop/java/build.sh >/dev/null
+	@python3 bench/run_bench.py $(if $(filter 1,$(BENCH_QUICK)),--quick) $(BENCH_ARGS)
 
 # Issue 4's memory benchmark: >= 2 GB of primary-key upserts with write-buffer-size = 64 mb.
 # Not part of `make test`. BENCH_GB / BENCH_DIR override the size and the scratch folder.

@@ -52,7 +52,8 @@ public final class Oracle {
                     + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n"
                     + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
                     + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]\n"
-                    + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n";
+                    + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
+                    + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
     private Oracle() {}
 
@@ -104,6 +105,8 @@ public final class Oracle {
                 }
                 return dumpAll(Path.of(args[1]), Path.of(args[2]));
             }
+            case "bench":
+                return Bench.run(args, realOut);
             case "batch": {
                 if (args.length != 2) {
                     throw new UsageException("batch takes one COMMAND_FILE (or - for stdin)");

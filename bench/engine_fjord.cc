@@ -1,0 +1,246 @@
+// Fjord's side of `make bench` (bench/README.md): one workload per process, on the rows of
+// bench_rows.h, with the same table options as interop/java's `bench` command. Prints one JSON line
+// (rows, raw bytes, checksum, ...); the orchestrator (run_bench.py) measures time, CPU and RSS.
+//
+//   engine_fjord WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]
+//
+// WORKLOAD: append-write, read-filtered, pk-write, read-pk, compact, commits.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench_rows.h"
+#include "fjord/table/append_write.h"
+#include "fjord/table/catalog.h"
+#include "fjord/table/commit.h"
+#include "fjord/table/primary_key_write.h"
+#include "fjord/table/table.h"
+
+namespace {
+
+using namespace fjord;
+namespace fb = fjord::bench;
+
+struct Args {
+  std::string workload, dir;
+  int64_t rows = 10'000'000, keys = 1'000'000, commits = 10'000, block = 1000, runs = 5;
+};
+
+constexpr int64_t kBatch = 8192;
+
+// Table options both engines set explicitly (Paimon's defaults, spelled out).
+const std::vector<std::pair<std::string, std::string>> kCommon = {
+    {"file.format", "parquet"},
+    {"file.compression", "zstd"},
+    {"file.compression.zstd-level", "1"},
+    {"target-file-size", "128 mb"}};
+
+std::string Columns(bool with_partition) {
+  std::string c = with_partition ? "p INT, k INT" : "k INT NOT NULL";
+  for (int j = 0; j < fb::kStrings; ++j) c += ", s" + std::to_string(j) + " STRING";
+  return c;
+}
+
+Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& name, bool pk) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
+  FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
+  TableSpec spec;
+  bool partitioned = name == "append";
+  FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(Columns(partitioned)));
+  if (partitioned) spec.partition_keys = {"p"};
+  if (pk) spec.primary_keys = {"k"};
+  spec.options = kCommon;
+  if (pk) {
+    spec.options.emplace_back("bucket", "1");
+    spec.options.emplace_back("write-buffer-spillable", "true");
+  }
+  FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
+  FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec));
+  return catalog->GetTable(id);
+}
+
+Result<std::unique_ptr<Table>> OpenTable(const Args& a, const std::string& name) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
+  FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
+  return catalog->GetTable(id);
+}
+
+std::shared_ptr<arrow::Table> AsTable(const std::shared_ptr<arrow::RecordBatch>& b) {
+  return arrow::Table::FromRecordBatches({b}).ValueOrDie();
+}
+
+Status AppendWrite(const Args& a) {
+  FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "append", false));
+  FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
+  for (int64_t i = 0; i < a.rows; i += kBatch) {
+    FJORD_RETURN_NOT_OK(
+        writer->Write(AsTable(fb::MakeRows(i, std::min(kBatch, a.rows - i), a.keys, true))));
+  }
+  FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
+  FJORD_RETURN_NOT_OK(commit.Commit(messages, Snapshot::kBatchCommitIdentifier).status());
+  int64_t files = 0;
+  for (const auto& m : messages) files += static_cast<int64_t>(m.new_files.size());
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld}\n",
+              static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(true)),
+              static_cast<long long>(files));
+  return Status::OK();
+}
+
+// `a.runs` commits of rows/runs upserts each, write-only (compaction is its own workload).
+Status PkWrite(const Args& a) {
+  FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "pk", true));
+  TableWriteOptions options;
+  options.dynamic_options["write-only"] = "true";
+  FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get(), options));
+  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
+  int64_t files = 0, written = 0;
+  for (int64_t c = 0; c < a.runs; ++c) {
+    int64_t end = a.rows * (c + 1) / a.runs;
+    for (; written < end; written += std::min(kBatch, end - written)) {
+      auto batch = fb::MakeRows(written, std::min(kBatch, end - written), a.keys, false);
+      FJORD_RETURN_NOT_OK(writer->Write(AsTable(batch)));
+    }
+    FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+    for (const auto& m : messages) files += static_cast<int64_t>(m.new_files.size());
+    FJORD_RETURN_NOT_OK(commit.Commit(messages, c).status());
+  }
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld}\n",
+              static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(false)),
+              static_cast<long long>(files));
+  return Status::OK();
+}
+
+Status ReadAndSum(const Args& a, const std::string& name, const std::string& where, bool part) {
+  FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, name));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table->Plan(ScanSelector{}, where));
+  int64_t files = 0;
+  for (const auto& s : plan.splits) files += static_cast<int64_t>(s.files.size());
+  ReadRequest request;
+  request.where = where;
+  FJORD_ASSIGN_OR_RAISE(ReadResult result, table->Read(request));
+  fb::Checksum sum;
+  if (arrow::Status st = sum.Add(*result.rows); !st.ok()) return Status::Invalid(st.ToString());
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"checksum\": \"%s\", \"files\": %lld}\n",
+              static_cast<long long>(sum.rows()),
+              static_cast<long long>(sum.rows() * fb::RowBytes(part)), sum.Hex().c_str(),
+              static_cast<long long>(files));
+  return Status::OK();
+}
+
+Status Compact(const Args& a) {
+  FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, "pk"));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table->Plan(ScanSelector{}));
+  int64_t rows_in = 0, files_in = 0;
+  for (const auto& s : plan.splits) {
+    for (const auto& f : s.files) rows_in += f.row_count, ++files_in;
+  }
+  TableWriteOptions options;
+  options.dynamic_options["write-only"] = "false";
+  FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get(), options));
+  FJORD_ASSIGN_OR_RAISE(auto buckets, writer->LiveBuckets());
+  for (const auto& b : buckets) FJORD_RETURN_NOT_OK(writer->CompactBucket(b, /*full=*/true));
+  FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench-compact");
+  FJORD_RETURN_NOT_OK(commit.Commit(messages, Snapshot::kBatchCommitIdentifier).status());
+  int64_t files_out = 0;
+  for (const auto& m : messages) files_out += static_cast<int64_t>(m.compact_after.size());
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files_in\": %lld, \"files_out\": %lld}\n",
+              static_cast<long long>(rows_in),
+              static_cast<long long>(rows_in * fb::RowBytes(false)),
+              static_cast<long long>(files_in), static_cast<long long>(files_out));
+  return Status::OK();
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+// `a.commits` commits of 3 rows (one data file) each to an unpartitioned append table; only the
+// commit call is timed. Prints p50/p99 per block of `a.block` commits.
+Status Commits(const Args& a) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
+  FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
+  TableSpec spec;
+  FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(Columns(false)));
+  spec.options = kCommon;
+  FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench.commits"));
+  FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec));
+  FJORD_ASSIGN_OR_RAISE(auto table, catalog->GetTable(id));
+  FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
+  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
+  std::vector<double> block;
+  std::string blocks;
+  double total = 0;
+  for (int64_t c = 0; c < a.commits; ++c) {
+    FJORD_RETURN_NOT_OK(writer->Write(AsTable(fb::MakeRows(3 * c, 3, a.keys, false))));
+    FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+    auto t0 = std::chrono::steady_clock::now();
+    FJORD_RETURN_NOT_OK(commit.Commit(messages, c).status());
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    total += ms;
+    block.push_back(ms);
+    if (static_cast<int64_t>(block.size()) == a.block || c + 1 == a.commits) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%s[%lld, %.3f, %.3f]", blocks.empty() ? "" : ", ",
+                    static_cast<long long>(c + 1), Percentile(block, 0.5), Percentile(block, 0.99));
+      blocks += buf;
+      block.clear();
+    }
+  }
+  std::printf(
+      "{\"rows\": %lld, \"bytes\": %lld, \"commits\": %lld, \"commit_ms_total\": %.3f, "
+      "\"blocks\": [%s]}\n",
+      static_cast<long long>(3 * a.commits),
+      static_cast<long long>(3 * a.commits * fb::RowBytes(false)),
+      static_cast<long long>(a.commits), total, blocks.c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  if (argc >= 2) a.workload = argv[1];
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string f = argv[i], v = argv[i + 1];
+    if (f == "--dir") a.dir = v;
+    if (f == "--rows") a.rows = std::stoll(v);
+    if (f == "--keys") a.keys = std::stoll(v);
+    if (f == "--commits") a.commits = std::stoll(v);
+    if (f == "--block") a.block = std::stoll(v);
+    if (f == "--runs") a.runs = std::stoll(v);
+  }
+  Status st;
+  if (a.dir.empty()) {
+    st = Status::Invalid("usage: engine_fjord WORKLOAD --dir DIR [--rows N] [--keys K] ...");
+  } else if (a.workload == "append-write") {
+    st = AppendWrite(a);
+  } else if (a.workload == "read-filtered") {
+    st = ReadAndSum(a, "append", "p = 3 AND k < " + std::to_string(a.keys / 10), true);
+  } else if (a.workload == "pk-write") {
+    st = PkWrite(a);
+  } else if (a.workload == "read-pk") {
+    st = ReadAndSum(a, "pk", "", false);
+  } else if (a.workload == "compact") {
+    st = Compact(a);
+  } else if (a.workload == "commits") {
+    st = Commits(a);
+  } else {
+    st = Status::Invalid("unknown workload: ", a.workload);
+  }
+  FileIO::ShutdownFileSystems();
+  if (!st.ok()) {
+    std::cerr << "engine_fjord: " << st.ToString() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""`make bench`: each workload with Fjord, Java Paimon and the limit (Arrow C++), interleaved.
+
+Every run is its own process, measured from outside: wall time, CPU seconds (user + sys of the
+child, from wait4) and peak RSS (the child's ru_maxrss). Per repetition and workload the three
+engines run one after another, in an order that rotates between repetitions, so load from other
+users of the machine falls on all three alike. Read results are checked across engines (row count
+and content checksum must agree). Writes bench/results/<date>.md and the summary table of
+docs/performance.md. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ENGINES = ["fjord", "java", "limit"]
+# (name, engine workload, description). Limit's `prepare` runs untimed before the reads.
+WORKLOADS = [
+    ("append-write", "append-write", "append write, 10 partitions, one commit"),
+    ("read-filtered", "read-filtered", "filtered read: p = 3 AND k < keys/10 (append table)"),
+    ("pk-write", "pk-write", "primary-key upserts, 1 bucket, deduplicate, 5 commits, write-only"),
+    ("read-mor", "read-pk", "full read after 5 commits (merge-on-read over the sorted runs)"),
+    ("compact", "compact", "full compaction of the 5 runs"),
+    ("read-compacted", "read-pk", "full read after full compaction"),
+    ("commits", "commits", "one-file commits to an append table, commit call only"),
+]
+READS = {"read-filtered", "read-mor", "read-compacted"}
+QUICK = dict(rows=1_000_000, keys=100_000, commits=1000, block=100, reps=2)
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def load():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.fjord = os.path.join(args.build_dir, "bench", "engine_fjord")
+        self.arrow = os.path.join(args.build_dir, "bench", "engine_arrow")
+        self.java = ["java", *args.java_opts.split(), "-jar", args.jar, "bench"]
+        self.commands = {}
+        # The commit measured: taken at the start (the report may be written later).
+        self.git = sh("git rev-parse --short HEAD") + (
+            " (with local changes)" if sh("git status --porcelain --untracked-files=no") else "")
+
+    def argv(self, engine, workload, d):
+        a = self.args
+        common = ["--dir", d, "--rows", str(a.rows), "--keys", str(a.keys)]
+        if workload == "commits":
+            common += ["--commits", str(a.commits), "--block", str(a.block)]
+        if engine == "fjord":
+            return [self.fjord, workload, *common]
+        if engine == "java":
+            return [*self.java, workload, *common]
+        return [self.arrow, workload, *common]
+
+    def run(self, engine, workload, d):
+        argv = self.argv(engine, workload, d)
+        self.commands.setdefault((engine, workload), " ".join(argv).replace(d, "$DIR"))
+        start = time.monotonic()
+        with tempfile.TemporaryFile(mode="w+") as errf:
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
+            out = proc.stdout.read()
+            # wait4 gives this child's own rusage (CPU and peak RSS).
+            _, status, ru = os.wait4(proc.pid, 0)
+            errf.seek(0)
+            err = errf.read()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - start
+        if proc.returncode != 0:
+            sys.exit(f"run_bench: {' '.join(argv)} failed ({proc.returncode}):\n{err[-3000:]}")
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        if not lines:
+            sys.exit(f"run_bench: {' '.join(argv)} printed no result:\n{out[-2000:]}")
+        result = json.loads(lines[-1])
+        result.update(wall=wall, cpu=ru.ru_utime + ru.ru_stime, rss_mb=ru.ru_maxrss / 1024.0)
+        return result
+
+
+def fmt(x, digits=2):
+    if x is None:
+        return "n/a"
+    if x >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}f}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--rows", type=int, default=10_000_000)
+    p.add_argument("--keys", type=int, default=1_000_000)
+    p.add_argument("--commits", type=int, default=10_000)
+    p.add_argument("--block", type=int, default=1000)
+    p.add_argument("--reps", type=int, default=2)
+    p.add_argument("--workloads", default=",".join(w[0] for w in WORKLOADS))
+    p.add_argument("--build-dir", default="build/bench")
+    p.add_argument("--jar", default="interop/java/target/fjord-oracle.jar")
+    p.add_argument("--java-opts", default="")
+    p.add_argument("--scratch", default="/tmp/fjord-bench")
+    p.add_argument("--out", help="results file (default bench/results/<date>.md)")
+    p.add_argument("--docs", default="docs/performance.md", help="summary to update ('' = none)")
+    p.add_argument("--note", default="", help="free text for the results file")
+    p.add_argument("--quick", action="store_true", help="1M rows, 100k keys, 1,000 commits")
+    p.add_argument("--raw", default="/tmp/fjord-bench-raw.json",
+                   help="every measurement is saved here as it is made")
+    p.add_argument("--report-only", action="store_true",
+                   help="write the report from --raw without measuring")
+    args = p.parse_args()
+    if args.quick or os.environ.get("BENCH_QUICK") == "1":
+        for k, v in QUICK.items():
+            if p.get_default(k) == getattr(args, k):
+                setattr(args, k, v)
+    chosen = args.workloads.split(",")
+    workloads = [w for w in WORKLOADS if w[0] in chosen]
+    r = Runner(args)
+    if args.report_only:
+        raw = json.load(open(args.raw))
+        results = {tuple(k.split("|")): v for k, v in raw["results"].items()}
+        r.commands = {tuple(k.split("|")): v for k, v in raw["commands"].items()}
+        started = datetime.datetime.fromisoformat(raw["started"])
+        r.git = raw.get("git", r.git)
+        return write_results(args, r, workloads, results, raw["loads"], started)
+    results = {}  # (workload, engine) -> [result per rep]
+    loads = []
+    started = datetime.datetime.now(datetime.timezone.utc)
+
+    def save():
+        with open(args.raw, "w") as fh:
+            json.dump({"results": {"|".join(k): v for k, v in results.items()},
+                       "commands": {"|".join(k): v for k, v in r.commands.items()},
+                       "loads": loads, "started": started.isoformat(), "git": r.git}, fh)
+
+    for rep in range(args.reps):
+        order = ENGINES[rep % 3:] + ENGINES[:rep % 3]
+        shutil.rmtree(args.scratch, ignore_errors=True)
+        dirs = {e: os.path.join(args.scratch, e) for e in ENGINES}
+        loads.append(("start of repetition %d" % (rep + 1), load()))
+        res = r.run("java", "noop", dirs["java"])  # JVM start-up, for scale
+        results.setdefault(("jvm-start", "java"), []).append(res)
+        for name, workload, _ in workloads:
+            for engine in order:
+                if engine == "limit" and workload == "commits":
+                    continue
+                needs_write = {"read-filtered": "append-write", "read-mor": "pk-write",
+                               "compact": "pk-write", "read-compacted": "compact"}
+                if name in needs_write and needs_write[name] not in chosen:
+                    sys.exit(f"run_bench: {name} needs {needs_write[name]}")
+                if engine == "limit" and name in ("read-filtered", "read-mor", "compact") and \
+                        not os.path.exists(os.path.join(dirs["limit"], "final.parquet")):
+                    r.run("limit", "prepare", dirs["limit"])  # untimed set-up
+                res = r.run(engine, workload, dirs[engine])
+                results.setdefault((name, engine), []).append(res)
+                print(f"rep {rep + 1} {name:15s} {engine:6s} {res['wall']:8.2f} s wall "
+                      f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  load {load()}",
+                      flush=True)
+                save()
+            check(name, rep, results)
+    loads.append(("end", load()))
+    save()
+    shutil.rmtree(args.scratch, ignore_errors=True)
+    write_results(args, r, workloads, results, loads, started)
+
+
+def check(name, rep, results):
+    """Reads must return the same rows on every engine; compactions must read the same rows."""
+    if name not in READS and name != "compact":
+        return
+    got = {e: results[(name, e)][rep] for e in ENGINES if (name, e) in results}
+    keys = ("rows", "checksum") if name in READS else ("rows",)
+    seen = {tuple(v.get(k) for k in keys) for v in got.values()}
+    if len(seen) != 1:
+        sys.exit(f"run_bench: engines disagree on {name}: " +
+                 ", ".join(f"{e}: {tuple(v.get(k) for k in keys)}" for e, v in got.items()))
+
+
+def summarise(res):
+    """Median over repetitions of wall, CPU, RSS; rows and bytes as reported."""
+    med = lambda k: statistics.median(x[k] for x in res)
+    s = {k: med(k) for k in ("wall", "cpu", "rss_mb")}
+    s["rows"], s["bytes"] = res[0]["rows"], res[0]["bytes"]
+    if "commit_ms_total" in res[0]:
+        s["commit_ms"] = med("commit_ms_total") / res[0]["commits"]
+    return s
+
+
+def write_results(args, r, workloads, results, loads, started):
+    today = started.strftime("%Y-%m-%d")
+    out = args.out or os.path.join("bench", "results", f"{today}.md")
+    git = r.git
+    java_v = sh("java -version 2>&1 | head -1")
+    paimon = re.search(r"paimon-bundle</artifactId>\s*<version>([^<]+)", open("interop/java/pom.xml").read())
+    arrow_v = json.loads(sh(f"{r.arrow} version"))["arrow"]
+    cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem = int(sh("grep MemTotal /proc/meminfo | awk '{print $2}'") or 0) / 1024 / 1024
+    osname = sh(". /etc/os-release && echo $PRETTY_NAME")
+    rows = []  # summary table rows
+    detail = []
+    for name, workload, desc in workloads:
+        s = {e: summarise(results[(name, e)]) for e in ENGINES if (name, e) in results}
+        for e, v in s.items():
+            v["rows_s"] = v["rows"] / v["wall"]
+            v["mb_s"] = v["bytes"] / 1e6 / v["wall"]
+        f, j, l = s.get("fjord"), s.get("java"), s.get("limit")
+        if name == "commits":
+            fj = j["commit_ms"] / f["commit_ms"]
+            fl = None
+        else:
+            fj = j["wall"] / f["wall"]
+            fl = l["wall"] / f["wall"] if l else None
+        cj = j["cpu"] / f["cpu"]
+        cl = l["cpu"] / f["cpu"] if l else None
+        rows.append((name, f, j, l, fj, fl, cj, cl))
+        detail.append((name, desc, s))
+    lines = [f"# `make bench`, {today}", ""]
+    if args.rows != 10_000_000 or args.keys != 1_000_000 or args.commits != 10_000:
+        lines += [f"**Reduced scale**: {args.rows:,} rows, {args.keys:,} keys, {args.commits:,} "
+                  "commits (the issue's scale is 10,000,000 rows, 1,000,000 keys, 10,000 commits; "
+                  "`make bench` defaults to it).", ""]
+    if args.note:
+        lines += [args.note, ""]
+    lines += [
+        "## Machine and versions", "",
+        f"- CPU: {cpu}, {os.cpu_count()} cores; RAM {mem:.0f} GiB; {osname}, kernel {platform.release()}",
+        "- Shared machine (other engineers' builds): load average (1, 5, 15 min) " +
+        "; ".join(f"{w}: {v}" for w, v in loads),
+        f"- Fjord {git} (RelWithDebInfo, `{args.build_dir}`); Java Paimon "
+        f"{paimon.group(1) if paimon else '?'} ({java_v}); Arrow C++ {arrow_v}",
+        f"- Started {started.strftime('%Y-%m-%d %H:%M')} UTC; {args.reps} repetitions, engines "
+        "interleaved per workload (order rotating per repetition); figures are medians.",
+        "", "## Summary", "",
+        "Throughput ratios: Fjord/Java = Java's wall time / Fjord's (above 1: Fjord faster); "
+        "Fjord/limit = the limit's wall time / Fjord's (1 = at the limit); the CPU columns are "
+        "the same ratios of CPU seconds (less sensitive to the machine's load). Commits: ratio "
+        "of mean commit-call latency (and of the process's CPU). MB = 10^6 bytes of raw rows (4 per INT, the strings' bytes). "
+        "Wall, CPU and RSS are the whole process (start-up, JVM and JIT included).", "",
+    ]
+    lines += summary_table(rows)
+    lines += ["", "## Per engine", "",
+              "| workload | engine | rows | wall s | rows/s | MB/s | CPU s | peak RSS MB | all walls s |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for name, desc, s in detail:
+        for e, v in s.items():
+            walls = ", ".join(f"{x['wall']:.2f}" for x in results[(name, e)])
+            lines.append(f"| {name} | {e} | {v['rows']:,} | {fmt(v['wall'])} | {fmt(v['rows_s'])} | "
+                         f"{fmt(v['mb_s'])} | {fmt(v['cpu'])} | {fmt(v['rss_mb'])} | {walls} |")
+    extra = []
+    for name, desc, s in detail:
+        res = {e: results[(name, e)][-1] for e in s}
+        parts = []
+        for e, x in res.items():
+            kv = ", ".join(f"{k} {v}" for k, v in x.items()
+                           if k in ("files", "files_in", "files_out", "checksum"))
+            if kv:
+                parts.append(f"{e}: {kv}")
+        extra.append(f"- **{name}**: {desc}." + (" " + "; ".join(parts) if parts else ""))
+    jvm = [x["wall"] for x in results.get(("jvm-start", "java"), [])]
+    if jvm:
+        extra.append("- **JVM start-up** (`bench noop`: start the JVM, open the catalog, list "
+                     "databases; part of every Java figure above): wall " +
+                     ", ".join(f"{w:.2f}" for w in jvm) + " s, CPU " + ", ".join(
+                         f"{x['cpu']:.2f}" for x in results[("jvm-start", "java")]) + " s")
+    lines += ["", "## Workloads", ""] + extra
+    if any(n == "commits" for n, _, _ in workloads):
+        lines += ["", "## Commit latency per block (last repetition)", "",
+                  "| commits | Fjord p50 ms | Fjord p99 ms | Java p50 ms | Java p99 ms |",
+                  "|---|---|---|---|---|"]
+        fb = results[("commits", "fjord")][-1]["blocks"]
+        jb = results[("commits", "java")][-1]["blocks"]
+        for a, b in zip(fb, jb):
+            lines.append(f"| {a[0]:,} | {a[1]:.2f} | {a[2]:.2f} | {b[1]:.2f} | {b[2]:.2f} |")
+    lines += ["", "## Commands", "", "`$DIR` is a scratch folder per engine, emptied per repetition.", ""]
+    for (e, w), c in r.commands.items():
+        lines.append(f"- {e} {w}: `{c}`")
+    lines.append("")
+    lines.append(f"Orchestrator: `{' '.join(['python3'] + sys.argv)}`")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+    if args.docs:
+        update_docs(args.docs, out, summary_table(rows))
+
+
+def summary_table(rows):
+    t = ["| workload | Fjord rows/s | Fjord MB/s | Fjord CPU s | Fjord RSS MB | Java rows/s | "
+         "Java CPU s | Java RSS MB | limit rows/s | Fjord/Java | Fjord/limit | CPU: Fjord/Java | "
+         "CPU: Fjord/limit |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, f, j, l, fj, fl, cj, cl in rows:
+        if name == "commits":
+            t.append(f"| commits (mean ms per commit) | {f['commit_ms']:.2f} ms | | {fmt(f['cpu'])} | "
+                     f"{fmt(f['rss_mb'])} | {j['commit_ms']:.2f} ms | {fmt(j['cpu'])} | "
+                     f"{fmt(j['rss_mb'])} | n/a | {fj:.2f} | n/a | {cj:.2f} | n/a |")
+            continue
+        t.append(f"| {name} | {fmt(f['rows_s'])} | {fmt(f['mb_s'])} | {fmt(f['cpu'])} | "
+                 f"{fmt(f['rss_mb'])} | {fmt(j['rows_s'])} | {fmt(j['cpu'])} | {fmt(j['rss_mb'])} | "
+                 f"{fmt(l['rows_s']) if l else 'n/a'} | {fj:.2f} | {fmt(fl) if fl else 'n/a'} | "
+                 f"{cj:.2f} | {fmt(cl) if cl else 'n/a'} |")
+    return t
+
+
+def update_docs(path, results_file, table):
+    begin, end = "<!-- bench-summary:begin -->", "<!-- bench-summary:end -->"
+    text = open(path).read() if os.path.exists(path) else f"# Performance\n\n{begin}\n{end}\n"
+    link = os.path.relpath(results_file, os.path.dirname(os.path.abspath(path)))
+    block = "\n".join([begin, f"From [`{results_file}`]({link}):", ""] + table + [end])
+    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    with open(path, "w") as fh:
+        fh.write(text)
+    print(f"updated {path}")
+
+
+if __name__ == "__main__":
+    main()
