@@ -1,5 +1,7 @@
 #include "fjord/table/append_write.h"
 
+#include "fjord/table/write_input.h"
+
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
@@ -141,48 +143,60 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const Table* 
   // writer; so are tables whose compaction Fjord does not do.
   w->compaction_ = buckets.value_or(-1) > 0 && !w->compact_options_.write_only &&
                    CheckAppendCompactionSupported(schema).ok();
+  w->total_buckets_ = static_cast<int32_t>(buckets.value_or(-1));
+  FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::FromSchema(schema));
+  w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
+                                              std::string(FileFormatName(w->settings_.format)));
+  w->default_partition_ = opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
+  w->partition_fields_ = schema.FieldsByName(schema.partition_keys);
+  w->partition_types_ = NullableTypes(w->partition_fields_);
   return w;
 }
 
 Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   const TableSchema& schema = table_->schema();
-  // Columns in schema order, canonical types, NOT NULL enforced before anything is kept.
-  arrow::FieldVector fields;
-  arrow::ArrayVector columns;
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, input->CombineChunks());
-  for (const DataField& f : schema.fields) {
-    auto column = combined->GetColumnByName(f.name);
-    if (!column) return Status::Invalid("input has no column '", f.name, "'");
-    std::shared_ptr<arrow::Array> array;
-    if (column->num_chunks() == 0) {
-      FJORD_ASSIGN_OR_RAISE(auto type, ToArrowType(*f.type));
-      FJORD_ARROW_ASSIGN_OR_RAISE(array, arrow::MakeEmptyArray(type));
-    } else {
-      array = column->chunk(0);
+  // Columns in schema order, canonical types, NOT NULL enforced before anything is written.
+  FJORD_ASSIGN_OR_RAISE(WriteInput prepared, PrepareWriteInput(schema, input));
+  for (size_t i = 0; i < prepared.kinds.size(); ++i) {
+    if (prepared.kinds[i] != 0) {
+      return Status::Invalid("append tables take only +I rows, row ", i, " has kind ",
+                             static_cast<int>(prepared.kinds[i]),
+                             "; nothing of this batch was written");
     }
-    Result<std::shared_ptr<arrow::Array>> canonical = ToCanonical(array, *f.type);
-    if (!canonical.ok()) return canonical.status().WithContext("column '", f.name, "'");
-    if (!f.type->nullable() && (*canonical)->null_count() > 0) {
-      return Status::Invalid("column '", f.name, "' is NOT NULL but the input has ",
-                             (*canonical)->null_count(),
-                             " NULLs; nothing of this batch was written");
-    }
-    FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
-    fields.push_back(af);
-    columns.push_back(*canonical);
   }
-  auto rows = arrow::Table::Make(arrow::schema(fields), columns, combined->num_rows());
-  auto batch = arrow::RecordBatch::Make(arrow::schema(fields), combined->num_rows(), columns);
+  const arrow::RecordBatch& batch = *prepared.rows;
   FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema));
-  FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(*batch));
+  FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
+  // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
+  // not the commit (as Java's append writer without write-buffer-for-append).
   for (auto& [key, indices] : groups) {
     arrow::Int64Builder b;
     FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
     FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
-    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(rows, idx));
-    pending_[key].push_back(taken.table());
+    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(prepared.rows, idx));
+    FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
+    FJORD_RETURN_NOT_OK(writer->Write(*taken.record_batch()));
   }
   return Status::OK();
+}
+
+Result<std::string> AppendTableWrite::BucketDir(const PartitionBucket& key) const {
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
+                        DecodeStoredBinaryRow(key.first, partition_types_));
+  std::string dir = table_->path();
+  std::string ppath = PartitionPath(partition_fields_, pvalues, default_partition_);
+  if (!ppath.empty()) dir = JoinPath(dir, ppath);
+  return JoinPath(dir, "bucket-" + std::to_string(key.second));
+}
+
+Result<RollingAppendFileWriter*> AppendTableWrite::WriterFor(const PartitionBucket& key) {
+  auto it = writers_.find(key);
+  if (it != writers_.end()) return it->second.get();
+  FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
+  FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(key.first, key.second));
+  auto writer = std::make_unique<RollingAppendFileWriter>(
+      table_->io(), &table_->schema(), &settings_, dir, namer_.get(), first_seq, kFileSourceAppend);
+  return writers_.emplace(key, std::move(writer)).first->second.get();
 }
 
 Status AppendTableWrite::LoadRestore() {
@@ -249,40 +263,19 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& 
 }
 
 Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
-  const TableSchema& schema = table_->schema();
-  Options options = Options::FromTable(schema.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema));
-  std::string default_partition = options.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
-  int32_t total_buckets = static_cast<int32_t>(std::stoll(options.GetOr("bucket", "-1")));
-  std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
-  std::vector<DataTypePtr> partition_types = NullableTypes(partition_fields);
-  DataFileNamer namer(settings.prefix, std::string(FileFormatName(settings.format)));
-  auto bucket_dir = [&](const PartitionBucket& key) -> Result<std::string> {
-    FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
-                          DecodeStoredBinaryRow(key.first, partition_types));
-    std::string dir = table_->path();
-    std::string ppath = PartitionPath(partition_fields, pvalues, default_partition);
-    if (!ppath.empty()) dir = JoinPath(dir, ppath);
-    return JoinPath(dir, "bucket-" + std::to_string(key.second));
-  };
+  int32_t total_buckets = total_buckets_;
   // Every bucket written to now, and (compacting) every bucket written to before.
   std::map<PartitionBucket, CommitMessage> messages;
-  for (auto& [key, parts] : pending_) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(parts));
-    FJORD_ASSIGN_OR_RAISE(std::string dir, bucket_dir(key));
-    FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(key.first, key.second));
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto batches, arrow::TableBatchReader(*rows).ToRecordBatches());
-    RollingAppendFileWriter writer(table_->io(), &schema, &settings, dir, &namer, first_seq,
-                                   kFileSourceAppend);
-    for (const auto& batch : batches) FJORD_RETURN_NOT_OK(writer.Write(*batch));
-    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer.Finish());
+  auto writers = std::move(writers_);
+  writers_.clear();
+  for (auto& [key, writer] : writers) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer->Finish());
     if (files.empty()) continue;
     next_sequence_[key] = files.back().max_sequence_number + 1;
     CommitMessage& m = messages[key];
     m = CommitMessage{key.first, key.second, total_buckets > 0 ? total_buckets : -1, {}, {}};
     m.new_files = std::move(files);
   }
-  pending_.clear();
   if (compaction_) {
     std::vector<PartitionBucket> buckets;
     for (const auto& [key, queue] : queues_) buckets.push_back(key);
@@ -293,8 +286,8 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
       auto found = messages.find(key);
       CommitMessage m{key.first, key.second, total_buckets, {}, {}};
       CommitMessage& message = found != messages.end() ? found->second : m;
-      FJORD_ASSIGN_OR_RAISE(std::string dir, bucket_dir(key));
-      FJORD_RETURN_NOT_OK(Compact(key, dir, message.new_files, &namer, &message));
+      FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
+      FJORD_RETURN_NOT_OK(Compact(key, dir, message.new_files, namer_.get(), &message));
       if (found == messages.end() && !m.compact_before.empty()) messages[key] = std::move(m);
     }
   }

@@ -86,9 +86,11 @@ class AppendTableWrite {
   static Result<std::unique_ptr<AppendTableWrite>> Create(const Table* table,
                                                           AppendWriteOptions options = {});
 
-  // Buffers `rows` (the table's columns by name, canonical Arrow types). Not thread-safe.
+  // Writes `rows` (the table's columns by name; +I rows only, from a `_row_kind` column if any)
+  // into the data files of their buckets, rolled at target-file-size; a batch with a NULL in a
+  // NOT NULL column or a row of another kind is refused whole. Not thread-safe.
   Status Write(const std::shared_ptr<arrow::Table>& rows);
-  // Writes the buffered rows as data files and returns their commit messages. In fixed-bucket
+  // Closes the open data files and returns their commit messages. In fixed-bucket
   // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
   // Java's writer would start (at most one per bucket and call), whose input and output files
   // are the message's compact increment. The writer assumes its messages get committed and can
@@ -103,6 +105,9 @@ class AppendTableWrite {
       : table_(table), options_(options) {}
   Status LoadRestore();
   Result<int64_t> NextSequence(const std::string& partition, int32_t bucket);
+  Result<std::string> BucketDir(const PartitionBucket& key) const;
+  // The open writer of a bucket, created on first use.
+  Result<RollingAppendFileWriter*> WriterFor(const PartitionBucket& key);
   // Compacts one bucket (best effort) into `message`'s compact increment.
   Status Compact(const PartitionBucket& key, const std::string& bucket_dir,
                  std::vector<DataFileMeta> new_files, DataFileNamer* namer, CommitMessage* message);
@@ -115,8 +120,15 @@ class AppendTableWrite {
   std::map<PartitionBucket, BucketCompactQueue> queues_;
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   AppendCompactMetrics compact_metrics_;
-  // (stored partition row, bucket) -> batches of rows for it
-  std::map<std::pair<std::string, int32_t>, std::vector<std::shared_ptr<arrow::Table>>> pending_;
+  AppendFileSettings settings_;
+  std::unique_ptr<DataFileNamer> namer_;
+  int32_t total_buckets_ = -1;
+  std::string default_partition_;
+  std::vector<DataField> partition_fields_;
+  std::vector<DataTypePtr> partition_types_;
+  // (stored partition row, bucket) -> its open rolling writer; unfinished ones delete their
+  // files when destroyed (a writer discarded after an error leaves nothing behind).
+  std::map<PartitionBucket, std::unique_ptr<RollingAppendFileWriter>> writers_;
   std::map<std::pair<std::string, int32_t>, int64_t> next_sequence_;
   bool restore_loaded_ = false;
 };

@@ -57,6 +57,58 @@ TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
   EXPECT_EQ(result.rows->num_rows(), 2 * n);
 }
 
+// Rows go to data files as they are written, not at prepare-commit; a writer dropped without
+// preparing leaves no file behind; rows of a kind other than +I are refused whole.
+TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
+  testing::TempDir dir;
+  auto catalog = std::move(Catalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
+  spec.options = {{"target-file-size", "16 kb"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  auto make_rows = [](int64_t first, int64_t n, const char* kind) {
+    arrow::Int64Builder ids;
+    arrow::StringBuilder s, kinds;
+    for (int64_t i = first; i < first + n; ++i) {
+      (void)ids.Append(i);
+      (void)s.Append("row-" + std::to_string(i * 7919 % 100003));
+      (void)kinds.Append(kind);
+    }
+    return arrow::Table::Make(
+        arrow::schema({arrow::field("id", arrow::int64()), arrow::field("s", arrow::utf8()),
+                       arrow::field("_row_kind", arrow::utf8())}),
+        {ids.Finish().ValueOrDie(), s.Finish().ValueOrDie(), kinds.Finish().ValueOrDie()});
+  };
+  auto data_files = [&] {
+    std::vector<FileStatus> out;
+    auto listed = table->io()->List(table->path() + "/bucket-0");
+    if (listed.ok()) out = *listed;
+    return out.size();
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(make_rows(0, 20000, "+I")));
+    EXPECT_GT(data_files(), 2u);  // rolled while writing
+    EXPECT_THAT(writer->Write(make_rows(20000, 10, "-D")),
+                IsError(StatusCode::kInvalid, "append tables take only +I rows"));
+  }  // dropped unprepared: its files are deleted
+  EXPECT_EQ(data_files(), 0u);
+
+  ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(make_rows(0, 3000, "+I")));
+  EXPECT_THAT(writer->Write(make_rows(3000, 10, "+U")),
+              IsError(StatusCode::kInvalid, "has kind 2"));
+  ASSERT_OK(writer->Write(make_rows(3000, 3000, "+I")));
+  ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+  FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+  ASSERT_OK(committer.Commit(messages, 1).status());
+  ASSERT_OK_AND_ASSIGN(auto result, table->Read(ReadRequest{}));
+  EXPECT_EQ(result.rows->num_rows(), 6000);
+}
+
 }  // namespace
 }  // namespace fjord
 
