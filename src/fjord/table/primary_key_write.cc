@@ -97,6 +97,11 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
                         opts.GetInt("local-sort.max-num-file-handles"));
   w->spill_options_.max_spill_files =
       static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  if (w->router_->dynamic()) {
+    FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(opts));
+    w->assigner_ = std::make_unique<DynamicBucketAssigner>(
+        table->io(), table->path(), opts.GetOr("manifest.format", "avro"), dynamic);
+  }
   FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
   FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
   w->write_only_ = write_only.value_or(false);
@@ -177,7 +182,7 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                                    const std::vector<int8_t>& kinds) {
   FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, rows, kinds));
   metrics_.records_dropped += input.dropped;
-  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows));
+  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows, assigner_.get()));
   // Build every group's records before buffering any, so an error keeps nothing of `rows`.
   struct Pending {
     BucketWriter* writer;

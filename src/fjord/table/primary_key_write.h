@@ -8,6 +8,12 @@
 // `write-only`) runs the compaction Java's universal picker chooses for the bucket (behaviour.md
 // §2), and returns one commit message per (partition, bucket) with the new files and the
 // compaction's before/after files.
+//
+// Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
+// DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
+// and PrepareCommit also writes the hash index files of the buckets that got new keys; commit
+// messages then carry `_TOTAL_BUCKETS` -1, as Java writes it. A Write that fails after routing
+// may leave its keys in the index (they then only count towards their bucket's size).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -24,6 +30,7 @@
 #include "fjord/lsm/universal_compaction.h"
 #include "fjord/lsm/write_buffer.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/dynamic_bucket.h"
 #include "fjord/table/row_router.h"
 #include "fjord/table/table.h"
 #include "fjord/table/table_read.h"
@@ -54,7 +61,8 @@ struct TableWriteMetrics {
 
 class PrimaryKeyTableWrite {
  public:
-  // `table` must outlive the writer. NotImplemented for dynamic-bucket tables.
+  // `table` must outlive the writer. NotImplemented for postponed-bucket tables and for
+  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert).
   static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const Table* table,
                                                               TableWriteOptions options = {});
   ~PrimaryKeyTableWrite();
@@ -96,6 +104,7 @@ class PrimaryKeyTableWrite {
   TableSchema schema_;  // with dynamic options applied
   KvLayout layout_;
   std::unique_ptr<RowRouter> router_;
+  std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
   SpillOptions spill_options_;
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;
