@@ -1,5 +1,6 @@
 #include "fjord/meta/hash_index.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -29,6 +30,24 @@ TEST(HashIndexTest, EncodesBigEndianInts) {
   ASSERT_OK_AND_ASSIGN(std::vector<int32_t> back, DecodeHashIndex(bytes, "f"));
   EXPECT_EQ(back, (std::vector<int32_t>{IntKeyHash(0), IntKeyHash(1), -1, 7}));
   EXPECT_EQ(EncodeHashIndex({}), "");
+}
+
+// The bytes of a hash index file Java Paimon 1.4.2 wrote (its HashBucketAssigner, as the Java
+// oracle's `write` uses it) for one bucket of a table with primary key (p, id), partition p,
+// holding the keys id = 1, 2, 4, 5, 7: Java's hashes of the trimmed key rows (id), in Java's
+// IntHashSet order. Fjord's hashes of the same rows must be exactly these.
+TEST(HashIndexTest, ReadsAJavaWrittenFile) {
+  const std::string java(
+      "\x57\x59\xf9\x9e\x0f\x82\x48\xf4\xeb\x3f\x5e\x0d\x56\x47\x70\xca\x4f\xe4\xbb\xf0", 20);
+  ASSERT_OK_AND_ASSIGN(std::vector<int32_t> hashes, DecodeHashIndex(java, "java"));
+  std::vector<int32_t> fjord;
+  for (int32_t id : {1, 2, 4, 5, 7}) fjord.push_back(IntKeyHash(id));
+  std::sort(hashes.begin(), hashes.end());
+  std::sort(fjord.begin(), fjord.end());
+  EXPECT_EQ(hashes, fjord);
+  EXPECT_EQ(
+      EncodeHashIndex({IntKeyHash(1), IntKeyHash(2), IntKeyHash(4), IntKeyHash(5), IntKeyHash(7)}),
+      java);
 }
 
 TEST(HashIndexTest, TruncatedBytesNameTheFile) {
