@@ -8,6 +8,8 @@
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
 #include "fjord/format/data_file_writer.h"
+#include "fjord/meta/manifest.h"
+#include "fjord/meta/table_paths.h"
 #include "fjord/table/append_write.h"
 #include "fjord/table/catalog.h"
 #include "fjord/table/commit.h"
@@ -91,6 +93,128 @@ TEST(CommitTest, AppendCommitsAreReadBackAndIdempotent) {
   ASSERT_EQ(plan.splits.size(), 1u);
   EXPECT_EQ(plan.splits[0].files.size(), 1u);
   EXPECT_EQ(plan.splits[0].files[0].file_name, f2.file_name);
+}
+
+IndexFileMeta Index(const std::string& type, const std::string& name) {
+  IndexFileMeta f;
+  f.index_type = type;
+  f.file_name = name;
+  f.file_size = 8;
+  f.row_count = 2;
+  if (type == "DELETION_VECTORS")
+    f.dv_ranges = std::vector<DeletionVectorMeta>{{"data-x", 1, 4, 1}};
+  return f;
+}
+
+std::vector<std::string> IndexNames(FileIO* io, const TablePaths& paths, const Snapshot& s) {
+  std::vector<std::string> out;
+  if (!s.index_manifest) return out;
+  auto entries = ReadIndexManifest(io, paths.ManifestFile(*s.index_manifest), "avro");
+  EXPECT_OK(entries.status());
+  if (!entries.ok()) return out;
+  for (const auto& e : *entries) {
+    EXPECT_EQ(e.kind, FileKind::kAdd);
+    out.push_back(e.index_type + ":" + std::to_string(e.bucket) + ":" + e.file_name);
+  }
+  return out;
+}
+
+// Changelog files and index files travel in commit messages: changelog files become the
+// snapshot's changelog manifest list, index files update its index manifest per (partition,
+// bucket, type); deletion vectors in the data increment make the snapshot an OVERWRITE.
+TEST(CommitTest, ChangelogAndIndexFilesFromMessages) {
+  testing::TempDir tmp;
+  ASSERT_OK_AND_ASSIGN(auto catalog, Catalog::Open(tmp.Join("wh")));
+  ASSERT_OK(catalog->CreateDatabase("db", true));
+  TableIdentifier id{"db", "t"};
+  TableSpec spec;
+  ASSERT_OK_AND_ASSIGN(spec.fields, ParseColumnList("id INT, name STRING, v DOUBLE"));
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  ASSERT_OK_AND_ASSIGN(auto table, catalog->GetTable(id));
+  auto io = table->io();
+  TablePaths paths{table->path()};
+  ASSERT_OK_AND_ASSIGN(std::string row, EncodeStoredBinaryRow({}, {}));
+  FileStoreCommit commit(io, table->path(), table->schema(), "user");
+
+  ASSERT_OK_AND_ASSIGN(DataFileMeta f1,
+                       WriteFile(io.get(), table->path(), table->schema(), *Rows(0, 5), 0));
+  ASSERT_OK_AND_ASSIGN(DataFileMeta c1,
+                       WriteFile(io.get(), table->path(), table->schema(), *Rows(0, 3), 0));
+  CommitMessage m1{row, 0, -1, {f1}, {}};
+  m1.changelog_files = {c1};
+  m1.new_index_files = {Index("HASH", "index-h0")};
+  CommitMessage m1b{row, 1, -1, {}, {}};
+  m1b.new_index_files = {Index("HASH", "index-h1")};
+  ASSERT_OK_AND_ASSIGN(auto s1, commit.Commit({m1, m1b}, 1));
+  ASSERT_EQ(s1, std::optional<int64_t>(1));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap1, table->snapshots().Load(1));
+  EXPECT_EQ(snap1.commit_kind, CommitKind::kAppend);
+  ASSERT_TRUE(snap1.changelog_manifest_list.has_value());
+  EXPECT_EQ(snap1.changelog_record_count, 3);
+  EXPECT_EQ(snap1.delta_record_count, 5);
+  ASSERT_OK_AND_ASSIGN(
+      auto changelog_manifests,
+      ReadManifestList(io.get(), paths.ManifestFile(*snap1.changelog_manifest_list), "avro"));
+  ASSERT_EQ(changelog_manifests.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(
+      auto changelog_entries,
+      ReadManifestFile(io.get(), paths.ManifestFile(changelog_manifests[0].file_name), "avro"));
+  ASSERT_EQ(changelog_entries.size(), 1u);
+  EXPECT_EQ(changelog_entries[0].file.file_name, c1.file_name);
+  EXPECT_EQ(IndexNames(io.get(), paths, snap1),
+            (std::vector<std::string>{"HASH:0:index-h0", "HASH:1:index-h1"}));
+  // The changelog is not table data.
+  ASSERT_OK_AND_ASSIGN(ReadResult read1, table->Read(ReadRequest{}));
+  EXPECT_EQ(read1.rows->num_rows(), 5);
+
+  // Index files alone make a snapshot; bucket 0's file is replaced, bucket 1's kept.
+  CommitMessage m2{row, 0, -1, {}, {}};
+  m2.new_index_files = {Index("HASH", "index-h0b")};
+  m2.deleted_index_files = {Index("HASH", "index-h0")};
+  ASSERT_OK_AND_ASSIGN(auto s2, commit.Commit({m2}, 2));
+  ASSERT_EQ(s2, std::optional<int64_t>(2));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap2, table->snapshots().Load(2));
+  EXPECT_EQ(snap2.commit_kind, CommitKind::kAppend);
+  EXPECT_FALSE(snap2.changelog_manifest_list.has_value());
+  EXPECT_EQ(IndexNames(io.get(), paths, snap2),
+            (std::vector<std::string>{"HASH:0:index-h0b", "HASH:1:index-h1"}));
+
+  // Deletion vectors in the data increment: an OVERWRITE; in the compact increment: COMPACT.
+  CommitMessage m3{row, 0, -1, {}, {}};
+  m3.new_index_files = {Index("DELETION_VECTORS", "index-dv0")};
+  m3.compact_new_index_files = {Index("DELETION_VECTORS", "index-dv0b")};
+  m3.compact_deleted_index_files = {Index("DELETION_VECTORS", "index-dv0")};
+  ASSERT_OK_AND_ASSIGN(auto s3, commit.Commit({m3}, 3));
+  ASSERT_EQ(s3, std::optional<int64_t>(4));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap3, table->snapshots().Load(3));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap4, table->snapshots().Load(4));
+  EXPECT_EQ(snap3.commit_kind, CommitKind::kOverwrite);
+  EXPECT_EQ(snap4.commit_kind, CommitKind::kCompact);
+  EXPECT_EQ(IndexNames(io.get(), paths, snap3),
+            (std::vector<std::string>{"HASH:0:index-h0b", "HASH:1:index-h1",
+                                      "DELETION_VECTORS:0:index-dv0"}));
+  EXPECT_EQ(IndexNames(io.get(), paths, snap4),
+            (std::vector<std::string>{"HASH:0:index-h0b", "HASH:1:index-h1",
+                                      "DELETION_VECTORS:0:index-dv0b"}));
+
+  // Messages survive the byte form: the same through the codec is a no-op retry.
+  ASSERT_OK_AND_ASSIGN(auto again, commit.Commit({m3}, 3));
+  EXPECT_FALSE(again.has_value());
+
+  // A whole-table overwrite drops every index file; the new ones of the overwrite stay.
+  CommitMessage m5{row, 1, -1, {}, {}};
+  ASSERT_OK_AND_ASSIGN(DataFileMeta f5,
+                       WriteFile(io.get(), table->path(), table->schema(), *Rows(100, 2), 0));
+  m5.new_files = {f5};
+  m5.new_index_files = {Index("HASH", "index-h1c")};
+  ASSERT_OK_AND_ASSIGN(auto s5, commit.Overwrite({m5}, 5));
+  ASSERT_EQ(s5, std::optional<int64_t>(5));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap5, table->snapshots().Load(5));
+  EXPECT_EQ(IndexNames(io.get(), paths, snap5), (std::vector<std::string>{"HASH:1:index-h1c"}));
+  ASSERT_OK_AND_ASSIGN(auto s6, commit.Truncate(6));
+  ASSERT_OK_AND_ASSIGN(Snapshot snap6, table->snapshots().Load(*s6));
+  ASSERT_TRUE(snap6.index_manifest.has_value());
+  EXPECT_TRUE(IndexNames(io.get(), paths, snap6).empty());
 }
 
 }  // namespace

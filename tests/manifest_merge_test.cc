@@ -2,6 +2,9 @@
 // pairs cancel, full compaction drops every DELETE; the data reads the same at every snapshot.
 #include "fjord/table/manifest_merge.h"
 #include "commit_test_util.h"
+#include "fjord/common/ids.h"
+#include "fjord/format/avro/codec.h"
+#include "fjord/format/binary_row.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/file_entry.h"
@@ -182,6 +185,123 @@ TEST(ManifestMergeTest, FullCompactionLeavesNoDeleteEntriesInTheBase) {
   ASSERT_OK_AND_ASSIGN(auto ids, ReadIds(table->path()));
   std::vector<int64_t> want = {5, 6, 7, 8, 9, 100, 101, 102, 200};
   EXPECT_EQ(ids, want);
+}
+
+// A large first manifest followed by manifests that delete nothing is merged by copying its
+// blocks: the result reads as the rewrite would (same entries, same order) and is described
+// alike (counts, partition statistics, bucket and level ranges); a later DELETE, or a first
+// manifest another writer produced, falls back to the rewrite.
+TEST(ManifestMergeTest, CopyMergeEqualsRewrite) {
+  testing::TempDir tmp;
+  TableDef def;
+  def.partition_keys = {"p"};
+  ASSERT_OK_AND_ASSIGN(auto table, CreateTable(tmp.Join("wh"), "t", def));
+  std::vector<DataTypePtr> types = {table->schema().fields[1].type->WithNullable(true)};
+  ManifestFileWriter writer(table->io(), TablePaths{table->path()}, table->schema(), {}, "avro",
+                            8 << 20);
+  auto entry = [&](FileKind kind, const std::string& name, std::optional<std::string> p,
+                   int32_t bucket, int32_t level) {
+    ManifestEntry e;
+    e.kind = kind;
+    e.partition = EncodeStoredBinaryRow({p ? Value(*p) : Value()}, types).value();
+    e.bucket = bucket;
+    e.total_buckets = 4;
+    e.file.file_name = name;
+    e.file.level = level;
+    std::string empty = EncodeStoredBinaryRow({}, {}).value();
+    e.file.min_key = e.file.max_key = empty;
+    e.file.key_stats = e.file.value_stats =
+        SimpleStats{empty, empty, std::vector<std::optional<int64_t>>{}};
+    e.file.row_count = 1;
+    return e;
+  };
+  std::vector<ManifestEntry> history;
+  for (int i = 0; i < 5000; ++i) {  // random names: a manifest that compresses like real ones
+    history.push_back(entry(FileKind::kAdd, "h" + std::to_string(i) + "-" + RandomUuid(),
+                            std::string(1, static_cast<char>('c' + i % 20)), i % 3, 0));
+  }
+  ASSERT_OK_AND_ASSIGN(auto base, writer.Write(history));
+  ASSERT_EQ(base.size(), 1u);
+  ASSERT_GE(base[0].file_size, kCopyMergeMinSize);
+  std::vector<ManifestFileMeta> input = base;
+  std::vector<ManifestEntry> all = history;
+  std::vector<std::optional<std::string>> parts = {"a", std::nullopt, "zz", "m"};
+  for (int i = 0; i < 4; ++i) {
+    ManifestEntry e = entry(FileKind::kAdd, "n" + std::to_string(i), parts[i], 3, 4 + i % 2);
+    all.push_back(e);
+    ASSERT_OK_AND_ASSIGN(auto m, writer.Write({e}));
+    input.push_back(m[0]);
+  }
+  ManifestMergeOptions options;
+  options.merge_min_count = 5;
+  std::vector<ManifestFileMeta> written;
+  ASSERT_OK_AND_ASSIGN(auto merged,
+                       MergeManifests(input, writer, table->schema(), options, &written));
+  ASSERT_EQ(merged.size(), 1u);
+  ASSERT_EQ(written.size(), 1u);
+  // Copied: the new file begins with the base's bytes.
+  ASSERT_OK_AND_ASSIGN(std::string base_bytes,
+                       table->io()->ReadFile(table->path() + "/manifest/" + base[0].file_name));
+  ASSERT_OK_AND_ASSIGN(std::string merged_bytes,
+                       table->io()->ReadFile(table->path() + "/manifest/" + merged[0].file_name));
+  EXPECT_EQ(merged_bytes.compare(0, base_bytes.size(), base_bytes), 0);
+  EXPECT_EQ(merged[0].file_size, static_cast<int64_t>(merged_bytes.size()));
+  ASSERT_OK_AND_ASSIGN(auto entries, writer.Read(merged[0]));
+  ASSERT_EQ(entries.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(entries[i].file.file_name, all[i].file.file_name) << i;
+    EXPECT_EQ(entries[i].partition, all[i].partition) << i;
+  }
+  // Described as a rewrite of the same entries is.
+  ASSERT_OK_AND_ASSIGN(auto rewritten, writer.Write(all));
+  ASSERT_EQ(rewritten.size(), 1u);
+  const ManifestFileMeta& a = merged[0];
+  const ManifestFileMeta& b = rewritten[0];
+  EXPECT_EQ(a.num_added_files, b.num_added_files);
+  EXPECT_EQ(a.num_deleted_files, b.num_deleted_files);
+  EXPECT_EQ(a.partition_stats.min_values, b.partition_stats.min_values);
+  EXPECT_EQ(a.partition_stats.max_values, b.partition_stats.max_values);
+  EXPECT_EQ(a.partition_stats.null_counts, b.partition_stats.null_counts);
+  EXPECT_EQ(a.min_bucket, b.min_bucket);
+  EXPECT_EQ(a.max_bucket, b.max_bucket);
+  EXPECT_EQ(a.min_level, b.min_level);
+  EXPECT_EQ(a.max_level, b.max_level);
+  EXPECT_EQ(a.schema_id, b.schema_id);
+
+  // A DELETE after the large manifest: rewritten, the pair cancelled.
+  ASSERT_OK_AND_ASSIGN(auto del,
+                       writer.Write({entry(FileKind::kDelete, history[7].file.file_name,
+                                           std::string(1, static_cast<char>('c' + 7)), 1, 0)}));
+  input.back() = del[0];
+  written.clear();
+  ASSERT_OK_AND_ASSIGN(merged, MergeManifests(input, writer, table->schema(), options, &written));
+  ASSERT_EQ(merged.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(entries, writer.Read(merged[0]));
+  EXPECT_EQ(entries.size(), history.size() + 2);  // history - h7 + n0..n2
+  for (const ManifestEntry& e : entries) EXPECT_NE(e.file.file_name, history[7].file.file_name);
+
+  // A large first manifest with another codec (not what this writer writes): rewritten.
+  ManifestWriterOptions deflate;
+  deflate.codec = avro::Codec::kDeflate;
+  ManifestFileWriter other(table->io(), TablePaths{table->path()}, table->schema(), deflate, "avro",
+                           8 << 20);
+  ASSERT_OK_AND_ASSIGN(auto foreign, other.Write(history));
+  ASSERT_GE(foreign[0].file_size, kCopyMergeMinSize);
+  input[0] = foreign[0];
+  written.clear();
+  ASSERT_OK_AND_ASSIGN(auto two, writer.Write({entry(FileKind::kAdd, "n9", "b", 0, 0)}));
+  input.back() = two[0];
+  ASSERT_OK_AND_ASSIGN(merged, MergeManifests(input, writer, table->schema(), options, &written));
+  ASSERT_EQ(merged.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(merged_bytes,
+                       table->io()->ReadFile(table->path() + "/manifest/" + merged[0].file_name));
+  ASSERT_OK_AND_ASSIGN(std::string foreign_bytes,
+                       table->io()->ReadFile(table->path() + "/manifest/" + foreign[0].file_name));
+  EXPECT_NE(
+      merged_bytes.compare(0, std::min(foreign_bytes.size(), merged_bytes.size()), foreign_bytes),
+      0);
+  ASSERT_OK_AND_ASSIGN(entries, writer.Read(merged[0]));
+  EXPECT_EQ(entries.size(), history.size() + 4);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fjord/file_io.h"
@@ -84,6 +85,29 @@ struct IndexManifestEntry {
   std::optional<std::vector<DeletionVectorMeta>> dv_ranges;
   std::optional<std::string> external_path;
 };
+
+// An index file as a writer reports it (Java's IndexFileMeta): the entry without kind, partition
+// and bucket, which the commit message that carries it supplies.
+struct IndexFileMeta {
+  std::string index_type;
+  std::string file_name;
+  int64_t file_size = 0;
+  int64_t row_count = 0;
+  std::optional<std::vector<DeletionVectorMeta>> dv_ranges;
+  std::optional<std::string> external_path;
+};
+
+inline IndexManifestEntry MakeIndexManifestEntry(FileKind kind, std::string partition,
+                                                 int32_t bucket, const IndexFileMeta& f) {
+  return IndexManifestEntry{kind,         std::move(partition), bucket,
+                            f.index_type, f.file_name,          f.file_size,
+                            f.row_count,  f.dv_ranges,          f.external_path};
+}
+
+inline IndexFileMeta IndexFileOf(const IndexManifestEntry& e) {
+  return IndexFileMeta{e.index_type, e.file_name, e.file_size,
+                       e.row_count,  e.dv_ranges, e.external_path};
+}
 
 // Readers of the three manifest kinds. `format` is the table's `manifest.format` ("avro" or
 // "orc"); errors name the file and the field.

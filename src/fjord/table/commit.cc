@@ -13,6 +13,7 @@
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/conflict_check.h"
 #include "fjord/table/file_entry.h"
+#include "fjord/table/index_manifest_combine.h"
 #include "fjord/table/manifest_merge.h"
 
 namespace fjord {
@@ -77,6 +78,7 @@ void WaitBeforeRetry(int retry, const Settings& s) {
 // Java's ManifestEntryChanges: a message's data increment and compact increment as entries.
 struct Collected {
   std::vector<ManifestEntry> append_table, append_changelog, compact_table, compact_changelog;
+  std::vector<IndexManifestEntry> append_index, compact_index;
 };
 
 Collected Collect(const std::vector<CommitMessage>& messages) {
@@ -88,10 +90,22 @@ Collected Collect(const std::vector<CommitMessage>& messages) {
         out->push_back(ManifestEntry{kind, m.partition, m.bucket, m.total_buckets, f});
       }
     };
+    auto put_index = [&](std::vector<IndexManifestEntry>* out, FileKind kind,
+                         const std::vector<IndexFileMeta>& files) {
+      for (const IndexFileMeta& f : files) {
+        out->push_back(MakeIndexManifestEntry(kind, m.partition, m.bucket, f));
+      }
+    };
     put(&c.append_table, FileKind::kAdd, m.new_files);
     put(&c.append_table, FileKind::kDelete, m.deleted_files);
+    put(&c.append_changelog, FileKind::kAdd, m.changelog_files);
+    put_index(&c.append_index, FileKind::kAdd, m.new_index_files);
+    put_index(&c.append_index, FileKind::kDelete, m.deleted_index_files);
     put(&c.compact_table, FileKind::kDelete, m.compact_before);
     put(&c.compact_table, FileKind::kAdd, m.compact_after);
+    put(&c.compact_changelog, FileKind::kAdd, m.compact_changelog_files);
+    put_index(&c.compact_index, FileKind::kAdd, m.compact_new_index_files);
+    put_index(&c.compact_index, FileKind::kDelete, m.compact_deleted_index_files);
   }
   return c;
 }
@@ -367,11 +381,21 @@ Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool 
         s.changelog_record_count = rows;
       }
       if (latest) s.index_manifest = latest->index_manifest;
-      if (changes.index_entries) {
+      if (!changes.index_files.empty()) {
+        // Recomputed on every attempt: another commit may have changed the index meanwhile.
+        std::vector<IndexManifestEntry> previous;
+        if (s.index_manifest) {
+          FJORD_ASSIGN_OR_RAISE(
+              previous,
+              ReadIndexManifest(io_.get(), paths.ManifestFile(*s.index_manifest), settings.format));
+        }
+        bool unaware = settings.bucket == -1 && schema_.primary_keys.empty();
+        FJORD_ASSIGN_OR_RAISE(std::vector<IndexManifestEntry> index,
+                              CombineIndexManifest(previous, changes.index_files, unaware));
         std::string name = "index-manifest-" + RandomUuid() + "-0";
-        FJORD_RETURN_NOT_OK(WriteIndexManifest(io_.get(), paths.ManifestFile(name),
-                                               *changes.index_entries, settings.writer)
-                                .status());
+        FJORD_RETURN_NOT_OK(
+            WriteIndexManifest(io_.get(), paths.ManifestFile(name), index, settings.writer)
+                .status());
         lists_written.push_back(name);
         s.index_manifest = name;
       }
@@ -447,7 +471,9 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
     all.changelog_files = c.append_changelog;
     all.changelog_files.insert(all.changelog_files.end(), c.compact_changelog.begin(),
                                c.compact_changelog.end());
-    if (all.table_files.empty() && all.changelog_files.empty()) {
+    all.index_files = c.append_index;
+    all.index_files.insert(all.index_files.end(), c.compact_index.begin(), c.compact_index.end());
+    if (all.table_files.empty() && all.changelog_files.empty() && all.index_files.empty()) {
       return std::optional<int64_t>();  // nothing was compacted
     }
     FJORD_ASSIGN_OR_RAISE(
@@ -461,17 +487,24 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
     FJORD_ASSIGN_OR_RAISE(auto option, options_.GetBool("snapshot.ignore-empty-commit"));
     ignore_empty = option.value_or(true);
   }
-  if (!ignore_empty || !c.append_table.empty() || !c.append_changelog.empty()) {
-    // An append that deletes files is an overwrite, checked for conflicts (Java 1.3+).
-    bool deletes = std::any_of(c.append_table.begin(), c.append_table.end(),
-                               [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; });
-    Changes append{std::move(c.append_table), std::move(c.append_changelog), std::nullopt};
+  if (!ignore_empty || !c.append_table.empty() || !c.append_changelog.empty() ||
+      !c.append_index.empty()) {
+    // An append that deletes files or carries deletion vectors is an overwrite, checked for
+    // conflicts (Java 1.3+).
+    bool deletes =
+        std::any_of(c.append_table.begin(), c.append_table.end(),
+                    [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; }) ||
+        std::any_of(c.append_index.begin(), c.append_index.end(),
+                    [](const IndexManifestEntry& e) { return e.index_type == "DELETION_VECTORS"; });
+    Changes append{std::move(c.append_table), std::move(c.append_changelog),
+                   std::move(c.append_index)};
     FJORD_ASSIGN_OR_RAISE(
         last, TryCommit(fixed(std::move(append)), true, identifier,
                         deletes ? CommitKind::kOverwrite : CommitKind::kAppend, deletes));
   }
-  if (!c.compact_table.empty() || !c.compact_changelog.empty()) {
-    Changes compact{std::move(c.compact_table), std::move(c.compact_changelog), std::nullopt};
+  if (!c.compact_table.empty() || !c.compact_changelog.empty() || !c.compact_index.empty()) {
+    Changes compact{std::move(c.compact_table), std::move(c.compact_changelog),
+                    std::move(c.compact_index)};
     FJORD_ASSIGN_OR_RAISE(
         last, TryCommit(fixed(std::move(compact)), true, identifier, CommitKind::kCompact, true));
   }
@@ -479,16 +512,16 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
 }
 
 Result<std::optional<int64_t>> FileStoreCommit::OverwriteScoped(
-    std::vector<ManifestEntry> new_files, std::vector<ManifestEntry> compact, int64_t identifier,
-    const PartitionFilter& scope) {
+    std::vector<ManifestEntry> new_files, std::vector<IndexManifestEntry> new_index,
+    Changes compact, int64_t identifier, const PartitionFilter& scope) {
   std::map<std::string, std::string> merged_options = schema_.EffectiveOptions();
   for (const auto& [k, v] : options_.layer(OptionLayer::kDynamic)) merged_options[k] = v;
   FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(options_, merged_options));
   TablePaths paths{root_};
   // Every live file in scope is deleted (real buckets only, except in postpone-bucket tables),
   // so are the index files of those partitions; then the new files are added.
-  ChangesProvider provide = [&,
-                             new_files](const std::optional<Snapshot>& latest) -> Result<Changes> {
+  ChangesProvider provide = [&, new_files,
+                             new_index](const std::optional<Snapshot>& latest) -> Result<Changes> {
     Changes changes;
     if (latest) {
       FJORD_ASSIGN_OR_RAISE(
@@ -507,23 +540,23 @@ Result<std::optional<int64_t>> FileStoreCommit::OverwriteScoped(
             std::vector<IndexManifestEntry> index,
             ReadIndexManifest(io_.get(), paths.ManifestFile(*latest->index_manifest),
                               settings.format));
-        std::vector<IndexManifestEntry> kept;
         for (IndexManifestEntry& e : index) {
           FJORD_ASSIGN_OR_RAISE(bool in_scope, scope.Contains(e.partition));
-          if (!in_scope) kept.push_back(std::move(e));
+          if (!in_scope) continue;
+          e.kind = FileKind::kDelete;
+          changes.index_files.push_back(std::move(e));
         }
-        if (kept.size() != index.size()) changes.index_entries = std::move(kept);
       }
     }
     changes.table_files.insert(changes.table_files.end(), new_files.begin(), new_files.end());
+    changes.index_files.insert(changes.index_files.end(), new_index.begin(), new_index.end());
     return changes;
   };
   std::optional<int64_t> last;
   FJORD_ASSIGN_OR_RAISE(last, TryCommit(provide, false, identifier, CommitKind::kOverwrite, true));
-  if (!compact.empty()) {
-    Changes changes{std::move(compact), {}, std::nullopt};
+  if (!compact.table_files.empty() || !compact.index_files.empty()) {
     ChangesProvider fixed =
-        [changes = std::move(changes)](const std::optional<Snapshot>&) -> Result<Changes> {
+        [changes = std::move(compact)](const std::optional<Snapshot>&) -> Result<Changes> {
       return changes;
     };
     FJORD_ASSIGN_OR_RAISE(last, TryCommit(fixed, true, identifier, CommitKind::kCompact, true));
@@ -546,8 +579,8 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
   if (!schema_.partition_keys.empty() && settings.dynamic_overwrite) {
     if (c.append_table.empty()) {
       // Dynamic mode with no new data: nothing is replaced (a compaction part still commits).
-      if (c.compact_table.empty()) return std::optional<int64_t>();
-      Changes compact{std::move(c.compact_table), {}, std::nullopt};
+      if (c.compact_table.empty() && c.compact_index.empty()) return std::optional<int64_t>();
+      Changes compact{std::move(c.compact_table), {}, std::move(c.compact_index)};
       ChangesProvider fixed = [compact](const std::optional<Snapshot>&) -> Result<Changes> {
         return compact;
       };
@@ -573,7 +606,9 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
   if (c.compact_table.empty()) {
     FJORD_ASSIGN_OR_RAISE(c.append_table, TryUpgrade(std::move(c.append_table), schema_, settings));
   }
-  return OverwriteScoped(std::move(c.append_table), std::move(c.compact_table), identifier, scope);
+  return OverwriteScoped(std::move(c.append_table), std::move(c.append_index),
+                         Changes{std::move(c.compact_table), {}, std::move(c.compact_index)},
+                         identifier, scope);
 }
 
 Result<std::optional<int64_t>> FileStoreCommit::DropPartitions(
@@ -584,12 +619,12 @@ Result<std::optional<int64_t>> FileStoreCommit::DropPartitions(
     if (p.empty()) return Status::Invalid("DropPartitions got an empty partition spec");
   }
   FJORD_ASSIGN_OR_RAISE(PartitionFilter scope, PartitionFilter::OfSpecs(partitions, schema_));
-  return OverwriteScoped({}, {}, identifier, scope);
+  return OverwriteScoped({}, {}, {}, identifier, scope);
 }
 
 Result<std::optional<int64_t>> FileStoreCommit::Truncate(int64_t identifier) {
   stats_ = {};
-  return OverwriteScoped({}, {}, identifier, PartitionFilter::All());
+  return OverwriteScoped({}, {}, {}, identifier, PartitionFilter::All());
 }
 
 }  // namespace fjord

@@ -34,8 +34,8 @@
 namespace fjord {
 
 // What a writer hands the committer for one (partition, bucket): Java's CommitMessageImpl with
-// its data increment (new and deleted files) and compact increment (the files a compaction
-// replaced and the files it wrote). Changelog and index files are not carried yet.
+// its data increment (new and deleted files, changelog files, new and deleted index files) and
+// compact increment (the files a compaction replaced and wrote, its changelog and index files).
 struct CommitMessage {
   std::string partition;  // stored BinaryRow of the partition values
   int32_t bucket = 0;
@@ -43,9 +43,15 @@ struct CommitMessage {
   // Data increment.
   std::vector<DataFileMeta> new_files;
   std::vector<DataFileMeta> deleted_files;
+  std::vector<DataFileMeta> changelog_files;
+  std::vector<IndexFileMeta> new_index_files;
+  std::vector<IndexFileMeta> deleted_index_files;
   // Compact increment.
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
+  std::vector<DataFileMeta> compact_changelog_files;
+  std::vector<IndexFileMeta> compact_new_index_files;
+  std::vector<IndexFileMeta> compact_deleted_index_files;
 };
 
 // What the last call did; for tests, benchmarks and logs.
@@ -106,8 +112,9 @@ class FileStoreCommit {
   struct Changes {
     std::vector<ManifestEntry> table_files;
     std::vector<ManifestEntry> changelog_files;
-    // The complete new index manifest when the commit changes index files.
-    std::optional<std::vector<IndexManifestEntry>> index_entries;
+    // Index files added and deleted, applied to the latest snapshot's index manifest as Java's
+    // index manifest handler does (index_manifest_combine.h).
+    std::vector<IndexManifestEntry> index_files;
   };
   using ChangesProvider = std::function<Result<Changes>(const std::optional<Snapshot>& latest)>;
 
@@ -118,11 +125,12 @@ class FileStoreCommit {
   // (then their manifests are written once and reused).
   Result<int64_t> TryCommit(const ChangesProvider& provide, bool fixed, int64_t identifier,
                             CommitKind kind, bool detect_conflicts);
-  // An OVERWRITE snapshot replacing the live files in `scope` with `new_files`, then a COMPACT
-  // snapshot of `compact` if any.
+  // An OVERWRITE snapshot replacing the live files in `scope` and their index files with
+  // `new_files` and `new_index`, then a COMPACT snapshot of `compact` if any.
   Result<std::optional<int64_t>> OverwriteScoped(std::vector<ManifestEntry> new_files,
-                                                 std::vector<ManifestEntry> compact,
-                                                 int64_t identifier, const PartitionFilter& scope);
+                                                 std::vector<IndexManifestEntry> new_index,
+                                                 Changes compact, int64_t identifier,
+                                                 const PartitionFilter& scope);
 
   std::shared_ptr<FileIO> io_;
   std::string root_;

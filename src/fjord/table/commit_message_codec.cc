@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "fjord/meta/manifest_writer.h"
@@ -20,6 +21,7 @@ constexpr size_t kCrcSize = 4;
 // Body record tags.
 constexpr uint16_t kDataFilesTag = 1;
 constexpr uint16_t kMessageTag = 2;
+constexpr uint16_t kIndexFilesTag = 3;
 // Message field tags.
 constexpr uint16_t kPartitionTag = 1;
 constexpr uint16_t kBucketTag = 2;
@@ -35,8 +37,25 @@ struct FileListField {
 constexpr FileListField kFileLists[] = {
     {4, &CommitMessage::new_files, FileKind::kAdd, "new files"},
     {5, &CommitMessage::deleted_files, FileKind::kDelete, "deleted files"},
+    {6, &CommitMessage::changelog_files, FileKind::kAdd, "changelog files"},
     {7, &CommitMessage::compact_before, FileKind::kDelete, "compact before"},
     {8, &CommitMessage::compact_after, FileKind::kAdd, "compact after"},
+    {9, &CommitMessage::compact_changelog_files, FileKind::kAdd, "compact changelog files"},
+};
+
+// The index-file lists, ranges into the index-manifest container.
+struct IndexListField {
+  uint16_t tag;
+  std::vector<IndexFileMeta> CommitMessage::*files;
+  FileKind kind;
+  const char* name;
+};
+constexpr IndexListField kIndexLists[] = {
+    {10, &CommitMessage::new_index_files, FileKind::kAdd, "new index files"},
+    {11, &CommitMessage::deleted_index_files, FileKind::kDelete, "deleted index files"},
+    {12, &CommitMessage::compact_new_index_files, FileKind::kAdd, "compact new index files"},
+    {13, &CommitMessage::compact_deleted_index_files, FileKind::kDelete,
+     "compact deleted index files"},
 };
 
 // A fixed Avro sync marker keeps the encoding deterministic.
@@ -146,30 +165,43 @@ struct FileRange {
   uint32_t count = 0;
 };
 
-Result<std::vector<DataFileMeta>> TakeFiles(const std::vector<ManifestEntry>& entries,
-                                            std::vector<bool>* used, const FileRange& range,
-                                            FileKind kind, const CommitMessage& m,
-                                            std::string_view source, const std::string& what) {
+const std::string& FileNameOf(const ManifestEntry& e) { return e.file.file_name; }
+const std::string& FileNameOf(const IndexManifestEntry& e) { return e.file_name; }
+bool MatchesMessage(const ManifestEntry& e, const CommitMessage& m) {
+  return e.partition == m.partition && e.bucket == m.bucket && e.total_buckets == m.total_buckets;
+}
+bool MatchesMessage(const IndexManifestEntry& e, const CommitMessage& m) {
+  return e.partition == m.partition && e.bucket == m.bucket;
+}
+DataFileMeta FileOf(const ManifestEntry& e) { return e.file; }
+IndexFileMeta FileOf(const IndexManifestEntry& e) { return IndexFileOf(e); }
+
+// The files of `range` in `entries` (data-file or index-file entries), each used once.
+template <typename Entry>
+Result<std::vector<decltype(FileOf(Entry{}))>> TakeFiles(
+    const std::vector<Entry>& entries, std::vector<bool>* used, const FileRange& range,
+    FileKind kind, const CommitMessage& m, std::string_view source, const std::string& what) {
+  constexpr bool kIndex = std::is_same_v<Entry, IndexManifestEntry>;
+  const char* noun = kIndex ? "index file " : "data file ";
   if (range.first > entries.size() || range.count > entries.size() - range.first) {
     return Status::Corruption(source, ": ", what, ": files ", range.first, "..",
                               uint64_t{range.first} + range.count, " out of range (",
-                              entries.size(), " data files)");
+                              entries.size(), kIndex ? " index files)" : " data files)");
   }
-  std::vector<DataFileMeta> out;
+  std::vector<decltype(FileOf(Entry{}))> out;
   out.reserve(range.count);
   for (uint32_t i = range.first; i < range.first + range.count; ++i) {
-    const ManifestEntry& e = entries[i];
+    const Entry& e = entries[i];
     if ((*used)[i]) {
-      return Status::Corruption(source, ": ", what, ": data file ", i, " (", e.file.file_name,
+      return Status::Corruption(source, ": ", what, ": ", noun, i, " (", FileNameOf(e),
                                 ") is referenced twice");
     }
     (*used)[i] = true;
-    if (e.kind != kind || e.partition != m.partition || e.bucket != m.bucket ||
-        e.total_buckets != m.total_buckets) {
-      return Status::Corruption(source, ": ", what, ": data file ", i, " (", e.file.file_name,
+    if (e.kind != kind || !MatchesMessage(e, m)) {
+      return Status::Corruption(source, ": ", what, ": ", noun, i, " (", FileNameOf(e),
                                 ") does not match its message (kind, partition or bucket)");
     }
-    out.push_back(e.file);
+    out.push_back(FileOf(e));
   }
   return out;
 }
@@ -195,6 +227,7 @@ Result<int32_t> ParseInt32(std::string_view value, std::string_view source,
 
 Result<std::string> EncodeCommitMessages(const std::vector<CommitMessage>& messages) {
   std::vector<ManifestEntry> entries;
+  std::vector<IndexManifestEntry> index_entries;
   std::string message_records;
   for (const CommitMessage& m : messages) {
     std::string fields;
@@ -209,6 +242,16 @@ Result<std::string> EncodeCommitMessages(const std::vector<CommitMessage>& messa
           RangeValue(static_cast<uint32_t>(entries.size()), static_cast<uint32_t>(files.size())));
       for (const DataFileMeta& f : files) {
         entries.push_back(ManifestEntry{list.kind, m.partition, m.bucket, m.total_buckets, f});
+      }
+    }
+    for (const IndexListField& list : kIndexLists) {
+      const std::vector<IndexFileMeta>& files = m.*list.files;
+      if (files.empty()) continue;
+      PutRecord(&fields, list.tag,
+                RangeValue(static_cast<uint32_t>(index_entries.size()),
+                           static_cast<uint32_t>(files.size())));
+      for (const IndexFileMeta& f : files) {
+        index_entries.push_back(MakeIndexManifestEntry(list.kind, m.partition, m.bucket, f));
       }
     }
     if (fields.size() > std::numeric_limits<uint32_t>::max()) {
@@ -228,6 +271,18 @@ Result<std::string> EncodeCommitMessages(const std::vector<CommitMessage>& messa
                              " data files)");
     }
     PutRecord(&body, kDataFilesTag, container);
+  }
+  if (!index_entries.empty()) {
+    ManifestWriterOptions options;
+    options.format = ManifestFormat::kAvro;
+    options.codec = avro::Codec::kNull;
+    options.sync_marker = std::string(kSyncMarker);
+    FJORD_ASSIGN_OR_RAISE(std::string container, EncodeIndexManifest(index_entries, options));
+    if (container.size() > std::numeric_limits<uint32_t>::max()) {
+      return Status::Invalid("commit messages too large to encode (", index_entries.size(),
+                             " index files)");
+    }
+    PutRecord(&body, kIndexFilesTag, container);
   }
   body += message_records;
   std::string out(kMagic);
@@ -275,7 +330,8 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
 
   FJORD_ASSIGN_OR_RAISE(std::vector<Record> records, SplitRecords(body, source, "body"));
   std::vector<ManifestEntry> entries;
-  bool have_files = false;
+  std::vector<IndexManifestEntry> index_entries;
+  bool have_files = false, have_index = false;
   std::vector<std::string_view> message_values;
   for (const Record& r : records) {
     if (r.tag == kDataFilesTag) {
@@ -284,6 +340,12 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
       std::string where = std::string(source) + " (data files)";
       OneFileIO io(where, r.value);
       FJORD_ASSIGN_OR_RAISE(entries, ReadManifestFile(&io, where, "avro"));
+    } else if (r.tag == kIndexFilesTag) {
+      if (have_index) return Status::Corruption(source, ": two index-file sections");
+      have_index = true;
+      std::string where = std::string(source) + " (index files)";
+      OneFileIO io(where, r.value);
+      FJORD_ASSIGN_OR_RAISE(index_entries, ReadIndexManifest(&io, where, "avro"));
     } else if (r.tag == kMessageTag) {
       message_values.push_back(r.value);
     } else {
@@ -293,6 +355,7 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
   }
 
   std::vector<bool> used(entries.size(), false);
+  std::vector<bool> index_used(index_entries.size(), false);
   std::vector<CommitMessage> out;
   out.reserve(message_values.size());
   for (size_t i = 0; i < message_values.size(); ++i) {
@@ -302,6 +365,7 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
     CommitMessage m;
     std::vector<uint16_t> seen;
     std::vector<std::pair<const FileListField*, FileRange>> ranges;
+    std::vector<std::pair<const IndexListField*, FileRange>> index_ranges;
     for (const Record& f : fields) {
       if (std::find(seen.begin(), seen.end(), f.tag) != seen.end()) {
         return Status::Corruption(source, ": ", what, ": field tag ", f.tag, " appears twice");
@@ -325,6 +389,16 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
           for (const FileListField& l : kFileLists) {
             if (l.tag == f.tag) list = &l;
           }
+          const IndexListField* index_list = nullptr;
+          for (const IndexListField& l : kIndexLists) {
+            if (l.tag == f.tag) index_list = &l;
+          }
+          if (index_list != nullptr) {
+            FJORD_ASSIGN_OR_RAISE(FileRange range,
+                                  ParseRange(f.value, source, what + " " + index_list->name));
+            index_ranges.emplace_back(index_list, range);
+            break;
+          }
           if (list == nullptr) {
             return Status::Invalid(source, ": ", what, ": unknown field tag ", f.tag,
                                    " (written by a newer Fjord?)");
@@ -346,11 +420,21 @@ Result<std::vector<CommitMessage>> DecodeCommitMessages(std::string_view data,
       FJORD_ASSIGN_OR_RAISE(m.*list->files, TakeFiles(entries, &used, range, list->kind, m, source,
                                                       what + " " + list->name));
     }
+    for (const auto& [list, range] : index_ranges) {
+      FJORD_ASSIGN_OR_RAISE(m.*list->files, TakeFiles(index_entries, &index_used, range, list->kind,
+                                                      m, source, what + " " + list->name));
+    }
     out.push_back(std::move(m));
   }
   for (size_t i = 0; i < used.size(); ++i) {
     if (!used[i]) {
       return Status::Corruption(source, ": data file ", i, " (", entries[i].file.file_name,
+                                ") belongs to no message");
+    }
+  }
+  for (size_t i = 0; i < index_used.size(); ++i) {
+    if (!index_used[i]) {
+      return Status::Corruption(source, ": index file ", i, " (", index_entries[i].file_name,
                                 ") belongs to no message");
     }
   }

@@ -20,24 +20,32 @@
 //        1 partition      stored BinaryRow bytes     (required)
 //        2 bucket         i32                        (required)
 //        3 total buckets  i32                        (required)
-//        4 new files      first u32, count u32: a range of the data-file entries
-//        5 deleted files  first u32, count u32
-//        7 compact before first u32, count u32 (entries of kind DELETE)
-//        8 compact after  first u32, count u32 (entries of kind ADD)
+//        4 new files                first u32, count u32: a range of the data-file entries
+//        5 deleted files            first u32, count u32
+//        6 changelog files          first u32, count u32 (entries of kind ADD)
+//        7 compact before           first u32, count u32 (entries of kind DELETE)
+//        8 compact after            first u32, count u32 (entries of kind ADD)
+//        9 compact changelog files  first u32, count u32 (entries of kind ADD)
+//       10 new index files          first u32, count u32: a range of the index-file entries (ADD)
+//       11 deleted index files      first u32, count u32 (DELETE)
+//       12 compact new index files  first u32, count u32 (ADD)
+//       13 compact deleted index    first u32, count u32 (DELETE)
 //      A file list is written only when it is not empty.
+//   3  index files: an Avro index-manifest container (the 1.4 schema, no compression) holding one
+//      IndexManifestEntry per index file of all messages, in reference order, partition and
+//      bucket repeating its message's; present only when some message has index files.
 //
-// How to add a field (changelog and index files of CommitMessage): give it a new tag and write it
-// only when it is not empty (a file list: one more row of kFileLists in the .cc). A file without
-// the new content stays readable by an older Fjord; a file with it is refused by the older Fjord
-// ("unknown field tag"), never read with the field silently dropped. Reserved message tags:
-// 6 changelog files, 9 compact changelog, 10 new index files, 11 deleted index files; body tag 3
-// for an index-manifest container (index files). Bump the version only for a change an old reader
-// would misread (a new encoding of an existing field).
+// How to add a field: give it a new tag and write it only when it is not empty (a file list: one
+// more row of kFileLists / kIndexLists in the .cc). A file without the new content stays readable
+// by an older Fjord; a file with it is refused by the older Fjord ("unknown field tag"), never
+// read with the field silently dropped. Bump the version only for a change an old reader would
+// misread (a new encoding of an existing field).
 //
 // Decoding checks everything before returning anything: magic, version, length, checksum, every
 // record's bounds, required fields, duplicate tags, file ranges (in bounds, each data file used
-// exactly once, entry matching its message). Errors are Invalid (not a commit-message file, or a
-// version this Fjord does not read) or Corruption (truncated or damaged), prefixed with `source`.
+// exactly once, index files likewise, entry matching its message). Errors are Invalid (not a
+// commit-message file, or a version this Fjord does not read) or Corruption (truncated or damaged),
+// prefixed with `source`.
 #pragma once
 
 #include <cstdint>

@@ -41,6 +41,20 @@ DataFileMeta File(const std::string& name, int level, bool optionals) {
   return f;
 }
 
+IndexFileMeta Index(const std::string& type, const std::string& name, bool dv) {
+  IndexFileMeta f;
+  f.index_type = type;
+  f.file_name = name;
+  f.file_size = 300;
+  f.row_count = 12;
+  if (dv) {
+    f.dv_ranges = std::vector<DeletionVectorMeta>{{"data-1.parquet", 1, 22, 3},
+                                                  {"data-2.parquet", 23, 9, std::nullopt}};
+    f.external_path = "s3://bucket/idx/" + name;
+  }
+  return f;
+}
+
 std::vector<CommitMessage> Messages() {
   std::vector<CommitMessage> out;
   out.push_back(CommitMessage{std::string("\0\0\0\1part-a", 10),
@@ -55,6 +69,14 @@ std::vector<CommitMessage> Messages() {
                               {File("data-0.orc", 1, false), File("data-00.orc", 2, true)}});
   out.back().compact_before = {File("data-4.orc", 0, false), File("data-5.orc", 1, true)};
   out.back().compact_after = {File("data-6.orc", 2, true)};
+  out.back().changelog_files = {File("changelog-1.orc", 0, true)};
+  out.back().compact_changelog_files = {File("changelog-2.orc", 0, false),
+                                        File("changelog-3.orc", 0, true)};
+  out.back().new_index_files = {Index("HASH", "index-1", false)};
+  out.back().deleted_index_files = {Index("HASH", "index-0", false)};
+  out.back().compact_new_index_files = {Index("DELETION_VECTORS", "index-2", true)};
+  out.back().compact_deleted_index_files = {Index("DELETION_VECTORS", "index-3", true),
+                                            Index("DELETION_VECTORS", "index-4", false)};
   out.push_back(CommitMessage{std::string("\0\0\0\0", 4), -1, -1, {}, {}});  // empty
   out.push_back(CommitMessage{std::string("\0\0\0\0", 4), 1, 2, {}, {}});    // compaction only
   out.back().compact_before = {File("data-7.avro", 0, true)};
@@ -100,6 +122,35 @@ void ExpectSame(const std::vector<CommitMessage>& a, const std::vector<CommitMes
     for (size_t j = 0; j < a[i].deleted_files.size(); ++j) {
       ExpectSameFile(a[i].deleted_files[j], b[i].deleted_files[j]);
     }
+    auto same_files = [](const std::vector<DataFileMeta>& x, const std::vector<DataFileMeta>& y) {
+      ASSERT_EQ(x.size(), y.size());
+      for (size_t j = 0; j < x.size(); ++j) ExpectSameFile(x[j], y[j]);
+    };
+    same_files(a[i].changelog_files, b[i].changelog_files);
+    same_files(a[i].compact_changelog_files, b[i].compact_changelog_files);
+    auto same_index = [](const std::vector<IndexFileMeta>& x, const std::vector<IndexFileMeta>& y) {
+      ASSERT_EQ(x.size(), y.size());
+      for (size_t j = 0; j < x.size(); ++j) {
+        EXPECT_EQ(x[j].index_type, y[j].index_type);
+        EXPECT_EQ(x[j].file_name, y[j].file_name);
+        EXPECT_EQ(x[j].file_size, y[j].file_size);
+        EXPECT_EQ(x[j].row_count, y[j].row_count);
+        EXPECT_EQ(x[j].external_path, y[j].external_path);
+        ASSERT_EQ(x[j].dv_ranges.has_value(), y[j].dv_ranges.has_value());
+        if (!x[j].dv_ranges) continue;
+        ASSERT_EQ(x[j].dv_ranges->size(), y[j].dv_ranges->size());
+        for (size_t k = 0; k < x[j].dv_ranges->size(); ++k) {
+          EXPECT_EQ((*x[j].dv_ranges)[k].data_file_name, (*y[j].dv_ranges)[k].data_file_name);
+          EXPECT_EQ((*x[j].dv_ranges)[k].offset, (*y[j].dv_ranges)[k].offset);
+          EXPECT_EQ((*x[j].dv_ranges)[k].length, (*y[j].dv_ranges)[k].length);
+          EXPECT_EQ((*x[j].dv_ranges)[k].cardinality, (*y[j].dv_ranges)[k].cardinality);
+        }
+      }
+    };
+    same_index(a[i].new_index_files, b[i].new_index_files);
+    same_index(a[i].deleted_index_files, b[i].deleted_index_files);
+    same_index(a[i].compact_new_index_files, b[i].compact_new_index_files);
+    same_index(a[i].compact_deleted_index_files, b[i].compact_deleted_index_files);
     ASSERT_EQ(a[i].compact_before.size(), b[i].compact_before.size());
     ASSERT_EQ(a[i].compact_after.size(), b[i].compact_after.size());
     for (size_t j = 0; j < a[i].compact_before.size(); ++j) {
@@ -220,13 +271,15 @@ TEST(CommitMessageCodecTest, RejectsUnknownTagsAndBadStructure) {
   std::string body = Body(bytes);
   EXPECT_THAT(DecodeCommitMessages(Frame(body + Rec(9, "future"))),
               IsError(StatusCode::kInvalid, "unknown section tag 9 (written by a newer Fjord?)"));
+  EXPECT_THAT(DecodeCommitMessages(Frame(body + Rec(3, "not avro"))),
+              IsError(StatusCode::kCorruption, "two index-file sections"));
 
   std::string partition = Rec(1, std::string("\0\0\0\0", 4));
   std::string bucket = Rec(2, std::string("\0\0\0\1", 4));
   std::string total = Rec(3, std::string("\0\0\0\2", 4));
   EXPECT_OK(DecodeCommitMessages(Frame(Rec(2, partition + bucket + total))).status());
-  EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + bucket + total + Rec(6, "")))),
-              IsError(StatusCode::kInvalid, "message 0: unknown field tag 6"));
+  EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + bucket + total + Rec(14, "")))),
+              IsError(StatusCode::kInvalid, "message 0: unknown field tag 14"));
   EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + total))),
               IsError(StatusCode::kCorruption, "message 0: required field 'bucket' is missing"));
   EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + bucket + bucket + total))),
@@ -237,6 +290,10 @@ TEST(CommitMessageCodecTest, RejectsUnknownTagsAndBadStructure) {
   std::string range = Rec(4, std::string("\0\0\0\0\0\0\0\1", 8));
   EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + bucket + total + range))),
               IsError(StatusCode::kCorruption, "out of range (0 data files)"));
+  std::string index_range = Rec(11, std::string("\0\0\0\0\0\0\0\1", 8));
+  EXPECT_THAT(DecodeCommitMessages(Frame(Rec(2, partition + bucket + total + index_range))),
+              IsError(StatusCode::kCorruption,
+                      "deleted index files: files 0..1 out of range (0 index files)"));
   // A record longer than what remains.
   std::string cut = Rec(2, partition + bucket + total);
   cut[5] = static_cast<char>(cut[5] + 1);
@@ -266,6 +323,28 @@ TEST(CommitMessageCodecTest, RejectsFilesUsedTwiceOrNotAtAll) {
               IsError(StatusCode::kCorruption, "data file 0 (a) belongs to no message"));
   EXPECT_THAT(DecodeCommitMessages(Frame(records[0] + records[1] + records[1])),
               IsError(StatusCode::kCorruption, "is referenced twice"));
+
+  // The same for index files: body = index section, then the message.
+  CommitMessage with_index{std::string("\0\0\0\0", 4), 0, 1, {}, {}};
+  with_index.new_index_files = {Index("HASH", "index-a", false)};
+  ASSERT_OK_AND_ASSIGN(bytes, EncodeCommitMessages({with_index}));
+  body = Body(bytes);
+  uint32_t n = (static_cast<unsigned char>(body[2]) << 24) |
+               (static_cast<unsigned char>(body[3]) << 16) |
+               (static_cast<unsigned char>(body[4]) << 8) | static_cast<unsigned char>(body[5]);
+  std::string index_section = body.substr(0, 6 + n), message = body.substr(6 + n);
+  EXPECT_THAT(DecodeCommitMessages(Frame(index_section)),
+              IsError(StatusCode::kCorruption, "index file 0 (index-a) belongs to no message"));
+  EXPECT_THAT(DecodeCommitMessages(Frame(index_section + message + message)),
+              IsError(StatusCode::kCorruption, "index file 0 (index-a) is referenced twice"));
+  // An index file whose kind does not match the list it is in.
+  CommitMessage wrong = with_index;
+  wrong.deleted_index_files = wrong.new_index_files;
+  wrong.new_index_files.clear();
+  ASSERT_OK_AND_ASSIGN(std::string deleted_bytes, EncodeCommitMessages({wrong}));
+  std::string deleted_body = Body(deleted_bytes);
+  EXPECT_THAT(DecodeCommitMessages(Frame(index_section + deleted_body.substr(6 + n))),
+              IsError(StatusCode::kCorruption, "does not match its message"));
 }
 
 TEST(CommitMessageCodecTest, RandomMutationsNeverCrash) {

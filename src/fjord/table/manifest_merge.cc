@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fjord/common/ids.h"
+#include "fjord/format/avro/container.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/table/file_entry.h"
 
@@ -144,6 +145,87 @@ Result<std::vector<ManifestFileMeta>> ManifestFileWriter::Write(
   return out;
 }
 
+Result<ManifestFileMeta> ManifestFileWriter::Combine(const ManifestFileMeta& a,
+                                                     const ManifestFileMeta& b) const {
+  ManifestFileMeta out;
+  out.num_added_files = a.num_added_files + b.num_added_files;
+  out.num_deleted_files = a.num_deleted_files + b.num_deleted_files;
+  out.schema_id = std::max(a.schema_id, b.schema_id);
+  auto lo = [](std::optional<int32_t> x, std::optional<int32_t> y) -> std::optional<int32_t> {
+    if (!x || !y) return x ? x : y;
+    return std::min(*x, *y);
+  };
+  auto hi = [](std::optional<int32_t> x, std::optional<int32_t> y) -> std::optional<int32_t> {
+    if (!x || !y) return x ? x : y;
+    return std::max(*x, *y);
+  };
+  out.min_bucket = lo(a.min_bucket, b.min_bucket);
+  out.max_bucket = hi(a.max_bucket, b.max_bucket);
+  out.min_level = lo(a.min_level, b.min_level);
+  out.max_level = hi(a.max_level, b.max_level);
+  if (a.min_row_id && b.min_row_id && a.max_row_id && b.max_row_id) {
+    out.min_row_id = std::min(*a.min_row_id, *b.min_row_id);
+    out.max_row_id = std::max(*a.max_row_id, *b.max_row_id);
+  }
+  const std::vector<DataTypePtr>& types = partition_types_;
+  FJORD_ASSIGN_OR_RAISE(auto a_min, DecodeStoredBinaryRow(a.partition_stats.min_values, types));
+  FJORD_ASSIGN_OR_RAISE(auto a_max, DecodeStoredBinaryRow(a.partition_stats.max_values, types));
+  FJORD_ASSIGN_OR_RAISE(auto b_min, DecodeStoredBinaryRow(b.partition_stats.min_values, types));
+  FJORD_ASSIGN_OR_RAISE(auto b_max, DecodeStoredBinaryRow(b.partition_stats.max_values, types));
+  std::vector<std::optional<int64_t>> nulls(types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    // A null bound means no non-null value: the other side's bound wins.
+    if (a_min[i].is_null() ||
+        (!b_min[i].is_null() && CompareValues(b_min[i], a_min[i], *types[i]) < 0)) {
+      a_min[i] = b_min[i];
+    }
+    if (a_max[i].is_null() ||
+        (!b_max[i].is_null() && CompareValues(b_max[i], a_max[i], *types[i]) > 0)) {
+      a_max[i] = b_max[i];
+    }
+    const auto& an = a.partition_stats.null_counts;
+    const auto& bn = b.partition_stats.null_counts;
+    if (an && bn && i < an->size() && i < bn->size() && (*an)[i] && (*bn)[i]) {
+      nulls[i] = *(*an)[i] + *(*bn)[i];
+    }
+  }
+  FJORD_ASSIGN_OR_RAISE(out.partition_stats.min_values, EncodeStoredBinaryRow(a_min, types));
+  FJORD_ASSIGN_OR_RAISE(out.partition_stats.max_values, EncodeStoredBinaryRow(a_max, types));
+  out.partition_stats.null_counts = nulls;
+  return out;
+}
+
+Result<std::optional<ManifestFileMeta>> ManifestFileWriter::WriteAfter(
+    const ManifestFileMeta& base, const std::vector<ManifestEntry>& entries) const {
+  using Out = std::optional<ManifestFileMeta>;
+  if (format_ != "avro" || writer_options_.format != ManifestFormat::kAvro || entries.empty()) {
+    return Out();
+  }
+  const std::string base_path = paths_.ManifestFile(base.file_name);
+  FJORD_ASSIGN_OR_RAISE(std::string bytes, io_->ReadFile(base_path));
+  if (static_cast<int64_t>(bytes.size()) != base.file_size) return Out();
+  FJORD_ASSIGN_OR_RAISE(auto reader, avro::ContainerReader::Open(bytes, base_path));
+  // Blocks written with the base's sync marker fit after its own; the rest of the header (schema,
+  // codec, metadata) must be exactly what this writer writes, or the copied blocks would be read
+  // with another schema or codec.
+  ManifestWriterOptions options = writer_options_;
+  options.sync_marker = reader->sync_marker();
+  FJORD_ASSIGN_OR_RAISE(std::string header, EncodeManifestFile({}, options));
+  if (bytes.size() < header.size() || bytes.compare(0, header.size(), header) != 0) return Out();
+  FJORD_ASSIGN_OR_RAISE(std::string tail, EncodeManifestFile(entries, options));
+  if (tail.compare(0, header.size(), header) != 0) {
+    return Status::Internal("manifest encoding does not start with its empty encoding");
+  }
+  bytes.append(tail, header.size(), std::string::npos);
+
+  FJORD_ASSIGN_OR_RAISE(ManifestFileMeta added, Describe(entries, 0, entries.size()));
+  FJORD_ASSIGN_OR_RAISE(ManifestFileMeta meta, Combine(base, added));
+  meta.file_name = "manifest-" + RandomUuid() + "-0";
+  meta.file_size = static_cast<int64_t>(bytes.size());
+  FJORD_RETURN_NOT_OK(io_->CreateIfAbsent(paths_.ManifestFile(meta.file_name), bytes));
+  return Out(std::move(meta));
+}
+
 Result<std::vector<ManifestEntry>> ManifestFileWriter::Read(const ManifestFileMeta& m) const {
   return ReadManifestFile(io_.get(), paths_.ManifestFile(m.file_name), format_);
 }
@@ -162,6 +244,26 @@ Status MergeCandidates(const std::vector<ManifestFileMeta>& candidates,
   if (candidates.size() == 1) {
     result->push_back(candidates[0]);
     return Status::OK();
+  }
+  const ManifestFileMeta& first = candidates[0];
+  bool later_deletes =
+      std::any_of(candidates.begin() + 1, candidates.end(),
+                  [](const ManifestFileMeta& m) { return m.num_deleted_files > 0; });
+  if (first.file_size >= kCopyMergeMinSize && !later_deletes) {
+    // Nothing after the first manifest deletes, so none of its entries can be cancelled.
+    EntryMerger rest;
+    for (size_t i = 1; i < candidates.size(); ++i) {
+      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, writer.Read(candidates[i]));
+      FJORD_RETURN_NOT_OK(
+          rest.AddAll(std::move(entries), writer.paths().ManifestFile(candidates[i].file_name)));
+    }
+    FJORD_ASSIGN_OR_RAISE(std::optional<ManifestFileMeta> merged,
+                          writer.WriteAfter(first, rest.Take()));
+    if (merged) {
+      written->push_back(*merged);
+      result->push_back(std::move(*merged));
+      return Status::OK();
+    }
   }
   EntryMerger merger;
   for (const ManifestFileMeta& m : candidates) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@
 #include "fjord/options.h"
 
 namespace fjord {
+
+// The smallest first manifest of a minor-compaction group that is merged by copying its blocks
+// (smaller ones are cheap to rewrite, and rewriting keeps their blocks full).
+inline constexpr int64_t kCopyMergeMinSize = 64 << 10;
 
 struct ManifestMergeOptions {
   int64_t target_file_size = 8 << 20;                 // manifest.target-file-size
@@ -38,6 +43,13 @@ class ManifestFileWriter {
 
   // One or more manifests holding `entries` in order; none for no entries.
   Result<std::vector<ManifestFileMeta>> Write(const std::vector<ManifestEntry>& entries) const;
+  // One new manifest holding the entries of `base` followed by `entries`, made by copying the
+  // Avro blocks of `base` as they are (not decoded) and appending blocks for `entries`: a merge
+  // whose cost does not grow with the size of `base`. Only for a `base` this writer could have
+  // written (Avro, the same header: schema, codec and metadata); nullopt otherwise, and then
+  // nothing was written. The file is not rolled.
+  Result<std::optional<ManifestFileMeta>> WriteAfter(
+      const ManifestFileMeta& base, const std::vector<ManifestEntry>& entries) const;
   Result<std::vector<ManifestEntry>> Read(const ManifestFileMeta& m) const;
   // Best effort: files that cannot be deleted become orphans.
   void DeleteQuietly(const std::vector<ManifestFileMeta>& metas) const;
@@ -50,6 +62,8 @@ class ManifestFileWriter {
  private:
   Result<ManifestFileMeta> Describe(const std::vector<ManifestEntry>& entries, size_t begin,
                                     size_t end) const;
+  // The description of a manifest holding the entries of `a` then those of `b`.
+  Result<ManifestFileMeta> Combine(const ManifestFileMeta& a, const ManifestFileMeta& b) const;
 
   std::shared_ptr<FileIO> io_;
   TablePaths paths_;
@@ -66,7 +80,10 @@ class ManifestFileWriter {
 //    are kept as they are, the rest rewritten into target-size files;
 //  * otherwise minor compaction: manifests are grouped in order until a group reaches the target
 //    size, each full group is merged (ADD/DELETE pairs cancel); the trailing group only when it
-//    holds at least merge-min-count manifests.
+//    holds at least merge-min-count manifests. When the first manifest of a group is large
+//    (kCopyMergeMinSize) and the others delete nothing, nothing can cancel its entries: its
+//    blocks are copied and the others' entries appended (WriteAfter), the same entries in the
+//    same order as a rewrite, at a cost that does not grow with the table's history.
 // New manifests are appended to `written` (also when an error follows), so that a failed or
 // lost commit can delete them. The input manifests are never modified.
 Result<std::vector<ManifestFileMeta>> MergeManifests(const std::vector<ManifestFileMeta>& input,
