@@ -395,6 +395,26 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     w->compact_after.clear();
     messages.push_back(std::move(m));
   }
+  if (assigner_) {
+    // Each bucket that got new keys: its new hash index file replaces the old one (Java sends
+    // only the new file and lets the index manifest replace the slot; naming the old one too
+    // makes the replacement explicit and changes nothing else).
+    FJORD_ASSIGN_OR_RAISE(std::vector<HashIndexChange> changes, assigner_->PrepareCommit());
+    for (HashIndexChange& c : changes) {
+      auto it = std::find_if(messages.begin(), messages.end(), [&](const CommitMessage& m) {
+        return m.partition == c.partition && m.bucket == c.bucket;
+      });
+      if (it == messages.end()) {
+        CommitMessage m;
+        m.partition = c.partition;
+        m.bucket = c.bucket;
+        m.total_buckets = router_->total_buckets();
+        it = messages.insert(messages.end(), std::move(m));
+      }
+      it->new_index_files.push_back(IndexFileOf(c.new_file));
+      if (c.old_file) it->deleted_index_files.push_back(IndexFileOf(*c.old_file));
+    }
+  }
   return messages;
 }
 
