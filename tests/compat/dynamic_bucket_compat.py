@@ -182,7 +182,7 @@ def main():
     finally:
         if not failures:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{checks - len(failures)} of {checks} checks passed")
+    print(f"{checks} checks, {len(failures)} failure(s)")
     for f in failures:
         print("FAIL", f)
     if failures:
