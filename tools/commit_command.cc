@@ -70,6 +70,7 @@ Status RunCommit(const CommitArgs& a) {
   std::string user = a.commit_user.empty() ? RandomUuid() : a.commit_user;
   int64_t identifier = a.commit_id.value_or(Snapshot::kBatchCommitIdentifier);
   FileStoreCommit commit(table->io(), table->path(), table->schema(), user);
+  commit.set_filter_committed(!a.commit_user.empty());  // a fresh UUID has committed nothing
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot, commit.Commit(messages, identifier));
   if (snapshot) {
     std::cout << "committed " << messages.size() << " messages (" << files << " new files, " << rows

@@ -92,6 +92,7 @@ Status RunAppendCompact(const CompactArgs& a, const Table& table, const Partitio
     return Status::OK();
   }
   FileStoreCommit commit(table.io(), table.path(), table.schema(), RandomUuid());
+  commit.set_filter_committed(false);  // a fresh user has committed nothing
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot,
                         commit.Commit(messages, Snapshot::kBatchCommitIdentifier));
   std::cout << "compacted " << m.files_in << " files into " << m.files_out << " in " << m.scanned
@@ -128,6 +129,7 @@ Status RunCompact(const CompactArgs& a) {
     return Status::OK();
   }
   FileStoreCommit commit(table->io(), table->path(), schema, RandomUuid());
+  commit.set_filter_committed(false);  // a fresh user has committed nothing
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot,
                         commit.Commit(messages, Snapshot::kBatchCommitIdentifier));
   std::cout << "compacted " << messages.size() << " of " << matched << " buckets (" << m.compactions

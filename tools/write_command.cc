@@ -126,6 +126,7 @@ Status RunWrite(const WriteArgs& a) {
     FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
   }
   FileStoreCommit commit(table->io(), table->path(), table->schema(), user, dynamic);
+  commit.set_filter_committed(!a.commit_user.empty());  // a fresh UUID has committed nothing
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot,
                         a.overwrite ? commit.Overwrite(messages, identifier, static_partition)
                                     : commit.Commit(messages, identifier));

@@ -32,8 +32,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import write_matrix as wm  # noqa: E402
 
 TABLES = {
+    # Small manifests merged often: Fjord's merges copy the blocks of the first manifest
+    # (manifest_merge.h) and Java reads and merges those files.
     "append_p": dict(columns="id BIGINT NOT NULL, p STRING, v STRING", partition_keys="p",
-                     primary_key=None, options={}),
+                     primary_key=None, options={"manifest.target-file-size": "4 kb",
+                                                "manifest.merge-min-count": "3"}),
     "append_b2": dict(columns="id BIGINT NOT NULL, p STRING, v STRING", partition_keys=None,
                       primary_key=None, options={"bucket": "2", "bucket-key": "id",
                                                   "write-only": "true"}),

@@ -185,6 +185,7 @@ FileStoreCommit::FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_r
 }
 
 Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
+  if (!filter_committed_) return false;
   // Java's filter-committed rule: scan back from the latest snapshot for this commit user; if
   // it committed this identifier or a later one, the messages are already in the table.
   // Walks back until a snapshot is missing (expired, or before the first) rather than asking for

@@ -105,6 +105,11 @@ class FileStoreCommit {
   // compaction commit is then only its COMPACT snapshot); streaming writers that want a snapshot
   // per checkpoint set false, as Flink does.
   void set_ignore_empty_commit(bool ignore) { ignore_empty_commit_ = ignore; }
+  // Whether a commit first looks for this user's identifier among the snapshots (the
+  // filter-committed rule; default true). Set false only for a user that cannot have committed
+  // before, such as a fresh random UUID: the look-up walks back through every snapshot when the
+  // user has none, a cost that grows with the table's history. Java's batch commits skip it too.
+  void set_filter_committed(bool filter) { filter_committed_ = filter; }
   const CommitStats& last_stats() const { return stats_; }
   const Options& options() const { return options_; }
 
@@ -138,6 +143,7 @@ class FileStoreCommit {
   std::string commit_user_;
   Options options_;
   std::optional<bool> ignore_empty_commit_;
+  bool filter_committed_ = true;
   CommitStats stats_;
 };
 

@@ -260,30 +260,22 @@ Result<std::string> EncodeCommitMessages(const std::vector<CommitMessage>& messa
     PutRecord(&message_records, kMessageTag, fields);
   }
   std::string body;
-  if (!entries.empty()) {
-    ManifestWriterOptions options;
-    options.format = ManifestFormat::kAvro;
-    options.codec = avro::Codec::kNull;
-    options.sync_marker = std::string(kSyncMarker);
-    FJORD_ASSIGN_OR_RAISE(std::string container, EncodeManifestFile(entries, options));
+  ManifestWriterOptions options;
+  options.format = ManifestFormat::kAvro;
+  options.codec = avro::Codec::kNull;
+  options.sync_marker = std::string(kSyncMarker);
+  // One container section of `rows`, encoded by `encode`, when there are any.
+  auto section = [&](uint16_t tag, const auto& rows, auto encode, const char* what) -> Status {
+    if (rows.empty()) return Status::OK();
+    FJORD_ASSIGN_OR_RAISE(std::string container, encode(rows, options));
     if (container.size() > std::numeric_limits<uint32_t>::max()) {
-      return Status::Invalid("commit messages too large to encode (", entries.size(),
-                             " data files)");
+      return Status::Invalid("commit messages too large to encode (", rows.size(), " ", what, ")");
     }
-    PutRecord(&body, kDataFilesTag, container);
-  }
-  if (!index_entries.empty()) {
-    ManifestWriterOptions options;
-    options.format = ManifestFormat::kAvro;
-    options.codec = avro::Codec::kNull;
-    options.sync_marker = std::string(kSyncMarker);
-    FJORD_ASSIGN_OR_RAISE(std::string container, EncodeIndexManifest(index_entries, options));
-    if (container.size() > std::numeric_limits<uint32_t>::max()) {
-      return Status::Invalid("commit messages too large to encode (", index_entries.size(),
-                             " index files)");
-    }
-    PutRecord(&body, kIndexFilesTag, container);
-  }
+    PutRecord(&body, tag, container);
+    return Status::OK();
+  };
+  FJORD_RETURN_NOT_OK(section(kDataFilesTag, entries, EncodeManifestFile, "data files"));
+  FJORD_RETURN_NOT_OK(section(kIndexFilesTag, index_entries, EncodeIndexManifest, "index files"));
   body += message_records;
   std::string out(kMagic);
   PutUint(&out, kCommitMessageFormatVersion, 2);

@@ -239,7 +239,8 @@ namespace {
 // Merges `candidates` into `result`: a lone manifest is kept as it is, several are read, folded
 // (ADD/DELETE pairs cancel) and rewritten.
 Status MergeCandidates(const std::vector<ManifestFileMeta>& candidates,
-                       const ManifestFileWriter& writer, std::vector<ManifestFileMeta>* result,
+                       const ManifestFileWriter& writer, const ManifestMergeOptions& options,
+                       std::vector<ManifestFileMeta>* result,
                        std::vector<ManifestFileMeta>* written) {
   if (candidates.size() == 1) {
     result->push_back(candidates[0]);
@@ -249,7 +250,8 @@ Status MergeCandidates(const std::vector<ManifestFileMeta>& candidates,
   bool later_deletes =
       std::any_of(candidates.begin() + 1, candidates.end(),
                   [](const ManifestFileMeta& m) { return m.num_deleted_files > 0; });
-  if (first.file_size >= kCopyMergeMinSize && !later_deletes) {
+  if (first.file_size >= std::min(kCopyMergeMinSize, options.target_file_size / 2) &&
+      !later_deletes) {
     // Nothing after the first manifest deletes, so none of its entries can be cancelled.
     EntryMerger rest;
     for (size_t i = 1; i < candidates.size(); ++i) {
@@ -288,13 +290,13 @@ Result<std::vector<ManifestFileMeta>> MinorCompaction(const std::vector<Manifest
     total += m.file_size;
     candidates.push_back(m);
     if (total >= options.target_file_size) {
-      FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, &result, written));
+      FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, options, &result, written));
       candidates.clear();
       total = 0;
     }
   }
   if (static_cast<int64_t>(candidates.size()) >= options.merge_min_count) {
-    FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, &result, written));
+    FJORD_RETURN_NOT_OK(MergeCandidates(candidates, writer, options, &result, written));
   } else {
     result.insert(result.end(), candidates.begin(), candidates.end());
   }

@@ -81,9 +81,10 @@ class ManifestFileWriter {
 //  * otherwise minor compaction: manifests are grouped in order until a group reaches the target
 //    size, each full group is merged (ADD/DELETE pairs cancel); the trailing group only when it
 //    holds at least merge-min-count manifests. When the first manifest of a group is large
-//    (kCopyMergeMinSize) and the others delete nothing, nothing can cancel its entries: its
-//    blocks are copied and the others' entries appended (WriteAfter), the same entries in the
-//    same order as a rewrite, at a cost that does not grow with the table's history.
+//    (kCopyMergeMinSize, or half the target size if less) and the others delete nothing, nothing
+//    can cancel its entries: its blocks are copied and the others' entries appended (WriteAfter),
+//    the same entries in the same order as a rewrite, at a cost that does not grow with the table's
+//    history.
 // New manifests are appended to `written` (also when an error follows), so that a failed or
 // lost commit can delete them. The input manifests are never modified.
 Result<std::vector<ManifestFileMeta>> MergeManifests(const std::vector<ManifestFileMeta>& input,
