@@ -23,5 +23,6 @@ void AddCommitCommand(CLI::App* app, Handler* handler);
 
 // `fjord compact` (dedicated compaction of a primary-key table).
 void AddCompactCommand(CLI::App* app, Handler* handler);
+void AddStatsCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddWriteCommand(&app, &handler);
   fjord::cli::AddCommitCommand(&app, &handler);
   fjord::cli::AddCompactCommand(&app, &handler);
+  fjord::cli::AddStatsCommand(&app, &handler);
 
   try {
     app.parse(argc, argv);

@@ -105,7 +105,10 @@ Status RunWrite(const WriteArgs& a) {
   } else {
     FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get()));
     FJORD_RETURN_NOT_OK(writer->Write(rows, kinds));
-    FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
+    // The identifier decides full-compaction.delta-commits (a batch write: every commit).
+    FJORD_ASSIGN_OR_RAISE(
+        messages,
+        writer->PrepareCommit(true, a.commit_id.value_or(Snapshot::kBatchCommitIdentifier)));
   }
   if (!a.prepare_to.empty()) {
     // Phase one only: the data files are written, `fjord commit` makes them visible.

@@ -2,7 +2,10 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <unordered_set>
 
 namespace fjord {
 
@@ -20,6 +23,8 @@ class Task {
       key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
     }
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
+    key_types_ = key_types;
+    ranges_ = ranges;
     std::vector<Section> pending;
     for (const Section& section : PartitionIntervals(ranges)) {
       if (section.size() > 1) {
@@ -47,7 +52,10 @@ class Task {
     const DataFileMeta& file = unit_.files[f];
     if (file.level == unit_.output_level) return Status::OK();
     bool no_deletes = file.delete_row_count.has_value() && *file.delete_row_count == 0;
-    if (unit_.output_level != ctx_.max_level || no_deletes) {
+    // First-row: a level-0 file going below the max level is rewritten through the lookup.
+    bool lookup_rewrite = ctx_.first_row_lookup && file.level == 0 &&
+                          unit_.output_level != ctx_.max_level && unit_.output_level != 0;
+    if (!lookup_rewrite && (unit_.output_level != ctx_.max_level || no_deletes)) {
       DataFileMeta moved = file;
       moved.level = unit_.output_level;
       result_.before.push_back(file);
@@ -71,6 +79,17 @@ class Task {
   }
 
   Status Rewrite(const std::vector<Section>& sections) {
+    lookup_ = false;
+    if (ctx_.first_row_lookup && unit_.output_level != 0) {
+      for (const Section& section : sections) {
+        for (const FileRun& run : section) {
+          for (size_t f : run) lookup_ = lookup_ || unit_.files[f].level == 0;
+        }
+      }
+    }
+    if (lookup_) {
+      FJORD_RETURN_NOT_OK(LoadLookupKeys());
+    }
     FJORD_ASSIGN_OR_RAISE(
         auto writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
                                         ctx_.namer, kFileSourceCompact));
@@ -106,17 +125,93 @@ class Task {
       }
       FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(ctx_.schema));
       KvMergeOptions options;
-      options.drop_retracts = drop_delete_;
+      // The first-row filter sees retractions first (Java's wrapper fails on them before any
+      // drop-delete).
+      options.drop_retracts = drop_delete_ && !lookup_;
       options.runs_have_unique_keys = true;
       FJORD_ASSIGN_OR_RAISE(
           auto reader, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), options));
       while (true) {
         FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
         if (!batch) break;
-        FJORD_RETURN_NOT_OK(writer->Write(batch));
+        if (lookup_) {
+          FJORD_ASSIGN_OR_RAISE(batch, FirstRowFilter(batch));
+        }
+        if (batch->num_rows() > 0) FJORD_RETURN_NOT_OK(writer->Write(batch));
       }
     }
     return Status::OK();
+  }
+
+  // Keys of `files` (encoded) into `out`.
+  Status CollectKeys(std::vector<DataFileMeta> files, std::unordered_set<std::string>* out) {
+    if (files.empty()) return Status::OK();
+    FJORD_ASSIGN_OR_RAISE(auto run, ctx_.open_run(std::move(files)));
+    while (true) {
+      FJORD_ASSIGN_OR_RAISE(auto batch, run->Next());
+      if (!batch) break;
+      FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_->Encode(*batch));
+      for (int64_t r = 0; r < keys.size(); ++r) out->emplace(keys[r]);
+    }
+    return Status::OK();
+  }
+
+  // Java's lookup levels for first-row: which keys levels above the output hold, and which keys
+  // the unit's own files above level 0 hold (such a key keeps its first record).
+  Status LoadLookupKeys() {
+    if (key_encoder_) return Status::OK();
+    FJORD_ASSIGN_OR_RAISE(SortKeyEncoder encoder, layout_.KeyEncoder());
+    key_encoder_ = std::make_unique<SortKeyEncoder>(std::move(encoder));
+    // Only keys of the unit's level-0 files are looked up: files whose key range misses all of
+    // them need not be read. One sorted run per level (levels >= 1 are runs).
+    std::vector<KeyRange> level0;
+    for (size_t i = 0; i < unit_.files.size(); ++i) {
+      if (unit_.files[i].level == 0) level0.push_back(ranges_[i]);
+    }
+    auto overlaps = [&](const KeyRange& r) {
+      return std::any_of(level0.begin(), level0.end(),
+                         [&](const KeyRange& l) { return l.min <= r.max && r.min <= l.max; });
+    };
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> above_ranges,
+                          FileKeyRanges(ctx_.files_above, key_types_));
+    std::map<int32_t, std::vector<DataFileMeta>> above, inside;
+    for (size_t i = 0; i < ctx_.files_above.size(); ++i) {
+      if (overlaps(above_ranges[i]))
+        above[ctx_.files_above[i].level].push_back(ctx_.files_above[i]);
+    }
+    for (size_t i = 0; i < unit_.files.size(); ++i) {
+      if (unit_.files[i].level > 0 && overlaps(ranges_[i])) {
+        inside[unit_.files[i].level].push_back(unit_.files[i]);
+      }
+    }
+    for (auto& [level, files] : above) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_above_));
+    for (auto& [level, files] : inside) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_inside_));
+    return Status::OK();
+  }
+
+  // Java's FirstRowMergeFunctionWrapper over merged results: retractions are errors (or dropped
+  // with ignore-delete), keys held above the output level and not by the unit's levels > 0 go.
+  Result<std::shared_ptr<arrow::RecordBatch>> FirstRowFilter(
+      const std::shared_ptr<arrow::RecordBatch>& batch) {
+    FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_->Encode(*batch));
+    auto kinds =
+        std::static_pointer_cast<arrow::Int8Array>(batch->column(layout_.value_kind_column()));
+    std::vector<int64_t> keep;
+    keep.reserve(static_cast<size_t>(batch->num_rows()));
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (IsRetract(static_cast<RowKind>(kinds->Value(r)))) {
+        if (ctx_.ignore_delete) continue;
+        return Status::Invalid(
+            "the first-row merge engine cannot accept DELETE/UPDATE_BEFORE records (found one "
+            "while compacting ",
+            ctx_.bucket_dir, "); set 'ignore-delete' = true to ignore them");
+      }
+      std::string key(keys[r]);
+      if (keys_above_.count(key) && !keys_inside_.count(key)) continue;
+      keep.push_back(r);
+    }
+    if (static_cast<int64_t>(keep.size()) == batch->num_rows()) return batch;
+    return TakeRows(batch, keep);
   }
 
   const CompactUnit& unit_;
@@ -124,6 +219,12 @@ class Task {
   const CompactContext& ctx_;
   KvLayout layout_;
   CompactResult result_;
+  std::vector<DataTypePtr> key_types_;
+  std::vector<KeyRange> ranges_;  // of unit_.files
+  bool lookup_ = false;           // the rewrite under way goes through the first-row lookup
+  std::unique_ptr<SortKeyEncoder> key_encoder_;
+  std::unordered_set<std::string> keys_above_;
+  std::unordered_set<std::string> keys_inside_;
 };
 
 }  // namespace

@@ -3,6 +3,13 @@
 // files are merged and rewritten at the output level, big files of single-run sections are
 // "upgraded" (their metadata moves to the output level, the file is kept). Retractions are
 // dropped when `drop_delete` (the output is the highest level holding data).
+//
+// First-row tables compact as Java's lookup rewriter does (behaviour.md §2.7, §3.4): when level-0
+// files go to a level > 0 (rewritten, or a level-0 file upgraded below the max level, which is
+// then rewritten), a key none of whose records comes from a level > 0 is dropped if a level above
+// the output already holds it: readers of first-row tables skip level 0 and read levels >= 1
+// without merging, so each key may live in one of them only. A retraction there is an error, or
+// dropped with ignore-delete.
 #pragma once
 
 #include <functional>
@@ -37,6 +44,11 @@ struct CompactContext {
   // Opens the given files of one sorted run (key order) as key-value batches of the schema's
   // KvLayout, files of older schemas evolved.
   std::function<Result<std::unique_ptr<KvRunReader>>(std::vector<DataFileMeta>)> open_run;
+  // First-row lookup compaction (see above): on for first-row tables; `files_above` are the
+  // bucket's files at levels above the unit's output level.
+  bool first_row_lookup = false;
+  bool ignore_delete = false;
+  std::vector<DataFileMeta> files_above;
 };
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,

@@ -1,5 +1,7 @@
 #include "fjord/lsm/universal_compaction.h"
 
+#include <ctime>
+
 namespace fjord {
 
 namespace {
@@ -7,8 +9,8 @@ namespace {
 // The unit of the first `count` runs (behaviour.md §2.2 createUnit): into the max level when it
 // takes every run, else one level above the next run, absorbing level-0 runs until the output
 // level is not 0.
-std::optional<CompactUnit> CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level,
-                                      size_t count) {
+CompactUnit CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level, size_t count,
+                       bool* took_all) {
   int32_t output_level;
   if (count == runs.size()) {
     output_level = max_level;
@@ -26,48 +28,70 @@ std::optional<CompactUnit> CreateUnit(const std::vector<LevelSortedRun>& runs, i
       }
     }
   }
-  if (count == runs.size()) output_level = max_level;
+  if (count == runs.size()) {
+    output_level = max_level;
+    if (took_all) *took_all = true;
+  }
   CompactUnit unit{output_level, {}};
   for (size_t i = 0; i < count; ++i) {
     unit.files.insert(unit.files.end(), runs[i].files.begin(), runs[i].files.end());
   }
-  if (unit.files.empty()) return std::nullopt;
-  // A single file already at the output level needs no work.
-  if (unit.files.size() == 1 && unit.files[0].level == output_level) return std::nullopt;
   return unit;
 }
 
 std::optional<CompactUnit> PickForSizeAmp(const std::vector<LevelSortedRun>& runs,
-                                          int32_t max_level, const UniversalCompactionOptions& o) {
+                                          int32_t max_level, const UniversalCompactionOptions& o,
+                                          bool* took_all) {
   if (static_cast<int32_t>(runs.size()) < o.compaction_trigger) return std::nullopt;
   int64_t candidate = 0;
   for (size_t i = 0; i + 1 < runs.size(); ++i) candidate += runs[i].TotalSize();
   int64_t earliest = runs.back().TotalSize();
   if (candidate * 100 > static_cast<int64_t>(o.max_size_amplification_percent) * earliest) {
-    return CreateUnit(runs, max_level, runs.size());
+    return CreateUnit(runs, max_level, runs.size(), took_all);
   }
   return std::nullopt;
 }
 
 std::optional<CompactUnit> PickForSizeRatio(const std::vector<LevelSortedRun>& runs,
                                             int32_t max_level, const UniversalCompactionOptions& o,
-                                            size_t candidate_count, bool force_pick) {
+                                            size_t candidate_count, bool force_pick,
+                                            bool* took_all) {
   int64_t candidate = 0;
   for (size_t i = 0; i < candidate_count; ++i) candidate += runs[i].TotalSize();
+  const int32_t ratio = o.size_ratio + o.CurrentOffPeakRatio();
   size_t i = candidate_count;
   for (; i < runs.size(); ++i) {
     const int64_t next = runs[i].TotalSize();
-    if (static_cast<double>(candidate) * (100.0 + o.size_ratio) / 100.0 <
-        static_cast<double>(next)) {
+    if (static_cast<double>(candidate) * (100.0 + ratio) / 100.0 < static_cast<double>(next)) {
       break;
     }
     candidate += next;
   }
-  if (force_pick || i > 1) return CreateUnit(runs, max_level, i);
+  if (force_pick || i > 1) return CreateUnit(runs, max_level, i, took_all);
   return std::nullopt;
 }
 
 }  // namespace
+
+int32_t UniversalCompactionOptions::CurrentOffPeakRatio() const {
+  if (offpeak_start_hour == -1 || offpeak_end_hour == -1 ||
+      offpeak_start_hour == offpeak_end_hour) {
+    return 0;
+  }
+  int32_t hour;
+  if (hour_of_day) {
+    hour = hour_of_day();
+  } else {
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    hour = local.tm_hour;
+  }
+  bool off_peak = offpeak_start_hour <= offpeak_end_hour
+                      ? offpeak_start_hour <= hour && hour < offpeak_end_hour
+                      : hour < offpeak_end_hour || offpeak_start_hour <= hour;
+  return off_peak ? offpeak_ratio : 0;
+}
 
 Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const Options& options) {
   UniversalCompactionOptions o;
@@ -83,6 +107,9 @@ Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const
                         get("num-sorted-run.stop-trigger", o.compaction_trigger + 3));
   o.stop_trigger = std::max(o.stop_trigger, o.compaction_trigger);
   FJORD_ASSIGN_OR_RAISE(o.num_levels, get("num-levels", o.compaction_trigger + 1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_start_hour, get("compaction.offpeak.start.hour", -1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_end_hour, get("compaction.offpeak.end.hour", -1));
+  FJORD_ASSIGN_OR_RAISE(o.offpeak_ratio, get("compaction.offpeak-ratio", 0));
   if (o.compaction_trigger < 1) {
     return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be >= 1");
   }
@@ -90,18 +117,44 @@ Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const
   return o;
 }
 
-std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
-                                         const UniversalCompactionOptions& options) {
+std::optional<CompactUnit> PickUniversalUnfiltered(const std::vector<LevelSortedRun>& runs,
+                                                   int32_t max_level,
+                                                   const UniversalCompactionOptions& options,
+                                                   bool* took_all) {
+  if (took_all) *took_all = false;
   if (runs.empty()) return std::nullopt;
-  if (auto unit = PickForSizeAmp(runs, max_level, options)) return unit;
+  if (auto unit = PickForSizeAmp(runs, max_level, options, took_all)) return unit;
   if (static_cast<int32_t>(runs.size()) >= options.compaction_trigger) {
-    if (auto unit = PickForSizeRatio(runs, max_level, options, 1, false)) return unit;
+    if (auto unit = PickForSizeRatio(runs, max_level, options, 1, false, took_all)) return unit;
   }
   if (static_cast<int32_t>(runs.size()) > options.compaction_trigger) {
     size_t count = runs.size() - static_cast<size_t>(options.compaction_trigger) + 1;
-    return PickForSizeRatio(runs, max_level, options, count, true);
+    return PickForSizeRatio(runs, max_level, options, count, true, took_all);
   }
   return std::nullopt;
+}
+
+std::optional<CompactUnit> ForcePickLevel0(const std::vector<LevelSortedRun>& runs,
+                                           int32_t max_level,
+                                           const UniversalCompactionOptions& options,
+                                           bool* took_all) {
+  if (took_all) *took_all = false;
+  size_t level0 = 0;
+  while (level0 < runs.size() && runs[level0].level == 0) ++level0;
+  if (level0 == 0) return std::nullopt;
+  return PickForSizeRatio(runs, max_level, options, level0, true, took_all);
+}
+
+bool KeepUnit(const CompactUnit& unit) {
+  if (unit.files.empty()) return false;
+  return unit.files.size() > 1 || unit.files[0].level != unit.output_level;
+}
+
+std::optional<CompactUnit> PickUniversal(const std::vector<LevelSortedRun>& runs, int32_t max_level,
+                                         const UniversalCompactionOptions& options) {
+  std::optional<CompactUnit> unit = PickUniversalUnfiltered(runs, max_level, options);
+  if (unit && !KeepUnit(*unit)) return std::nullopt;
+  return unit;
 }
 
 std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs, int32_t max_level) {

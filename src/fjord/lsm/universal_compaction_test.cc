@@ -80,5 +80,33 @@ TEST(UniversalCompactionTest, OptionsFollowJavaDefaults) {
   EXPECT_EQ(o.size_ratio, 1);
 }
 
+TEST(UniversalCompactionTest, OffPeakHoursRaiseTheSizeRatio) {
+  ASSERT_OK_AND_ASSIGN(auto o, UniversalCompactionOptions::FromOptions(
+                                   Options::FromTable({{"compaction.offpeak.start.hour", "22"},
+                                                       {"compaction.offpeak.end.hour", "6"},
+                                                       {"compaction.offpeak-ratio", "50"}})));
+  int32_t hour = 12;
+  o.hour_of_day = [&hour] { return hour; };
+  // Runs 100, 140, 500, 1000, 100000: 100 x 1.01 < 140 stops the size ratio at peak hours and
+  // nothing is picked; off-peak 100 x 1.51 >= 140 takes the second run, 240 x 1.51 < 500 stops.
+  auto runs = Runs({{0, 100}, {0, 140}, {3, 500}, {4, 1000}, {5, 100000}});
+  for (int32_t h : {12, 6, 21}) {
+    hour = h;
+    EXPECT_EQ(o.CurrentOffPeakRatio(), 0) << h;
+    EXPECT_FALSE(PickUniversal(runs, 5, o)) << h;
+  }
+  for (int32_t h : {22, 23, 0, 5}) {
+    hour = h;
+    EXPECT_EQ(o.CurrentOffPeakRatio(), 50) << h;
+    auto unit = PickUniversal(runs, 5, o);
+    ASSERT_TRUE(unit) << h;
+    EXPECT_EQ(unit->output_level, 2);
+    EXPECT_EQ(Names(*unit), (std::vector<std::string>{"f0", "f1"}));
+  }
+  // Off at start == end or -1.
+  o.offpeak_end_hour = 22;
+  EXPECT_EQ(o.CurrentOffPeakRatio(), 0);
+}
+
 }  // namespace
 }  // namespace fjord

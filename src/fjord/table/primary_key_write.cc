@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <set>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
@@ -35,7 +36,49 @@ struct PrimaryKeyTableWrite::BucketWriter {
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
   std::future<Result<CompactResult>> running;  // valid while a compaction is in flight
+  std::optional<CompactStrategy> strategy;     // the bucket's picker (keeps state)
+  int32_t running_output_level = 0;
+  BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
 };
+
+namespace {
+
+// Tables whose compaction must write deletion-vector index files or lookup changelog files are
+// refused rather than written without them (Java would read such files differently).
+Status CheckLookupSupported(const LookupNeeds& lookup, const Options& opts) {
+  if (lookup.deletion_vectors) {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'deletion-vectors.enabled' = true: Fjord does not "
+        "write deletion-vector index files yet; write with Java Paimon or disable the option");
+  }
+  if (lookup.produce_changelog) {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'changelog-producer' = 'lookup': Fjord does not "
+        "produce lookup changelog files yet");
+  }
+  std::string engine = opts.GetOr("merge-engine", "deduplicate");
+  if (lookup.force_lookup && engine != "deduplicate" && engine != "first-row") {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'force-lookup' = true and 'merge-engine' = '", engine,
+        "': Java's lookup compaction merges the old value into level-0 records, which Fjord "
+        "does not do yet");
+  }
+  return Status::OK();
+}
+
+// Java's prepareCommitWaitCompaction: lookup tables wait unless lookup-wait (or its old name
+// changelog-producer.lookup-wait) is false.
+Result<bool> LookupWait(const LookupNeeds& lookup, const Options& opts) {
+  if (!lookup.needed()) return false;
+  const char* key = opts.LayerOf("lookup-wait") == OptionLayer::kDefault &&
+                            opts.Contains("changelog-producer.lookup-wait")
+                        ? "changelog-producer.lookup-wait"
+                        : "lookup-wait";
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> wait, opts.GetBool(key));
+  return wait.value_or(true);
+}
+
+}  // namespace
 
 PrimaryKeyTableWrite::PrimaryKeyTableWrite(const Table* table) : table_(table) {}
 
@@ -103,6 +146,16 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
         table->io(), table->path(), opts.GetOr("manifest.format", "avro"), dynamic);
   }
   FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->lookup_, LookupNeeds::FromOptions(opts));
+  FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, opts));
+  FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->lookup_wait_, LookupWait(w->lookup_, opts));
+  for (const char* key : {"ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete",
+                          "partial-update.ignore-delete"}) {
+    FJORD_ASSIGN_OR_RAISE(std::optional<bool> v, opts.GetBool(key));
+    w->ignore_delete_ = w->ignore_delete_ || v.value_or(false);
+  }
   FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
   w->write_only_ = write_only.value_or(false);
   FJORD_ASSIGN_OR_RAISE(std::optional<bool> force_compact, opts.GetBool("commit.force-compact"));
@@ -173,6 +226,7 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
       writer->levels,
       Levels::Make(key_types, compaction_.num_levels,
                    files == restored_files_.end() ? std::vector<DataFileMeta>{} : files->second));
+  writer->strategy.emplace(strategy_options_);
   BucketWriter* raw = writer.get();
   writers_.emplace(key, std::move(writer));
   return raw;
@@ -208,6 +262,9 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     columns.push_back(kind_array);
     pending.push_back(
         {writer, arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns)});
+  }
+  if (full_trigger_) {
+    for (auto& [key, indices] : groups) full_trigger_->Touch(key);
   }
   for (Pending& p : pending) {
     p.writer->next_sequence += p.records->num_rows();
@@ -284,8 +341,8 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (writer.running.valid()) return Status::OK();  // one compaction per bucket at a time
   Levels& levels = *writer.levels;
   std::vector<LevelSortedRun> runs = levels.SortedRuns();
-  std::optional<CompactUnit> unit = full ? PickFull(runs, levels.MaxLevel())
-                                         : PickUniversal(runs, levels.MaxLevel(), compaction_);
+  std::optional<CompactUnit> unit =
+      full ? PickFull(runs, levels.MaxLevel()) : writer.strategy->Pick(runs, levels.MaxLevel());
   if (!unit) return Status::OK();
   // Retractions can go when nothing older lies below the output.
   bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
@@ -298,6 +355,14 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   ctx.namer = &writer.namer;
   ctx.max_level = levels.MaxLevel();
   ctx.compaction_file_size = compaction_file_size_;
+  if (lookup_.first_row) {
+    ctx.first_row_lookup = true;
+    ctx.ignore_delete = ignore_delete_;
+    for (const DataFileMeta& f : levels.AllFiles()) {
+      if (f.level > unit->output_level) ctx.files_above.push_back(f);
+    }
+  }
+  writer.running_output_level = unit->output_level;
   // The reader is used by the compaction thread only.
   TableRead* reader = reader_.get();
   std::string dir = writer.bucket_dir;
@@ -325,6 +390,7 @@ Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block)
   metrics_.compaction_bytes_in += result.rewritten_bytes;
   metrics_.compaction_bytes_out += result.written_bytes;
   metrics_.compaction_millis += result.duration_millis;
+  AddCompaction(result, writer.running_output_level, writer.levels->MaxLevel(), &writer.metrics);
   // Java's bookkeeping of uncommitted compactions: a file produced by an earlier compaction of
   // this commit and consumed again is dropped from the results (and deleted unless it is an
   // upgrade of a committed file); anything else consumed is a file to remove.
@@ -352,14 +418,33 @@ Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block)
 }
 
 Status PrimaryKeyTableWrite::AfterFlush(BucketWriter& writer,
-                                        const std::vector<DataFileMeta>& files) {
+                                        const std::vector<DataFileMeta>& files, bool wait,
+                                        bool full) {
   for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(writer.levels->AddLevel0(f));
   if (write_only_) return Status::OK();
   // Java's write stall: with more sorted runs than num-sorted-run.stop-trigger, wait for the
   // running compaction before going on; then start the next one.
   bool stall = writer.levels->NumberOfSortedRuns() > compaction_.stop_trigger;
-  FJORD_RETURN_NOT_OK(CollectCompaction(writer, stall));
-  return TriggerCompaction(writer, false);
+  FJORD_RETURN_NOT_OK(CollectCompaction(writer, wait || stall || full));
+  return TriggerCompaction(writer, full);
+}
+
+Status PrimaryKeyTableWrite::FullCompactInWriter(const PartitionBucket& bucket) {
+  FJORD_ASSIGN_OR_RAISE(BucketWriter * w, WriterFor(bucket));
+  FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
+  w->flushed.insert(w->flushed.end(), files.begin(), files.end());
+  return AfterFlush(*w, files, true, true);
+}
+
+std::map<PartitionBucket, BucketCompactionMetrics> PrimaryKeyTableWrite::BucketMetrics() const {
+  std::map<PartitionBucket, BucketCompactionMetrics> out;
+  for (const auto& [key, w] : writers_) {
+    BucketCompactionMetrics m = w->metrics;
+    FillLevelMetrics(*w->levels, compaction_, &m);
+    m.running = w->running.valid();
+    out.emplace(key, std::move(m));
+  }
+  return out;
 }
 
 Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
@@ -371,19 +456,28 @@ Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
 
 Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool full) {
   FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
+  if (full_trigger_) full_trigger_->Touch(bucket);
   FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
   FJORD_RETURN_NOT_OK(TriggerCompaction(*writer, full));
   return CollectCompaction(*writer, true);
 }
 
-Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction) {
+Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction,
+                                                                       int64_t commit_identifier) {
+  wait_compaction = wait_compaction || lookup_wait_;
+  if (full_trigger_ && !write_only_) {
+    // Java's GlobalFullCompactionSinkWrite: full compaction of the written buckets, waited for.
+    std::set<PartitionBucket> due = full_trigger_->TakeDue(commit_identifier);
+    if (!due.empty()) wait_compaction = true;
+    for (const PartitionBucket& bucket : due) FJORD_RETURN_NOT_OK(FullCompactInWriter(bucket));
+  }
   std::vector<CommitMessage> messages;
   for (auto& [key, w] : writers_) {
     FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
     std::vector<DataFileMeta> all = std::move(w->flushed);
     w->flushed.clear();
     all.insert(all.end(), files.begin(), files.end());
-    FJORD_RETURN_NOT_OK(AfterFlush(*w, files));
+    FJORD_RETURN_NOT_OK(AfterFlush(*w, files, wait_compaction));
     bool wait = wait_compaction || force_compact_ ||
                 w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
     FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));

@@ -5,9 +5,12 @@
 // run to local disk (`write-buffer-spillable`, default true) or, when spilling is off, is flushed
 // into level-0 files. PrepareCommit flushes every buffer — merging its runs with the table's
 // merge function — into level-0 data files rolled at `target-file-size`, then (unless
-// `write-only`) runs the compaction Java's universal picker chooses for the bucket (behaviour.md
-// §2), and returns one commit message per (partition, bucket) with the new files and the
-// compaction's before/after files.
+// `write-only`) runs the compaction Java's picker chooses for the bucket (behaviour.md §2,
+// lsm/compact_strategy.h), and returns one commit message per (partition, bucket) with the new
+// files and the compaction's before/after files. `full-compaction.delta-commits` schedules full
+// compactions by commit identifier (table/full_compaction_trigger.h). First-row tables compact
+// with Java's lookup rules and prepare-commit waits for them (`lookup-wait`); tables with
+// deletion vectors or `changelog-producer` = lookup are refused.
 //
 // Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
 // DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
@@ -24,13 +27,17 @@
 #include <vector>
 
 #include "fjord/common/executor.h"
+#include "fjord/lsm/compact_strategy.h"
 #include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/levels.h"
 #include "fjord/lsm/universal_compaction.h"
 #include "fjord/lsm/write_buffer.h"
+#include "fjord/meta/snapshot.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/compaction_metrics.h"
 #include "fjord/table/dynamic_bucket.h"
+#include "fjord/table/full_compaction_trigger.h"
 #include "fjord/table/row_router.h"
 #include "fjord/table/table.h"
 #include "fjord/table/table_read.h"
@@ -61,8 +68,11 @@ struct TableWriteMetrics {
 
 class PrimaryKeyTableWrite {
  public:
-  // `table` must outlive the writer. NotImplemented for postponed-bucket tables and for
-  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert).
+  // `table` must outlive the writer. NotImplemented for postponed-bucket tables, for
+  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert), and
+  // for tables with deletion vectors, `changelog-producer` = lookup, or `force-lookup` with a
+  // merge engine other than deduplicate and first-row (their index or changelog files are not
+  // written).
   static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const Table* table,
                                                               TableWriteOptions options = {});
   ~PrimaryKeyTableWrite();
@@ -74,8 +84,12 @@ class PrimaryKeyTableWrite {
   // the compactions finished so far. `wait_compaction` waits for running compactions first (batch
   // writes and checkpoints that must see them, as Java's prepareCommit(true)); without it a
   // compaction still running is picked up by a later PrepareCommit, unless `commit.force-compact`
-  // or more than num-sorted-run.stop-trigger + 1 sorted runs make it wait.
-  Result<std::vector<CommitMessage>> PrepareCommit(bool wait_compaction = true);
+  // or more than num-sorted-run.stop-trigger + 1 sorted runs make it wait; tables that need lookup
+  // (first-row) wait unless `lookup-wait` = false. `commit_identifier` is the identifier the
+  // messages will be committed with (a checkpoint id; the batch identifier by default): with
+  // `full-compaction.delta-commits`, it decides whether the written buckets are fully compacted.
+  Result<std::vector<CommitMessage>> PrepareCommit(
+      bool wait_compaction = true, int64_t commit_identifier = Snapshot::kBatchCommitIdentifier);
 
   // Dedicated compaction (`fjord compact`): the (partition, bucket)s holding files in the latest
   // snapshot, and compacting one of them now — universal picking, or every file into the max
@@ -84,6 +98,10 @@ class PrimaryKeyTableWrite {
   Status CompactBucket(const PartitionBucket& bucket, bool full);
 
   const TableWriteMetrics& metrics() const { return metrics_; }
+  // Compaction metrics of every bucket this writer holds: the tree as the writer sees it
+  // (committed files, new files, finished compactions) and its compactions so far. Not
+  // thread-safe (call between other calls).
+  std::map<PartitionBucket, BucketCompactionMetrics> BucketMetrics() const;
 
  private:
   struct BucketWriter;
@@ -97,8 +115,12 @@ class PrimaryKeyTableWrite {
   // finished one (waiting for it when `block`).
   Status TriggerCompaction(BucketWriter& writer, bool full);
   Status CollectCompaction(BucketWriter& writer, bool block);
-  // New level-0 files: register them, apply the stall rule, trigger the next compaction.
-  Status AfterFlush(BucketWriter& writer, const std::vector<DataFileMeta>& files);
+  // New level-0 files: register them, collect the running compaction (waiting when `wait` or by
+  // the stall rule), trigger the next one (everything when `full`), as Java's flushWriteBuffer.
+  Status AfterFlush(BucketWriter& writer, const std::vector<DataFileMeta>& files, bool wait = false,
+                    bool full = false);
+  // Java's writer compact(full): flush the bucket's buffer, wait, start a full compaction.
+  Status FullCompactInWriter(const PartitionBucket& bucket);
 
   const Table* table_;
   TableSchema schema_;  // with dynamic options applied
@@ -115,6 +137,11 @@ class PrimaryKeyTableWrite {
   std::map<PartitionBucket, int32_t> restored_total_buckets_;
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   UniversalCompactionOptions compaction_;
+  CompactStrategyOptions strategy_options_;
+  LookupNeeds lookup_;
+  bool lookup_wait_ = false;  // prepare-commit waits for compaction (lookup tables)
+  bool ignore_delete_ = false;
+  std::optional<FullCompactionTrigger> full_trigger_;
   bool write_only_ = false;
   bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;
