@@ -140,6 +140,11 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
                         opts.GetInt("local-sort.max-num-file-handles"));
   w->spill_options_.max_spill_files =
       static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  if (w->router_->dynamic()) {
+    FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(opts));
+    w->assigner_ = std::make_unique<DynamicBucketAssigner>(
+        table->io(), table->path(), opts.GetOr("manifest.format", "avro"), dynamic);
+  }
   FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
   FJORD_ASSIGN_OR_RAISE(w->lookup_, LookupNeeds::FromOptions(opts));
   FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, opts));
@@ -231,7 +236,7 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                                    const std::vector<int8_t>& kinds) {
   FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, rows, kinds));
   metrics_.records_dropped += input.dropped;
-  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows));
+  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows, assigner_.get()));
   // Build every group's records before buffering any, so an error keeps nothing of `rows`.
   struct Pending {
     BucketWriter* writer;
@@ -483,6 +488,26 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     w->compact_before.clear();
     w->compact_after.clear();
     messages.push_back(std::move(m));
+  }
+  if (assigner_) {
+    // Each bucket that got new keys: its new hash index file replaces the old one (Java sends
+    // only the new file and lets the index manifest replace the slot; naming the old one too
+    // makes the replacement explicit and changes nothing else).
+    FJORD_ASSIGN_OR_RAISE(std::vector<HashIndexChange> changes, assigner_->PrepareCommit());
+    for (HashIndexChange& c : changes) {
+      auto it = std::find_if(messages.begin(), messages.end(), [&](const CommitMessage& m) {
+        return m.partition == c.partition && m.bucket == c.bucket;
+      });
+      if (it == messages.end()) {
+        CommitMessage m;
+        m.partition = c.partition;
+        m.bucket = c.bucket;
+        m.total_buckets = router_->total_buckets();
+        it = messages.insert(messages.end(), std::move(m));
+      }
+      it->new_index_files.push_back(IndexFileOf(c.new_file));
+      if (c.old_file) it->deleted_index_files.push_back(IndexFileOf(*c.old_file));
+    }
   }
   return messages;
 }

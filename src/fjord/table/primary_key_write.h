@@ -11,6 +11,12 @@
 // compactions by commit identifier (table/full_compaction_trigger.h). First-row tables compact
 // with Java's lookup rules and prepare-commit waits for them (`lookup-wait`); tables with
 // deletion vectors or `changelog-producer` = lookup are refused.
+//
+// Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
+// DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
+// and PrepareCommit also writes the hash index files of the buckets that got new keys; commit
+// messages then carry `_TOTAL_BUCKETS` -1, as Java writes it. A Write that fails after routing
+// may leave its keys in the index (they then only count towards their bucket's size).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -30,6 +36,7 @@
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/commit.h"
 #include "fjord/table/compaction_metrics.h"
+#include "fjord/table/dynamic_bucket.h"
 #include "fjord/table/full_compaction_trigger.h"
 #include "fjord/table/row_router.h"
 #include "fjord/table/table.h"
@@ -61,9 +68,11 @@ struct TableWriteMetrics {
 
 class PrimaryKeyTableWrite {
  public:
-  // `table` must outlive the writer. NotImplemented for dynamic-bucket tables, and for tables
-  // with deletion vectors, `changelog-producer` = lookup, or `force-lookup` with a merge engine
-  // other than deduplicate and first-row (their index or changelog files are not written).
+  // `table` must outlive the writer. NotImplemented for postponed-bucket tables, for
+  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert), and
+  // for tables with deletion vectors, `changelog-producer` = lookup, or `force-lookup` with a
+  // merge engine other than deduplicate and first-row (their index or changelog files are not
+  // written).
   static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const Table* table,
                                                               TableWriteOptions options = {});
   ~PrimaryKeyTableWrite();
@@ -117,6 +126,7 @@ class PrimaryKeyTableWrite {
   TableSchema schema_;  // with dynamic options applied
   KvLayout layout_;
   std::unique_ptr<RowRouter> router_;
+  std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
   SpillOptions spill_options_;
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;

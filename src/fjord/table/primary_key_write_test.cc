@@ -4,10 +4,14 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "fjord/format/binary_row.h"
+#include "fjord/format/bucket.h"
+#include "fjord/meta/hash_index.h"
 #include "fjord/table/catalog.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/scan.h"
 #include "fjord/table/table.h"
 #include "fjord/testing/test_util.h"
 
@@ -245,10 +249,94 @@ TEST_F(PrimaryKeyWriteTest, IgnoreDeleteAndRowKindField) {
   EXPECT_EQ(ReadBack(t2->path()), expected);
 }
 
-TEST_F(PrimaryKeyWriteTest, DynamicBucketTablesAreRefusedClearly) {
-  auto table = Create({});
+// A table created without a bucket option has dynamic buckets: every commit uses a new writer
+// (which loads the hash index), keys stay in their bucket, the index lists exactly the keys of
+// each bucket, and buckets do not grow past the target.
+TEST_F(PrimaryKeyWriteTest, DynamicBucketsKeepEveryKeyInOneBucketAcrossWriters) {
+  constexpr int64_t kTarget = 40;
+  auto table = Create({{"dynamic-bucket.target-row-num", std::to_string(kTarget)}});
+  std::mt19937_64 rng(7);
+  Model model;
+  for (int commit = 0; commit < 4; ++commit) {
+    ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+    std::vector<Row> rows;
+    std::vector<std::string> kinds;
+    for (int i = 0; i < 150; ++i) {
+      std::string p = "p" + std::to_string(rng() % 3);
+      auto id = static_cast<int32_t>(rng() % 120);
+      bool del = rng() % 8 == 0;
+      Row row{p, id, static_cast<int64_t>(rng() % 1000), "s" + std::to_string(commit)};
+      rows.push_back(row);
+      kinds.push_back(del ? "-D" : "+I");
+      if (del) {
+        model.erase({p, id});
+      } else {
+        model[{p, id}] = row;
+      }
+    }
+    ASSERT_OK(writer->Write(Rows(rows, kinds)));
+    std::vector<CommitMessage> messages;
+    ASSERT_OK_AND_ASSIGN(auto snapshot, Commit(*table, *writer, commit, &messages));
+    ASSERT_TRUE(snapshot.has_value());
+    for (const CommitMessage& m : messages) {
+      EXPECT_EQ(m.total_buckets, -1);
+      for (const IndexFileMeta& f : m.new_index_files) EXPECT_EQ(f.index_type, "HASH");
+      EXPECT_LE(m.deleted_index_files.size(), 1u);
+    }
+    EXPECT_EQ(ReadBack(table->path()), model);
+  }
+
+  // The latest snapshot's hash index: one file per (partition, bucket), no hash in two buckets
+  // of a partition, none over the target.
+  auto reopened = std::move(Table::Open(table->path())).value();
+  ASSERT_OK_AND_ASSIGN(std::optional<Snapshot> latest, reopened->snapshots().Latest());
+  ASSERT_TRUE(latest && latest->index_manifest);
+  TablePaths paths{table->path()};
+  ASSERT_OK_AND_ASSIGN(
+      auto index,
+      ReadIndexManifest(table->io().get(), paths.ManifestFile(*latest->index_manifest), "avro"));
+  std::map<std::string, std::map<int32_t, int32_t>> bucket_of_hash;  // partition -> hash -> bucket
+  std::map<std::string, std::set<int32_t>> buckets;
+  for (const IndexManifestEntry& e : index) {
+    ASSERT_EQ(e.index_type, "HASH");
+    EXPECT_TRUE(buckets[e.partition].insert(e.bucket).second) << "two files for one bucket";
+    ASSERT_OK_AND_ASSIGN(std::vector<int32_t> hashes,
+                         ReadHashIndexFile(table->io().get(), paths, e));
+    EXPECT_LE(static_cast<int64_t>(hashes.size()), kTarget);
+    for (int32_t h : hashes) {
+      EXPECT_TRUE(bucket_of_hash[e.partition].emplace(h, e.bucket).second)
+          << "hash " << h << " is in two buckets";
+    }
+  }
+  EXPECT_EQ(buckets.size(), 3u);
+  for (const auto& [p, b] : buckets) EXPECT_GE(b.size(), 2u);  // ~120 keys, 40 a bucket
+  // Every live data file sits in the bucket its keys are indexed in (checked on min/max keys).
+  TableScan scan(table->io(), table->path(), table->schema());
+  ASSERT_OK_AND_ASSIGN(std::vector<ManifestEntry> live, scan.LiveEntries(*latest, nullptr));
+  ASSERT_FALSE(live.empty());
+  for (const ManifestEntry& e : live) {
+    EXPECT_EQ(e.total_buckets, -1);
+    for (const std::string* key : {&e.file.min_key, &e.file.max_key}) {
+      int32_t h = HashBinaryRow(std::string_view(*key).substr(4));
+      auto it = bucket_of_hash[e.partition].find(h);
+      ASSERT_NE(it, bucket_of_hash[e.partition].end());
+      EXPECT_EQ(it->second, e.bucket);
+    }
+  }
+}
+
+TEST_F(PrimaryKeyWriteTest, CrossPartitionDynamicBucketTablesAreRefusedClearly) {
+  auto catalog = Catalog::Open(dir_.Join("wh")).value();
+  EXPECT_OK(catalog->CreateDatabase("db", true));
+  TableSpec spec;
+  spec.fields = ParseColumnList("p STRING NOT NULL, id INT NOT NULL, v BIGINT").value();
+  spec.partition_keys = {"p"};
+  spec.primary_keys = {"id"};
+  auto id = TableIdentifier::Parse("db.cross").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
   EXPECT_THAT(PrimaryKeyTableWrite::Create(table.get()),
-              IsError(StatusCode::kNotImplemented, "dynamic"));
+              IsError(StatusCode::kNotImplemented, "cross-partition"));
 }
 
 }  // namespace

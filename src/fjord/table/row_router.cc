@@ -556,11 +556,22 @@ Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
   if (buckets == 0 || buckets < -2 || buckets > INT32_MAX) {
     return Status::Invalid("option 'bucket' must be -1 or a positive count, got ", buckets);
   }
-  if (!schema.primary_keys.empty() && buckets < 0) {
+  if (!schema.primary_keys.empty() && buckets == -2) {
     return Status::NotImplemented(
-        "writing primary-key tables with bucket = ", buckets,
-        " (dynamic or postponed buckets) is not supported yet; create the table with a fixed "
-        "bucket count ('bucket' = N > 0)");
+        "writing primary-key tables with bucket = -2 (postponed buckets) is not supported yet; "
+        "use dynamic buckets ('bucket' = -1) or a fixed bucket count ('bucket' = N > 0)");
+  }
+  if (!schema.primary_keys.empty() && buckets == -1) {
+    for (const std::string& p : schema.partition_keys) {
+      if (std::find(schema.primary_keys.begin(), schema.primary_keys.end(), p) ==
+          schema.primary_keys.end()) {
+        return Status::NotImplemented(
+            "writing a dynamic-bucket table whose primary key does not hold partition key '", p,
+            "' (cross-partition upsert, Java's global index) is not supported; add the partition "
+            "keys to the primary key or use a fixed bucket count ('bucket' = N > 0)");
+      }
+    }
+    r.dynamic_ = true;
   }
   if (buckets == -2) return Status::Invalid("bucket = -2 is only valid for primary-key tables");
   r.total_buckets_ = static_cast<int32_t>(buckets);
@@ -570,8 +581,9 @@ Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
     r.partition_columns_.push_back(i);
     r.partition_types_.push_back(schema.fields[static_cast<size_t>(i)].type->WithNullable(true));
   }
-  if (buckets > 0) {
-    for (const std::string& b : schema.BucketKeys()) {
+  if (buckets > 0 || r.dynamic_) {
+    // Dynamic buckets hash the trimmed primary key (Java's DynamicBucketRowKeyExtractor).
+    for (const std::string& b : r.dynamic_ ? schema.TrimmedPrimaryKeys() : schema.BucketKeys()) {
       int i = schema.FieldIndex(b);
       if (i < 0) return Status::Invalid("bucket key '", b, "' is not a column");
       r.bucket_columns_.push_back(i);
@@ -582,7 +594,10 @@ Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
 }
 
 Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
-    const arrow::RecordBatch& rows) const {
+    const arrow::RecordBatch& rows, BucketAssigner* assigner) const {
+  if (dynamic_ && !assigner) {
+    return Status::Invalid("routing rows of a dynamic-bucket table needs a bucket assigner");
+  }
   std::map<PartitionBucket, std::vector<int64_t>> groups;
   const int64_t n = rows.num_rows();
   if (n == 0) return groups;
@@ -593,7 +608,7 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
   std::vector<int32_t> group(num, 0);  // partition index, then group index
   std::vector<int32_t> bucket;
   const bool partitioned = !partition_columns_.empty();
-  const bool bucketed = total_buckets_ > 0;
+  const bool bucketed = total_buckets_ > 0 || dynamic_;
   if (!partitioned) {
     std::string_view empty = BinaryRowWriter(0).data();
     partitions.FindOrAdd(empty, PartitionDictionary::Hash(empty));
@@ -604,7 +619,7 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
     FJORD_ASSIGN_OR_RAISE(KeyRowEncoder benc,
                           KeyRowEncoder::Make(rows, bucket_columns_, bucket_types_));
     if (bucketed) bucket.resize(num);
-    const BucketOfHashes bucket_of(bucketed ? total_buckets_ : 1);
+    const BucketOfHashes bucket_of(total_buckets_ > 0 ? total_buckets_ : 1);
     int32_t previous = -1;
     for (int64_t begin = 0; begin < n; begin += kChunkRows) {
       const int64_t end = std::min(n, begin + kChunkRows);
@@ -622,15 +637,27 @@ Result<std::map<PartitionBucket, std::vector<int64_t>>> RowRouter::Route(
       if (bucketed) {
         FJORD_RETURN_NOT_OK(benc.Encode(begin, end));
         for (int64_t r = begin; r < end; ++r) {
-          bucket[static_cast<size_t>(r)] = bucket_of(HashBinaryRow(benc.Row(r - begin)));
+          int32_t hash = HashBinaryRow(benc.Row(r - begin));
+          bucket[static_cast<size_t>(r)] = dynamic_ ? hash : bucket_of(hash);
         }
       }
     }
   }
 
+  uint64_t num_buckets = bucketed ? static_cast<uint64_t>(total_buckets_) : 1;
+  if (dynamic_) {
+    // `group` still holds partition indices here.
+    FJORD_RETURN_NOT_OK(assigner->AssignBuckets(partitions.stored(), group, &bucket));
+    int32_t max_bucket = 0;
+    for (int32_t b : bucket) {
+      if (b < 0) return Status::Internal("the bucket assigner returned bucket ", b);
+      max_bucket = std::max(max_bucket, b);
+    }
+    num_buckets = static_cast<uint64_t>(max_bucket) + 1;
+  }
+
   // 2. Group (partition, bucket) pairs in first-seen order, then hand out the row indices.
   const auto num_partitions = static_cast<uint64_t>(partitions.stored().size());
-  const uint64_t num_buckets = bucketed ? static_cast<uint64_t>(total_buckets_) : 1;
   std::vector<std::pair<int32_t, int32_t>> keys;  // group -> (partition index, bucket)
   if (num_partitions == 1 && !bucketed) {
     keys.emplace_back(0, 0);  // `group` is all zeros already

@@ -41,6 +41,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle dump-all FIXTURES_ROOT OUT_DIR
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
+ *   fjord-oracle buckets TABLE_DIR
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
@@ -51,6 +52,7 @@ public final class Oracle {
                     + "       fjord-oracle dump TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
                     + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n"
                     + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
+                    + "       fjord-oracle buckets TABLE_DIR [--output FILE]   (live rows with their bucket and hash-index check)\n"
                     + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
@@ -132,7 +134,7 @@ public final class Oracle {
     }
 
     /**
-     * Runs one of list, dump, files, write. Row output goes to --output FILE when given, else to
+     * Runs one of list, dump, files, buckets, write. Row output goes to --output FILE when given, else to
      * stdout. Returns a message for the caller to print (write), or null.
      */
     private static String command(String[] args, PrintStream realOut) throws Exception {
@@ -141,6 +143,7 @@ public final class Oracle {
             case "list":
             case "dump":
             case "files":
+            case "buckets":
             case "write":
                 break;
             default:
@@ -161,6 +164,7 @@ public final class Oracle {
         List<String> allowed;
         switch (cmd) {
             case "list":
+            case "buckets":
                 allowed = List.of("--output");
                 break;
             case "write":
@@ -206,6 +210,9 @@ public final class Oracle {
                 case "files":
                     Writes.files(table, options, w);
                     break;
+                case "buckets":
+                    DynamicBuckets.buckets(table, w);
+                    break;
                 default: {
                     DumpStats stats = dump(table, options, w);
                     if (stats.retractSkipped > 0) {
@@ -221,7 +228,7 @@ public final class Oracle {
 
     /**
      * Runs many commands in one JVM: each non-blank line of the file is a JSON array of strings, a
-     * command line of list, dump, files or write (dump, list and files need --output FILE). For
+     * command line of list, dump, files, buckets or write (all but write need --output FILE). For
      * each line one JSON object goes to stdout: {"line": N, "ok": true|false, "message": "..."}.
      * Exit code 0 when every command succeeded, 3 otherwise (the others still ran).
      */
@@ -252,7 +259,7 @@ public final class Oracle {
                     }
                     args[i] = (String) list.get(i);
                 }
-                if (List.of("list", "dump", "files").contains(args[0])
+                if (List.of("list", "dump", "files", "buckets").contains(args[0])
                         && !Arrays.asList(args).contains("--output")) {
                     throw new UsageException(args[0] + " in a batch needs --output FILE");
                 }

@@ -16,12 +16,14 @@ import java.util.Map;
 
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.RowType;
@@ -83,8 +85,24 @@ final class Writes {
         }
         try (BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
-            for (GenericRow row : rows) {
-                write.write(row);
+            if (DynamicBuckets.isDynamic(t)) {
+                // Java's table writer cannot pick a dynamic bucket itself: assign as a one-task
+                // Flink job does, by the hash of the trimmed primary key.
+                BucketAssigner assigner =
+                        DynamicBuckets.assigner(t, "fjord-oracle", staticPartition != null);
+                RowKeyExtractor extractor = t.createRowKeyExtractor();
+                for (GenericRow row : rows) {
+                    extractor.setRecord(row);
+                    int bucket =
+                            assigner.assign(
+                                    extractor.partition(),
+                                    extractor.trimmedPrimaryKey().hashCode());
+                    write.write(row, bucket);
+                }
+            } else {
+                for (GenericRow row : rows) {
+                    write.write(row);
+                }
             }
             List<CommitMessage> messages = write.prepareCommit();
             commit.commit(messages);
