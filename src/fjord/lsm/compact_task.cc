@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 
 #include <chrono>
+#include <string>
+#include <unordered_set>
 
 namespace fjord {
 
@@ -20,6 +22,7 @@ class Task {
       key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
     }
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
+    FJORD_RETURN_NOT_OK(LoadHigherKeys());
     std::vector<Section> pending;
     for (const Section& section : PartitionIntervals(ranges)) {
       if (section.size() > 1) {
@@ -41,11 +44,51 @@ class Task {
   }
 
  private:
+  // First-row below the max level: the keys of the runs above the output level.
+  Status LoadHigherKeys() {
+    bool has_level0 = false;
+    for (const DataFileMeta& f : unit_.files) has_level0 |= f.level == 0;
+    if (!ctx_.first_row || !has_level0 || unit_.output_level >= ctx_.max_level) {
+      return Status::OK();
+    }
+    filter_higher_keys_ = true;
+    FJORD_ASSIGN_OR_RAISE(key_encoder_, layout_.KeyEncoder());
+    for (const auto& run : ctx_.higher_runs) {
+      if (run.empty()) continue;
+      FJORD_ASSIGN_OR_RAISE(auto reader, ctx_.open_run(run));
+      while (true) {
+        FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
+        if (!batch) break;
+        FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_.Encode(*batch));
+        for (int64_t r = 0; r < keys.size(); ++r) higher_keys_.emplace(keys[r]);
+      }
+    }
+    return Status::OK();
+  }
+
+  // Drops the rows whose key a higher level holds (first-row, see LoadHigherKeys).
+  Result<std::shared_ptr<arrow::RecordBatch>> FilterHigherKeys(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const {
+    if (higher_keys_.empty()) return batch;
+    FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_.Encode(*batch));
+    std::vector<int64_t> keep;
+    for (int64_t r = 0; r < keys.size(); ++r) {
+      if (!higher_keys_.count(std::string(keys[r]))) keep.push_back(r);
+    }
+    if (keep.size() == static_cast<size_t>(batch->num_rows())) return batch;
+    return TakeRows(batch, keep);
+  }
+
   // Moves a file to the output level without rewriting it, unless it would carry retractions
-  // into the max level (then it is rewritten alone, dropping them).
+  // into the max level, or is a first-row level-0 file whose keys must be checked against
+  // higher levels (then it is rewritten alone).
   Status Upgrade(size_t f) {
     const DataFileMeta& file = unit_.files[f];
     if (file.level == unit_.output_level) return Status::OK();
+    if (filter_higher_keys_ && file.level == 0) {
+      std::vector<Section> alone = {Section{FileRun{f}}};
+      return Rewrite(alone);
+    }
     bool no_deletes = file.delete_row_count.has_value() && *file.delete_row_count == 0;
     if (unit_.output_level != ctx_.max_level || no_deletes) {
       DataFileMeta moved = file;
@@ -113,6 +156,10 @@ class Task {
       while (true) {
         FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
         if (!batch) break;
+        if (filter_higher_keys_) {
+          FJORD_ASSIGN_OR_RAISE(batch, FilterHigherKeys(batch));
+          if (batch->num_rows() == 0) continue;
+        }
         FJORD_RETURN_NOT_OK(writer->Write(batch));
       }
     }
@@ -124,6 +171,9 @@ class Task {
   const CompactContext& ctx_;
   KvLayout layout_;
   CompactResult result_;
+  bool filter_higher_keys_ = false;
+  SortKeyEncoder key_encoder_;
+  std::unordered_set<std::string> higher_keys_;
 };
 
 }  // namespace

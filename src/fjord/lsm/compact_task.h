@@ -37,6 +37,13 @@ struct CompactContext {
   // Opens the given files of one sorted run (key order) as key-value batches of the schema's
   // KvLayout, files of older schemas evolved.
   std::function<Result<std::unique_ptr<KvRunReader>>(std::vector<DataFileMeta>)> open_run;
+  // First-row tables (behaviour.md §3.4): the sorted runs above the output level. A key they hold
+  // already has its first row, so a compaction below the max level drops level-0 records of such
+  // keys and rewrites a level-0 file instead of upgrading it (Java: lookup through
+  // FirstRowMergeFunctionWrapper and LookupMergeTreeCompactRewriter#upgradeStrategy). Without
+  // this, a key would be read twice once it sits in two levels >= 1.
+  bool first_row = false;
+  std::vector<std::vector<DataFileMeta>> higher_runs;
 };
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,

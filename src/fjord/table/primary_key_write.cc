@@ -293,6 +293,12 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   ctx.namer = &writer.namer;
   ctx.max_level = levels.MaxLevel();
   ctx.compaction_file_size = compaction_file_size_;
+  ctx.first_row = schema_.Option("merge-engine").value_or("") == "first-row";
+  if (ctx.first_row) {
+    for (const LevelSortedRun& run : runs) {
+      if (run.level > unit->output_level) ctx.higher_runs.push_back(run.files);
+    }
+  }
   // The reader is used by the compaction thread only.
   TableRead* reader = reader_.get();
   std::string dir = writer.bucket_dir;
