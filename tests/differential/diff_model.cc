@@ -166,7 +166,7 @@ Config RandomConfig(Engine engine, std::mt19937_64& rng) {
   c.partitioned = chance(0.5);
   c.buckets = uniform(1, 3);
   c.format = Pick<std::string>(rng, {"parquet", "orc", "avro"});
-  c.keys = Pick<int>(rng, {4, 10, 25, 60});
+  c.keys = Pick<int>(rng, {4, 10, 25, 60, 400});
   c.write_buffer = Pick<std::string>(rng, {"2 kb", "8 kb", "32 kb", "256 kb"});
   c.target_file = Pick<std::string>(rng, {"1 kb", "4 kb", "64 kb"});
   c.trigger = uniform(2, 4);

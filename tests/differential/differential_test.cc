@@ -345,12 +345,18 @@ std::string Run::Execute(RunStats* stats) {
   Generator gen(&config_, &rng_);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); };
   int steps = uniform(30, 90);
+  // Some runs compact fully often, some never before the end: compactions below the max level
+  // with data above them need the latter.
+  int full_percent = std::vector<int>{0, 2, 8}[static_cast<size_t>(uniform(0, 2))];
+  Trace("full compactions: " + std::to_string(full_percent) + "% of steps");
   for (int step = 0; step <= steps; ++step) {
     int op = step == steps ? 100 : uniform(0, 99);
     ++stats->ops;
     if (op < 55) {
       std::vector<Record> batch;
-      int n = uniform(1, 40);
+      // Now and then a bulk load: a big max level under small level-0 runs makes the picker
+      // compact below the max level.
+      int n = uniform(0, 9) == 0 ? uniform(100, 600) : uniform(1, 40);
       for (int i = 0; i < n; ++i) {
         batch.push_back(gen.Next(*current_));
         current_->Apply(batch.back());
@@ -380,7 +386,7 @@ std::string Run::Execute(RunStats* stats) {
     st = Commit();
     if (!st.ok()) return Fail("commit: " + st.ToString());
     ++stats->commits;
-    bool full = op >= 92;
+    bool full = op >= 100 - full_percent;
     if (full) {
       st = FullCompaction();
       if (!st.ok()) return Fail("full compaction: " + st.ToString());
