@@ -85,7 +85,7 @@ soak: build
 # Issue 6's differential soak (docs/testing.md, "Differential test of the merge engines"): the
 # merge-engine differential test for DIFF_SECONDS seconds from seed DIFF_SEED (default: the clock),
 # optionally for one engine (DIFF_ENGINE = deduplicate, partial-update, aggregation, first-row).
-# Not part of `make test`, which runs it for 40 s from a fixed seed.
+# Not part of `make test`, which runs it for 30 s of CPU from a fixed seed.
 DIFF_SECONDS ?= 1800
 DIFF_SEED    ?= $(shell date +%s)
 DIFF_ENGINE  ?=

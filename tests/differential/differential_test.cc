@@ -5,16 +5,18 @@
 // of the engine. On a mismatch it prints the seed, the configuration, the operation trace and the
 // difference, and exits 1.
 //
-// Usage: fjord_differential_test [--runs N] [--seconds S] [--seed BASE] [--engine NAME]
-//                                [--run-seed SEED] [--verbose]
+// Usage: fjord_differential_test [--runs N] [--seconds S] [--cpu-seconds C] [--seed BASE]
+//                                [--engine NAME] [--run-seed SEED] [--verbose]
 // Runs cycle through the four engines (or only --engine); run i uses seed BASE + i. It stops
-// after N runs or S seconds, whichever comes first, and prints the run counts per engine.
+// after N runs, S seconds or C seconds of process CPU time, whichever comes first, and prints
+// the run counts per engine.
 // --run-seed replays one run (with --engine).
 #include <arrow/api.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -404,6 +406,7 @@ std::string Run::Execute(RunStats* stats) {
 int Main(int argc, char** argv) {
   int64_t max_runs = 200;
   double seconds = 40;
+  double cpu_seconds = 1e9;
   uint64_t base = 20261129;
   std::optional<uint64_t> run_seed;
   std::vector<Engine> engines = {Engine::kDeduplicate, Engine::kPartialUpdate, Engine::kAggregation,
@@ -416,6 +419,8 @@ int Main(int argc, char** argv) {
       max_runs = std::stoll(next());
     } else if (a == "--seconds") {
       seconds = std::stod(next());
+    } else if (a == "--cpu-seconds") {
+      cpu_seconds = std::stod(next());
     } else if (a == "--seed") {
       base = std::stoull(next());
     } else if (a == "--run-seed") {
@@ -444,7 +449,8 @@ int Main(int argc, char** argv) {
   for (int64_t i = 0; i < max_runs; ++i) {
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!run_seed && elapsed > seconds) break;
+    double cpu = static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+    if (!run_seed && (elapsed > seconds || cpu > cpu_seconds)) break;
     Engine engine = engines[i % engines.size()];
     uint64_t seed = run_seed ? *run_seed : base + static_cast<uint64_t>(i);
     Run run(engine, seed, verbose);
@@ -463,7 +469,8 @@ int Main(int argc, char** argv) {
               << s.full_compactions << " full compactions, " << s.writer_compactions
               << " writer compactions, " << s.snapshot_checks << " old-snapshot reads\n";
   }
-  std::cout << (failures ? "FAILED" : "OK") << " in " << elapsed << " s (base seed " << base
+  std::cout << (failures ? "FAILED" : "OK") << " in " << elapsed << " s, "
+            << static_cast<double>(std::clock()) / CLOCKS_PER_SEC << " s of CPU (base seed " << base
             << ")\n";
   return failures ? 1 : 0;
 }
