@@ -93,3 +93,15 @@ SOAK_IDS  ?= 300
 soak: build
 	@RUNS=$(SOAK_RUNS) SEED=$(SOAK_SEED) BUILD_DIR=$(BUILD_DIR) scripts/soak_crash.sh
 	@IDS=$(SOAK_IDS) SEED=$(SOAK_SEED) BUILD_DIR=$(BUILD_DIR) scripts/soak_sigkill.sh
+
+# Issue 6's differential soak (docs/testing.md, "Differential test of the merge engines"): the
+# merge-engine differential test for DIFF_SECONDS seconds from seed DIFF_SEED (default: the clock),
+# optionally for one engine (DIFF_ENGINE = deduplicate, partial-update, aggregation, first-row).
+# Not part of `make test`, which runs it for 30 s of CPU from a fixed seed.
+DIFF_SECONDS ?= 1800
+DIFF_SEED    ?= $(shell date +%s)
+DIFF_ENGINE  ?=
+.PHONY: soak-differential
+soak-differential: build
+	@$(BUILD_DIR)/tests/differential/fjord_differential_test --runs 100000000 \
+	  --seconds $(DIFF_SECONDS) --seed $(DIFF_SEED) $(if $(DIFF_ENGINE),--engine $(DIFF_ENGINE))

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Compaction interop (issue 6): Java reads what Fjord compacted, and Fjord compacts what Java wrote.
 
-A. Fjord writes primary-key tables (deduplicate with deletes, partial-update, aggregation sum,
-   first-row with ignored deletes; Parquet / ORC / Avro; partitioned, 2 buckets) in 8 commits
-   with num-sorted-run.compaction-trigger = 2, so the writer compacts (COMPACT snapshots; the
-   first-row writer pushes level 0 up at every commit with Java's lookup rules, which Java's
-   reader relies on: it skips level 0 and does not merge levels >= 1), then `fjord compact
-   --full` moves everything to the highest level. At every snapshot Java's reader returns exactly
-   the rows Fjord's returns, and the last snapshot equals a model of the writes.
+A. Fjord writes primary-key tables (deduplicate with deletes, partial-update, aggregation with
+   sum / last_non_null_value, max / listagg, first_non_null_value / min, first-row with and
+   without ignored deletes; Parquet / ORC / Avro; partitioned, 2 buckets) in 8 commits with
+   num-sorted-run.compaction-trigger = 2, so the writer compacts (COMPACT snapshots; first-row
+   writers push level 0 up at every commit with Java's lookup rules, which Java's reader relies
+   on: it skips level 0 and does not merge levels >= 1), then `fjord compact --full` moves
+   everything to the highest level. At every snapshot Java's reader returns exactly the rows
+   Fjord's returns, and the last snapshot equals a model of the writes.
 B. Fjord compacts copies of Java-written fixture tables (`fjord compact --full`): Java and Fjord
    then read the same rows as Java read before the compaction. The first-row fixture is read
    before compaction without its level-0 files, so there only Fjord and Java after the
@@ -35,6 +36,20 @@ ENGINES = {
     "agg": {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
             "fields.s.aggregate-function": "last_non_null_value"},
     "first": {"merge-engine": "first-row", "ignore-delete": "true"},
+    "aggmax": {"merge-engine": "aggregation", "fields.v.aggregate-function": "max",
+               "fields.s.aggregate-function": "listagg"},
+    "aggfirst": {"merge-engine": "aggregation", "fields.v.aggregate-function": "first_non_null_value",
+                 "fields.s.aggregate-function": "min"},
+    "firstrow": {"merge-engine": "first-row"},
+}
+# The aggregate functions of the aggregation engines, by column; NULL input keeps the other side.
+AGG = {
+    "sum": lambda old, new: old + new,
+    "max": max,
+    "min": min,
+    "listagg": lambda old, new: old + "," + new,
+    "first_non_null_value": lambda old, new: old,
+    "last_non_null_value": lambda old, new: new,
 }
 # Java-written primary-key tables without deletion vectors or first-row (whose batch reads skip
 # level 0 and so differ before compaction by design).
@@ -73,21 +88,21 @@ def model(engine, commits):
                 state.pop(k, None)
                 continue
             old = state.get(k)
-            if engine == "dedup" or old is None:
+            if engine == "firstrow" and old is not None:
+                continue
+            if engine in ("dedup", "firstrow") or old is None:
                 new = {"p": r["p"], "id": r["id"], "v": r.get("v"), "s": r.get("s")}
-                if engine == "agg" and old is None:
-                    new = dict(new)
             elif engine == "partial":
                 new = dict(old)
                 for c in ("v", "s"):
                     if r.get(c) is not None:
                         new[c] = r[c]
-            else:  # agg: v sum (NULL ignored), s last non-null
+            else:  # aggregation
                 new = dict(old)
-                if r.get("v") is not None:
-                    new["v"] = r["v"] if old["v"] is None else old["v"] + r["v"]
-                if r.get("s") is not None:
-                    new["s"] = r["s"]
+                for c in ("v", "s"):
+                    f = AGG[ENGINES[engine][f"fields.{c}.aggregate-function"]]
+                    if r.get(c) is not None:
+                        new[c] = r[c] if old[c] is None else f(old[c], r[c])
             state[k] = new
     return [{"id": v["id"], "p": v["p"], "v": v["v"], "s": v["s"]} for v in state.values()]
 

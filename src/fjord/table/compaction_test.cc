@@ -6,11 +6,13 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "fjord/lsm/interval_partition.h"
 #include "fjord/table/catalog.h"
 #include "fjord/table/commit.h"
 #include "fjord/table/primary_key_write.h"
+#include "fjord/table/table.h"
 #include "fjord/table/table_read.h"
 #include "fjord/testing/test_util.h"
 
@@ -156,6 +158,72 @@ TEST(CompactionTest, WriteOnlyNeverCompacts) {
     EXPECT_TRUE(messages[0].compact_before.empty());
   }
   EXPECT_EQ(writer->metrics().compactions, 0);
+}
+
+// First-row compactions below the max level drop level-0 records whose key a higher level holds
+// (Java looks them up): small level-0 files compacted into level 1 under a big max-level file
+// once put keys 0..4 in two levels, and the read (which does not merge first-row tables) returned
+// them twice, the second time with a later row.
+TEST(CompactionTest, FirstRowKeysInHigherLevelsAreNotCompactedIntoLowerLevels) {
+  testing::TempDir dir;
+  auto catalog = std::move(Catalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("k INT NOT NULL, v BIGINT").value();
+  spec.primary_keys = {"k"};
+  spec.options = {
+      {"bucket", "1"}, {"merge-engine", "first-row"}, {"num-sorted-run.compaction-trigger", "2"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  auto commit = [&](PrimaryKeyTableWrite& writer, int64_t identifier) {
+    auto messages = writer.PrepareCommit();
+    ASSERT_OK(messages.status());
+    FileStoreCommit c(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(c.Commit(*messages, identifier).status());
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+    std::vector<std::tuple<int32_t, int64_t, std::string>> rows;
+    for (int32_t k = 0; k < 20000; ++k) rows.emplace_back(k, 1, "+I");
+    ASSERT_OK(writer->Write(Batch(rows)));
+    commit(*writer, 1);
+    ASSERT_OK_AND_ASSIGN(auto compactor, PrimaryKeyTableWrite::Create(table.get()));
+    ASSERT_OK_AND_ASSIGN(auto buckets, compactor->LiveBuckets());
+    ASSERT_EQ(buckets.size(), 1u);
+    ASSERT_OK(compactor->CompactBucket(buckets[0], true));
+    commit(*compactor, 2);
+  }
+  for (int64_t round = 2; round <= 5; ++round) {
+    ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(Batch({{0, round, "+I"},
+                                   {1, round, "+I"},
+                                   {2, round, "+I"},
+                                   {3, round, "+I"},
+                                   {4, round, "+I"},
+                                   {20000 + round, round, "+I"}})));
+    commit(*writer, round + 1);
+  }
+  ASSERT_OK_AND_ASSIGN(ScanPlan plan, table->Plan(ScanSelector{}));
+  ASSERT_EQ(plan.splits.size(), 1u);
+  std::set<int32_t> levels_above_zero;
+  for (const DataFileMeta& f : plan.splits[0].files) {
+    if (f.level > 0) levels_above_zero.insert(f.level);
+  }
+  EXPECT_GE(levels_above_zero.size(), 2u) << "the scenario needs a compaction below the max level";
+  ASSERT_OK_AND_ASSIGN(ReadResult read, table->Read(ReadRequest{}));
+  auto rows = read.rows->CombineChunks().ValueOrDie();
+  std::map<int32_t, int64_t> got;
+  int64_t duplicates = 0;
+  if (rows->num_rows() > 0) {
+    auto k = std::static_pointer_cast<arrow::Int32Array>(rows->column(0)->chunk(0));
+    auto v = std::static_pointer_cast<arrow::Int64Array>(rows->column(1)->chunk(0));
+    for (int64_t r = 0; r < rows->num_rows(); ++r) {
+      duplicates += got.emplace(k->Value(r), v->Value(r)).second ? 0 : 1;
+    }
+  }
+  EXPECT_EQ(duplicates, 0);
+  for (int32_t k = 0; k < 5; ++k) EXPECT_EQ(got[k], 1) << "key " << k;
 }
 
 }  // namespace

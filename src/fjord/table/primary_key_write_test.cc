@@ -339,5 +339,27 @@ TEST_F(PrimaryKeyWriteTest, CrossPartitionDynamicBucketTablesAreRefusedClearly) 
               IsError(StatusCode::kNotImplemented, "cross-partition"));
 }
 
+// First-row reads skip level 0 (behaviour.md §7.1): a partition whose files are all at level 0
+// reads as empty, next to a compacted one read from its Parquet files. That mix once failed the
+// read ("Schema at index 1 was different": the empty part had the schema's NOT NULL flags).
+TEST_F(PrimaryKeyWriteTest, FirstRowReadSkipsPartitionsWithOnlyLevelZeroFiles) {
+  auto table = Create({{"bucket", "1"}, {"merge-engine", "first-row"}, {"write-only", "true"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(Rows({{"a", 1, 10, "x"}, {"a", 2, 20, "y"}, {"a", 1, 11, "z"}})));
+  ASSERT_OK(Commit(*table, *writer, 1).status());
+  TableWriteOptions options;
+  options.dynamic_options["write-only"] = "false";
+  ASSERT_OK_AND_ASSIGN(auto compactor, PrimaryKeyTableWrite::Create(table.get(), options));
+  ASSERT_OK_AND_ASSIGN(auto buckets, compactor->LiveBuckets());
+  ASSERT_EQ(buckets.size(), 1u);
+  ASSERT_OK(compactor->CompactBucket(buckets[0], true));
+  ASSERT_OK(Commit(*table, *compactor, 2).status());
+  ASSERT_OK_AND_ASSIGN(auto writer2, PrimaryKeyTableWrite::Create(table.get()));
+  ASSERT_OK(writer2->Write(Rows({{"b", 1, 30, "w"}, {"a", 2, 21, "ignored"}})));
+  ASSERT_OK(Commit(*table, *writer2, 3).status());
+  Model expected = {{{"a", 1}, Row{"a", 1, 10, "x"}}, {{"a", 2}, Row{"a", 2, 20, "y"}}};
+  EXPECT_EQ(ReadBack(table->path()), expected);
+}
+
 }  // namespace
 }  // namespace fjord

@@ -252,6 +252,24 @@ Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(const DataSplit& sp
   return all;
 }
 
+namespace {
+
+// `table` under `schema` when their columns have the same types (only the fields' nullability
+// and metadata may differ); else `table` unchanged.
+std::shared_ptr<arrow::Table> WithFieldFlagsOf(const std::shared_ptr<arrow::Table>& table,
+                                               const std::shared_ptr<arrow::Schema>& schema) {
+  if (table->num_columns() != schema->num_fields()) return table;
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    if (table->schema()->field(i)->name() != schema->field(i)->name() ||
+        !table->column(i)->type()->Equals(*schema->field(i)->type())) {
+      return table;
+    }
+  }
+  return arrow::Table::Make(schema, table->columns(), table->num_rows());
+}
+
+}  // namespace
+
 Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
   bool pk = !schema_.primary_keys.empty();
   std::string engine = schema_.Option("merge-engine").value_or("deduplicate");
@@ -267,18 +285,22 @@ Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
     parts.push_back(t);
   }
   std::shared_ptr<arrow::Table> rows;
+  std::vector<DataField> fields = schema_.fields;
+  if (pk) {
+    fields.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
+    fields.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
+  }
+  FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(fields));
   if (parts.empty()) {
-    std::vector<DataField> fields = schema_.fields;
-    if (pk) {
-      fields.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
-      fields.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
-    }
-    FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(fields));
     FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(arrow_schema));
   } else {
     arrow::ConcatenateTablesOptions opts;
     opts.unify_schemas = false;
     FJORD_ASSIGN_OR_RAISE(parts, UnifyMapForms(parts));
+    // Files need not carry the schema's NOT NULL flags (a Parquet file Fjord flushed reads back
+    // with nullable key columns): give every part the schema's flags, so that parts of one split,
+    // and the empty part of a split whose files are all skipped, concatenate.
+    for (auto& part : parts) part = WithFieldFlagsOf(part, arrow_schema);
     FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateTables(parts, opts));
   }
   if (!pk) return rows;
