@@ -3,9 +3,12 @@
 #include <arrow/filesystem/localfs.h>
 #include <arrow/filesystem/s3fs.h>
 #include <arrow/io/interfaces.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -244,7 +247,54 @@ Result<FileStatus> ArrowFileIO::GetStatus(const std::string& path) {
   return st;
 }
 
+namespace {
+
+// A local directory listing that tolerates concurrent writers: an entry that disappears between
+// readdir and stat (a committer's temporary sibling, renamed or unlinked meanwhile) is skipped,
+// where Arrow's listing fails the whole call ("Cannot list directory"). A missing directory lists
+// as empty.
+Result<std::vector<FileStatus>> ListLocal(const std::string& dir, const std::string& fs_dir) {
+  std::vector<FileStatus> out;
+  DIR* d = ::opendir(fs_dir.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT) return out;
+    return ErrnoStatus("list", dir, errno);
+  }
+  std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
+  int fd = ::dirfd(d);
+  while (true) {
+    errno = 0;
+    struct dirent* e = ::readdir(d);
+    if (e == nullptr) {
+      if (errno != 0) return ErrnoStatus("list", dir, errno);
+      break;
+    }
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (::fstatat(fd, name.c_str(), &st, 0) != 0) {
+      if (errno == ENOENT) continue;  // gone since readdir
+      return ErrnoStatus("stat", JoinPath(dir, name), errno);
+    }
+    FileStatus f;
+    f.path = JoinPath(dir, name);
+    f.is_dir = S_ISDIR(st.st_mode);
+    f.size = f.is_dir ? 0 : static_cast<int64_t>(st.st_size);
+    f.mtime_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<FileStatus>> ArrowFileIO::List(const std::string& dir) {
+  if (local_) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<FileStatus> out, ListLocal(dir, FsPath(dir)));
+    std::sort(out.begin(), out.end(),
+              [](const FileStatus& a, const FileStatus& b) { return a.path < b.path; });
+    return out;
+  }
   arrow::fs::FileSelector sel;
   sel.base_dir = FsPath(dir);
   sel.allow_not_found = true;
