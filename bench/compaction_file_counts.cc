@@ -22,6 +22,7 @@
 #include "fjord/table/commit.h"
 #include "fjord/table/primary_key_write.h"
 #include "fjord/table/table.h"
+#include "upsert_rows.h"
 
 namespace {
 
@@ -120,10 +121,7 @@ int main(int argc, char** argv) {
       static_cast<long long>(trigger));
 
   std::mt19937_64 rng(1);
-  std::vector<std::string> pool(4096);
-  for (auto& s : pool) {
-    for (int i = 0; i < 20; ++i) s.push_back(static_cast<char>('a' + rng() % 26));
-  }
+  std::vector<std::string> pool = bench::StringPool(rng);
   auto schema =
       arrow::schema({arrow::field("id", arrow::int32()), arrow::field("s0", arrow::utf8()),
                      arrow::field("s1", arrow::utf8()), arrow::field("s2", arrow::utf8())});
@@ -139,20 +137,7 @@ int main(int argc, char** argv) {
     int64_t until = rows * (c + 1) / commits;
     while (written < until) {
       int64_t n = std::min(batch_rows, until - written);
-      arrow::Int32Builder ids;
-      std::vector<arrow::StringBuilder> strings(3);
-      (void)ids.Reserve(n);
-      for (auto& b : strings) {
-        (void)b.Reserve(n);
-        (void)b.ReserveData(n * 20);
-      }
-      for (int64_t r = 0; r < n; ++r) {
-        ids.UnsafeAppend(static_cast<int32_t>(rng() % static_cast<uint64_t>(keys)));
-        for (auto& b : strings) b.UnsafeAppend(pool[rng() % pool.size()]);
-      }
-      arrow::ArrayVector arrays = {ids.Finish().ValueOrDie()};
-      for (auto& b : strings) arrays.push_back(b.Finish().ValueOrDie());
-      if (Status st = (*writer)->Write(arrow::Table::Make(schema, arrays, n)); !st.ok()) {
+      if (Status st = (*writer)->Write(bench::UpsertBatch(rng, keys, pool, n, schema)); !st.ok()) {
         return Fail(st);
       }
       written += n;

@@ -23,6 +23,7 @@
 #include "fjord/table/commit.h"
 #include "fjord/table/primary_key_write.h"
 #include "fjord/table/table.h"
+#include "upsert_rows.h"
 
 namespace {
 
@@ -102,10 +103,7 @@ int main(int argc, char** argv) {
 
   // A pool of 20-character strings; rows pick from it (generation must not dominate).
   std::mt19937_64 rng(1);
-  std::vector<std::string> pool(4096);
-  for (auto& s : pool) {
-    for (int i = 0; i < 20; ++i) s.push_back(static_cast<char>('a' + rng() % 26));
-  }
+  std::vector<std::string> pool = bench::StringPool(rng);
   const int64_t batch_rows = 8192;
   const int64_t row_bytes = 4 + 10 * 20;
   const int64_t total_rows = static_cast<int64_t>(gb * (1LL << 30)) / row_bytes;
@@ -133,20 +131,7 @@ int main(int argc, char** argv) {
     int64_t in_commit = 0;
     while (in_commit < rows_per_commit && written < total_rows) {
       int64_t n = std::min(batch_rows, total_rows - written);
-      arrow::Int32Builder ids;
-      std::vector<arrow::StringBuilder> strings(10);
-      (void)ids.Reserve(n);
-      for (auto& b : strings) {
-        (void)b.Reserve(n);
-        (void)b.ReserveData(n * 20);
-      }
-      for (int64_t r = 0; r < n; ++r) {
-        ids.UnsafeAppend(static_cast<int32_t>(rng() % static_cast<uint64_t>(keys)));
-        for (auto& b : strings) b.UnsafeAppend(pool[rng() % pool.size()]);
-      }
-      arrow::ArrayVector arrays = {ids.Finish().ValueOrDie()};
-      for (auto& b : strings) arrays.push_back(b.Finish().ValueOrDie());
-      if (Status st = (*writer)->Write(arrow::Table::Make(schema, arrays, n)); !st.ok()) {
+      if (Status st = (*writer)->Write(bench::UpsertBatch(rng, keys, pool, n, schema)); !st.ok()) {
         return Fail(st);
       }
       written += n;

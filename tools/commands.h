@@ -5,10 +5,25 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <iostream>
+
+#include "fjord/status.h"
 
 namespace fjord::cli {
 
 using Handler = std::function<int()>;
+
+// Makes `*handler` run `run` (returning Status): 0 when it succeeds, else the error on stderr as
+// "fjord: <error>" and exit code 1.
+template <typename Run>
+void SetHandler(Handler* handler, Run run) {
+  *handler = [run] {
+    Status st = run();
+    if (st.ok()) return 0;
+    std::cerr << "fjord: " << st.ToString() << "\n";
+    return 1;
+  };
+}
 
 // `fjord options [--markdown]`: the option registry.
 void AddOptionsCommand(CLI::App* app, Handler* handler);

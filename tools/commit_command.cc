@@ -95,16 +95,7 @@ void AddCommitCommand(CLI::App* app, Handler* handler) {
   cmd->add_option("--commit-user", a->commit_user, "Commit user (default: a new UUID)");
   cmd->add_option("--commit-id", a->commit_id,
                   "Commit identifier; a (user, id) pair is committed at most once");
-  cmd->callback([handler, a] {
-    *handler = [a] {
-      Status st = RunCommit(*a);
-      if (!st.ok()) {
-        std::cerr << "fjord: " << st.ToString() << "\n";
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([handler, a] { SetHandler(handler, [a] { return RunCommit(*a); }); });
 }
 
 }  // namespace fjord::cli

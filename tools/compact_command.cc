@@ -152,16 +152,7 @@ void AddCompactCommand(CLI::App* app, Handler* handler) {
                 "fixed-bucket append tables, Java's full compaction of each bucket; "
                 "bucket-unaware append tables, also partitions with fewer than "
                 "compaction.min.file-num small files (at least two)");
-  cmd->callback([handler, a] {
-    *handler = [a] {
-      Status st = RunCompact(*a);
-      if (!st.ok()) {
-        std::cerr << "fjord: " << st.ToString() << "\n";
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([handler, a] { SetHandler(handler, [a] { return RunCompact(*a); }); });
 }
 
 }  // namespace fjord::cli

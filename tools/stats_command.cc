@@ -130,16 +130,7 @@ void AddStatsCommand(CLI::App* app, Handler* handler) {
       "stats", "Per partition and bucket: LSM levels, sorted runs, sizes, compaction history");
   cmd->add_option("table", a->table, "Table directory")->required();
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
-  cmd->callback([handler, a] {
-    *handler = [a] {
-      Status st = RunStats(*a);
-      if (!st.ok()) {
-        std::cerr << "fjord: " << st.ToString() << "\n";
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([handler, a] { SetHandler(handler, [a] { return RunStats(*a); }); });
 }
 
 }  // namespace fjord::cli

@@ -174,16 +174,7 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
                   "Write the data files and their commit messages to this file, without "
                   "committing (then: fjord commit --messages)")
       ->excludes("--commit-user", "--commit-id", "--overwrite");
-  cmd->callback([handler, a] {
-    *handler = [a] {
-      Status st = RunWrite(*a);
-      if (!st.ok()) {
-        std::cerr << "fjord: " << st.ToString() << "\n";
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([handler, a] { SetHandler(handler, [a] { return RunWrite(*a); }); });
 }
 
 }  // namespace fjord::cli
