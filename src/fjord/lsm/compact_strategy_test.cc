@@ -1,23 +1,12 @@
 #include "fjord/lsm/compact_strategy.h"
 
+#include "fjord/lsm/kv_test_util.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
 namespace {
 
-// Runs of one file each: (level, size).
-std::vector<LevelSortedRun> Runs(const std::vector<std::pair<int32_t, int64_t>>& spec) {
-  std::vector<LevelSortedRun> runs;
-  int n = 0;
-  for (const auto& [level, size] : spec) {
-    DataFileMeta f;
-    f.file_name = "f" + std::to_string(n++);
-    f.level = level;
-    f.file_size = size;
-    runs.push_back(LevelSortedRun{level, {f}});
-  }
-  return runs;
-}
+using testing_kv::Runs;
 
 std::vector<std::string> Names(const CompactUnit& u) {
   std::vector<std::string> out;

@@ -12,8 +12,23 @@
 
 #include "fjord/lsm/key_value.h"
 #include "fjord/lsm/kv_merge.h"
+#include "fjord/lsm/levels.h"
 
 namespace fjord::testing_kv {
+
+// Sorted runs of one file each, from (level, size) pairs; files named f0, f1, ...
+inline std::vector<LevelSortedRun> Runs(const std::vector<std::pair<int32_t, int64_t>>& spec) {
+  std::vector<LevelSortedRun> runs;
+  int n = 0;
+  for (const auto& [level, size] : spec) {
+    DataFileMeta f;
+    f.file_name = "f" + std::to_string(n++);
+    f.level = level;
+    f.file_size = size;
+    runs.push_back(LevelSortedRun{level, {f}});
+  }
+  return runs;
+}
 
 struct Record {
   int32_t key = 0;

@@ -10,6 +10,7 @@
 
 #include "fjord/table/catalog.h"
 #include "fjord/table/commit.h"
+#include "fjord/table/kv_batch_test_util.h"
 #include "fjord/table/primary_key_write.h"
 #include "fjord/table/scan.h"
 #include "fjord/table/table_read.h"
@@ -20,19 +21,8 @@ namespace {
 
 using Row = std::tuple<int32_t, int64_t, std::string>;  // k, v, row kind
 
-std::shared_ptr<arrow::Table> Batch(const std::vector<Row>& rows) {
-  arrow::Int32Builder k;
-  arrow::Int64Builder v;
-  arrow::StringBuilder kind;
-  for (const auto& [key, value, row_kind] : rows) {
-    EXPECT_TRUE(k.Append(key).ok());
-    EXPECT_TRUE(v.Append(value).ok());
-    EXPECT_TRUE(kind.Append(row_kind).ok());
-  }
-  return arrow::Table::Make(
-      arrow::schema({arrow::field("k", arrow::int32()), arrow::field("v", arrow::int64()),
-                     arrow::field("_row_kind", arrow::utf8())}),
-      {k.Finish().ValueOrDie(), v.Finish().ValueOrDie(), kind.Finish().ValueOrDie()});
+std::shared_ptr<arrow::Table> Batch(const std::vector<testing_kv::KvRow>& rows) {
+  return testing_kv::KvBatch(rows);
 }
 
 struct Fixture {
