@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "fjord/meta/manifest.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_write.h"
 
 namespace {
 
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   if (Status st = (*catalog)->CreateTable(id, spec); !st.ok()) return Fail(st);
   auto table = (*catalog)->GetTable(id);
   if (!table.ok()) return Fail(table.status());
-  const Table& t = **table;
+  const FileStoreTable& t = **table;
   FileStoreCommit commit(t.io(), t.path(), t.schema(), "bench");
 
   std::printf("%d commits of %lld rows (one file each) to %s; table options:",
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
       merges = 0;
     }
   }
-  auto reopened = Table::Open(t.path());
+  auto reopened = FileStoreTable::Open(t.path());
   if (!reopened.ok()) return Fail(reopened.status());
   auto read = (*reopened)->Read(ReadRequest{});
   if (!read.ok()) return Fail(read.status());

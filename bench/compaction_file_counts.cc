@@ -18,10 +18,10 @@
 #include <set>
 #include <string>
 
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/primary_key_write.h"
 #include "upsert_rows.h"
 
 namespace {
@@ -40,7 +40,7 @@ struct Counts {
 
 // Files, level-0 files and sorted runs (each level-0 file, plus each non-empty level >= 1) per
 // bucket of the latest snapshot.
-Result<std::map<int32_t, Counts>> CountFiles(const Table& table) {
+Result<std::map<int32_t, Counts>> CountFiles(const FileStoreTable& table) {
   FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table.Plan(ScanSelector{}));
   std::map<int32_t, Counts> out;
   for (const DataSplit& s : plan.splits) {

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "bench_rows.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_write.h"
+#include "fjord/table/write/primary_key_write.h"
 
 namespace {
 
@@ -45,7 +45,8 @@ std::string Columns(bool with_partition) {
   return c;
 }
 
-Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& name, bool pk) {
+Result<std::unique_ptr<FileStoreTable>> CreateTable(const Args& a, const std::string& name,
+                                                    bool pk) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
   TableSpec spec;
@@ -63,7 +64,7 @@ Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& nam
   return catalog->GetTable(id);
 }
 
-Result<std::unique_ptr<Table>> OpenTable(const Args& a, const std::string& name) {
+Result<std::unique_ptr<FileStoreTable>> OpenTable(const Args& a, const std::string& name) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
   return catalog->GetTable(id);

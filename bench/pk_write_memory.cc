@@ -19,10 +19,10 @@
 #include <string>
 #include <thread>
 
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/primary_key_write.h"
 #include "upsert_rows.h"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/bucket.h"
-#include "fjord/table/row_router.h"
+#include "fjord/table/write/row_router.h"
 
 namespace fjord {
 namespace {

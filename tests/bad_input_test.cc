@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "fjord/file_io.h"
-#include "fjord/table/table.h"
+#include "fjord/table/file_store_table.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -42,7 +42,7 @@ class BadInputTest : public ::testing::Test {
   }
 
   static Result<ReadResult> ReadLatest(const std::string& table_dir) {
-    FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(table_dir));
+    FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(table_dir));
     return table->Read(ReadRequest{});
   }
 
@@ -131,7 +131,7 @@ TEST_F(BadInputTest, UnknownTypeString) {
   ASSERT_NE(pos, std::string::npos);
   data.replace(pos, 8, "\"DOUBLE_TROUBLE\"");
   Spit(schema, data);
-  auto r = Table::Open(t);
+  auto r = FileStoreTable::Open(t);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r, IsError(StatusCode::kCorruption, "unknown type 'DOUBLE_TROUBLE'"));
   EXPECT_NE(r.status().message().find(schema), std::string::npos) << r.status().ToString();
@@ -152,7 +152,8 @@ TEST_F(BadInputTest, TruncatedDataFile) {
 }
 
 TEST_F(BadInputTest, NotATable) {
-  EXPECT_THAT(Table::Open(dir_.path()), IsError(StatusCode::kNotFound, "not a Paimon table"));
+  EXPECT_THAT(FileStoreTable::Open(dir_.path()),
+              IsError(StatusCode::kNotFound, "not a Paimon table"));
 }
 
 }  // namespace

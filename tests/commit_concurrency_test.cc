@@ -62,7 +62,7 @@ TEST(CommitConcurrencyTest, ThreadsAndProcessesCommitEveryCommitExactlyOnce) {
   std::vector<std::thread> workers;
   for (int t = 0; t < kThreads; ++t) {
     workers.emplace_back([&, t] {
-      auto opened = Table::Open(path);
+      auto opened = FileStoreTable::Open(path);
       if (!opened.ok()) return report(opened.status().ToString());
       FileStoreCommit commit((*opened)->io(), path, (*opened)->schema(),
                              "thread-" + std::to_string(t));
@@ -103,7 +103,7 @@ TEST(CommitConcurrencyTest, ThreadsAndProcessesCommitEveryCommitExactlyOnce) {
   ASSERT_TRUE(errors.empty()) << errors.front();
 
   const int total = kThreads * kThreadCommits + kProcesses * kProcessCommits;
-  ASSERT_OK_AND_ASSIGN(auto reopened, Table::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reopened, FileStoreTable::Open(path));
   ASSERT_OK_AND_ASSIGN(std::vector<int64_t> ids, reopened->snapshots().ListIds());
   ASSERT_EQ(ids.size(), static_cast<size_t>(total));
   std::set<std::pair<std::string, int64_t>> commits;
@@ -173,7 +173,7 @@ class RacingFileIO : public FaultInjectionFileIO {
 
 struct RacingSetup {
   testing::TempDir tmp;
-  std::unique_ptr<Table> table;
+  std::unique_ptr<FileStoreTable> table;
   std::shared_ptr<RacingFileIO> io;
 };
 
@@ -306,7 +306,7 @@ TEST(CommitConcurrencyTest, DedicatedCompactionRunsWhileWritersCommit) {
   std::vector<std::thread> threads;
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
-      auto t = Table::Open(path);
+      auto t = FileStoreTable::Open(path);
       if (!t.ok()) return report(t.status().ToString());
       FileStoreCommit commit((*t)->io(), path, (*t)->schema(), "writer-" + std::to_string(w));
       for (int c = 1; c <= kCommits; ++c) {
@@ -323,7 +323,7 @@ TEST(CommitConcurrencyTest, DedicatedCompactionRunsWhileWritersCommit) {
   threads.emplace_back([&] {
     int round = 0;
     while (writers_done.load() < kWriters) {
-      auto t = Table::Open(path);
+      auto t = FileStoreTable::Open(path);
       if (!t.ok()) return report(t.status().ToString());
       TableWriteOptions options;
       options.dynamic_options["write-only"] = "false";
@@ -350,7 +350,7 @@ TEST(CommitConcurrencyTest, DedicatedCompactionRunsWhileWritersCommit) {
   EXPECT_GE(compactions.load(), 1);
 
   // Ids 1..latest all present; the writers' APPENDs each once; the job's COMPACTs in between.
-  ASSERT_OK_AND_ASSIGN(auto reopened, Table::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reopened, FileStoreTable::Open(path));
   ASSERT_OK_AND_ASSIGN(std::optional<Snapshot> latest, reopened->snapshots().Latest());
   ASSERT_TRUE(latest.has_value());
   std::map<std::string, int> appends;

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "commit_test_util.h"
-#include "fjord/table/conflict_check.h"
+#include "fjord/table/commit/conflict_check.h"
 
 namespace fjord {
 namespace {
@@ -43,7 +43,7 @@ DataFileMeta File(const std::string& name, int32_t level = 0, int64_t min_key = 
 
 struct Fixture {
   testing::TempDir tmp;
-  std::unique_ptr<Table> table;
+  std::unique_ptr<FileStoreTable> table;
   std::string partition;  // stored row of p = 'a' (or the empty row)
 
   explicit Fixture(TableDef def) {

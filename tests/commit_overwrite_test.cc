@@ -3,7 +3,7 @@
 // partition, on append and primary-key tables.
 #include "commit_test_util.h"
 #include "fjord/meta/manifest.h"
-#include "fjord/table/file_entry.h"
+#include "fjord/table/commit/file_entry.h"
 
 namespace fjord {
 namespace {
@@ -29,7 +29,7 @@ RowList Expect(const std::vector<std::pair<std::vector<int64_t>, int>>& parts) {
 }
 
 // Partitions a, b, c with ids 0-9, 10-19, 20-29 (version 0), one commit.
-void Fill(const Table& table, FileStoreCommit* commit) {
+void Fill(const FileStoreTable& table, FileStoreCommit* commit) {
   std::vector<CommitMessage> all;
   for (int i = 0; i < 3; ++i) {
     auto m = Prepare(table, Rows(Range(i * 10, 10), std::string(1, 'a' + i)));

@@ -10,10 +10,10 @@
 #include "fjord/format/data_file_writer.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/table_paths.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_write.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -52,7 +52,7 @@ TEST(CommitTest, AppendCommitsAreReadBackAndIdempotent) {
   testing::TempDir tmp;
   const char* keep = std::getenv("FJORD_TEST_WAREHOUSE");
   std::string warehouse = keep ? keep : tmp.Join("wh");
-  ASSERT_OK_AND_ASSIGN(auto catalog, Catalog::Open(warehouse));
+  ASSERT_OK_AND_ASSIGN(auto catalog, FileSystemCatalog::Open(warehouse));
   ASSERT_OK(catalog->CreateDatabase("db", true));
   TableIdentifier id{"db", "events"};
   (void)catalog->DropTable(id, true);
@@ -124,7 +124,7 @@ std::vector<std::string> IndexNames(FileIO* io, const TablePaths& paths, const S
 // bucket, type); deletion vectors in the data increment make the snapshot an OVERWRITE.
 TEST(CommitTest, ChangelogAndIndexFilesFromMessages) {
   testing::TempDir tmp;
-  ASSERT_OK_AND_ASSIGN(auto catalog, Catalog::Open(tmp.Join("wh")));
+  ASSERT_OK_AND_ASSIGN(auto catalog, FileSystemCatalog::Open(tmp.Join("wh")));
   ASSERT_OK(catalog->CreateDatabase("db", true));
   TableIdentifier id{"db", "t"};
   TableSpec spec;

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "fjord/format/binary_row.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_write.h"
+#include "fjord/table/write/primary_key_write.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord::commit_test {
@@ -28,9 +28,10 @@ struct TableDef {
   std::vector<std::pair<std::string, std::string>> options;
 };
 
-inline Result<std::unique_ptr<Table>> CreateTable(const std::string& warehouse,
-                                                  const std::string& name, const TableDef& def) {
-  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(warehouse));
+inline Result<std::unique_ptr<FileStoreTable>> CreateTable(const std::string& warehouse,
+                                                           const std::string& name,
+                                                           const TableDef& def) {
+  FJORD_ASSIGN_OR_RAISE(auto catalog, FileSystemCatalog::Open(warehouse));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("db", true));
   TableSpec spec;
   FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(def.columns));
@@ -66,7 +67,7 @@ inline std::vector<int64_t> Range(int64_t first, int64_t count) {
 }
 
 // Writes `rows` with the table's writer (append or primary key) and returns the messages.
-inline Result<std::vector<CommitMessage>> Prepare(const Table& table,
+inline Result<std::vector<CommitMessage>> Prepare(const FileStoreTable& table,
                                                   const std::shared_ptr<arrow::Table>& rows) {
   if (table.schema().primary_keys.empty()) {
     FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(&table));
@@ -81,7 +82,7 @@ inline Result<std::vector<CommitMessage>> Prepare(const Table& table,
 // (id, v) of every row at the latest snapshot (or `snapshot`), sorted.
 inline Result<std::vector<std::pair<int64_t, std::string>>> ReadRows(
     const std::string& path, std::optional<int64_t> snapshot = std::nullopt) {
-  FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(path));
+  FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(path));
   ReadRequest request;
   request.selector.snapshot_id = snapshot;
   FJORD_ASSIGN_OR_RAISE(ReadResult result, table->Read(request));

@@ -1,13 +1,13 @@
 // Manifest merging (behaviour.md §5.3): the base list of every snapshot stays bounded, ADD/DELETE
 // pairs cancel, full compaction drops every DELETE; the data reads the same at every snapshot.
-#include "fjord/table/manifest_merge.h"
+#include "fjord/table/commit/manifest_merge.h"
 #include "commit_test_util.h"
 #include "fjord/common/ids.h"
 #include "fjord/format/avro/codec.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot_manager.h"
-#include "fjord/table/file_entry.h"
+#include "fjord/table/commit/file_entry.h"
 
 namespace fjord {
 namespace {
@@ -24,7 +24,7 @@ struct ListedEntries {
   int64_t adds = 0, deletes = 0;
 };
 
-ListedEntries Inspect(const Table& table, const Snapshot& s, bool base_only = false) {
+ListedEntries Inspect(const FileStoreTable& table, const Snapshot& s, bool base_only = false) {
   std::vector<std::string> lists = {s.base_manifest_list};
   if (!base_only) lists.push_back(s.delta_manifest_list);
   ListedEntries out;

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "fjord/format/row_json.h"
-#include "fjord/table/table.h"
+#include "fjord/table/file_store_table.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -52,7 +52,7 @@ class PruningTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PruningTest, SameRowsAsFilteringEverything) {
   const Case& c = GetParam();
-  ASSERT_OK_AND_ASSIGN(auto table, Table::Open(Fixture(c.table)));
+  ASSERT_OK_AND_ASSIGN(auto table, FileStoreTable::Open(Fixture(c.table)));
   ASSERT_OK_AND_ASSIGN(ReadResult all, table->Read(ReadRequest{}));
   ASSERT_OK_AND_ASSIGN(auto filter, Predicate::Parse(c.where, all.schema.fields));
   // Reference: every row, filtered one by one.

@@ -3,20 +3,13 @@
 #include <iostream>
 #include <memory>
 
+#include "cli_util.h"
 #include "commands.h"
-#include "fjord/common/strings.h"
-#include "fjord/options.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/table.h"
+#include "fjord/fjord.h"
 
 namespace fjord::cli {
 
 namespace {
-
-int Fail(const Status& st) {
-  std::cerr << "fjord: " << st.ToString() << "\n";
-  return 1;
-}
 
 Result<std::pair<std::string, std::string>> KeyValue(const std::string& text) {
   size_t eq = text.find('=');
@@ -60,7 +53,7 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogArgs& a) {
   return Catalog::Open(a.warehouse, options);
 }
 
-std::vector<std::string> Split(const std::string& s) { return SplitCommaList(s); }
+std::vector<std::string> Split(const std::string& s) { return SplitList(s); }
 
 Status RunDb(const std::string& action, const CatalogArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
@@ -179,12 +172,7 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
       cmd->add_flag("--cascade", a->cascade, "Drop the tables too");
     }
     std::string act = action;
-    cmd->callback([handler, a, act] {
-      *handler = [a, act] {
-        Status st = RunDb(act, *a);
-        return st.ok() ? 0 : Fail(st);
-      };
-    });
+    cmd->callback([handler, a, act] { SetHandler(handler, [a, act] { return RunDb(act, *a); }); });
   }
 
   auto* table = app->add_subcommand("table", "Create, alter, list, drop tables; show options");
@@ -200,12 +188,8 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
   c->add_option("-o,--option", create->options, "Table option key=value (repeatable)");
   c->add_option("--comment", create->comment, "Table comment");
   c->add_flag("--if-not-exists", create->ignore);
-  c->callback([handler, create] {
-    *handler = [create] {
-      Status st = RunTableCreate(*create);
-      return st.ok() ? 0 : Fail(st);
-    };
-  });
+  c->callback(
+      [handler, create] { SetHandler(handler, [create] { return RunTableCreate(*create); }); });
 
   auto alter = std::make_shared<CatalogArgs>();
   auto* al = table->add_subcommand("alter", "Change a table's schema or options");
@@ -217,35 +201,21 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
   al->add_option("--change-type", alter->retype_columns, "\"name NEWTYPE\" (repeatable)");
   al->add_option("--set", alter->set_options, "Option key=value (repeatable)");
   al->add_option("--reset", alter->reset_options, "Option key (repeatable)");
-  al->callback([handler, alter] {
-    *handler = [alter] {
-      Status st = RunTableAlter(*alter);
-      return st.ok() ? 0 : Fail(st);
-    };
-  });
+  al->callback(
+      [handler, alter] { SetHandler(handler, [alter] { return RunTableAlter(*alter); }); });
 
   auto list = std::make_shared<CatalogArgs>();
   auto* l = table->add_subcommand("list", "List the tables of a database");
   AddCatalogFlags(l, list.get());
   l->add_option("database", list->name, "Database")->required();
-  l->callback([handler, list] {
-    *handler = [list] {
-      Status st = RunTableList(*list);
-      return st.ok() ? 0 : Fail(st);
-    };
-  });
+  l->callback([handler, list] { SetHandler(handler, [list] { return RunTableList(*list); }); });
 
   auto drop = std::make_shared<CatalogArgs>();
   auto* d = table->add_subcommand("drop", "Drop a table and its files");
   AddCatalogFlags(d, drop.get());
   d->add_option("table", drop->name, "<database>.<table>")->required();
   d->add_flag("--if-exists", drop->ignore);
-  d->callback([handler, drop] {
-    *handler = [drop] {
-      Status st = RunTableDrop(*drop);
-      return st.ok() ? 0 : Fail(st);
-    };
-  });
+  d->callback([handler, drop] { SetHandler(handler, [drop] { return RunTableDrop(*drop); }); });
 
   auto opts = std::make_shared<CatalogArgs>();
   auto* o = table->add_subcommand("options", "Show a table's options");
@@ -253,12 +223,7 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
   o->add_flag("--explain", opts->explain, "Every effective option and the layer that set it");
   o->add_option("-c,--catalog-option", opts->catalog_options,
                 "The catalog's options, to attribute copied table-default values");
-  o->callback([handler, opts] {
-    *handler = [opts] {
-      Status st = RunTableOptions(*opts);
-      return st.ok() ? 0 : Fail(st);
-    };
-  });
+  o->callback([handler, opts] { SetHandler(handler, [opts] { return RunTableOptions(*opts); }); });
 }
 
 }  // namespace fjord::cli

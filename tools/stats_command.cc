@@ -9,11 +9,14 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include "commands.h"
-#include "fjord/common/json.h"
-#include "fjord/table/table_stats.h"
+
+#include "fjord/fjord.h"
 
 namespace fjord::cli {
+
+using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -100,7 +103,7 @@ void PrintText(const TableStats& s) {
 
 Status RunStats(const StatsArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
-  FJORD_ASSIGN_OR_RAISE(TableStats s, ComputeTableStats(*table));
+  FJORD_ASSIGN_OR_RAISE(TableStats s, table->Stats());
   if (a.json) {
     Json j = Json::object();
     j["table"] = a.table;

@@ -1,24 +1,13 @@
-// `fjord write`: append rows from a file to a table and commit them as one snapshot.
+// `fjord write`: rows from a file into a table, committed as one snapshot (or only prepared, for a
+// later `fjord commit`).
 
-#include <arrow/api.h>
-#include <arrow/csv/api.h>
-#include <arrow/io/api.h>
-#include <parquet/arrow/reader.h>
-
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <sstream>
+#include <optional>
+#include <string>
 
 #include "commands.h"
-#include "fjord/common/ids.h"
-#include "fjord/format/row_json_reader.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/commit_message_codec.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/fjord.h"
 
 namespace fjord::cli {
 
@@ -35,117 +24,52 @@ struct WriteArgs {
   std::string prepare_to;
 };
 
-// The rows of the input file, and for JSON lines each row's kind (empty for other formats: a
-// `_row_kind` column, if any, then carries the kinds).
-Result<std::shared_ptr<arrow::Table>> ReadInput(const WriteArgs& a, const TableSchema& schema,
-                                                std::vector<int8_t>* kinds) {
-  if (a.format == "jsonl") {
-    std::ifstream in(a.input, std::ios::binary);
-    if (!in) return Status::NotFound("cannot open input ", a.input);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    FJORD_ASSIGN_OR_RAISE(JsonLinesBatch batch,
-                          ParseJsonLines(buffer.str(), schema.fields, a.input));
-    if (schema.primary_keys.empty()) {
-      for (int8_t k : batch.row_kinds) {
-        if (k != 0) {
-          return Status::Invalid(a.input, ": append tables take only +I rows (", a.table,
-                                 " has no primary key)");
-        }
-      }
-    }
-    *kinds = std::move(batch.row_kinds);
-    return batch.rows;
-  }
-  auto file = arrow::io::ReadableFile::Open(a.input);
-  if (!file.ok())
-    return Status::NotFound("cannot open input ", a.input, ": ", file.status().message());
-  if (a.format == "parquet") {
-    auto reader = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
-    if (!reader.ok()) return Status::Invalid(a.input, ": ", reader.status().message());
-    auto table = (*reader)->ReadTable();
-    if (!table.ok()) return Status::Invalid(a.input, ": ", table.status().message());
-    return *table;
-  }
-  auto reader = arrow::csv::TableReader::Make(
-      arrow::io::default_io_context(), *file, arrow::csv::ReadOptions::Defaults(),
-      arrow::csv::ParseOptions::Defaults(), arrow::csv::ConvertOptions::Defaults());
-  if (!reader.ok()) return Status::Invalid(a.input, ": ", reader.status().message());
-  auto table = (*reader)->Read();
-  if (!table.ok()) return Status::Invalid(a.input, ": ", table.status().message());
-  return *table;
-}
-
-// "k1=v1,k2=v2" (values as in partition paths); "" is the empty spec.
-Result<std::map<std::string, std::string>> ParsePartitionSpec(const std::string& text) {
-  std::map<std::string, std::string> spec;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::Invalid("--partition takes k=v[,k=v...], got '", text, "'");
-    }
-    spec[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return spec;
-}
-
 Status RunWrite(const WriteArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
-  std::vector<int8_t> kinds;
-  FJORD_ASSIGN_OR_RAISE(auto rows, ReadInput(a, table->schema(), &kinds));
-  std::vector<CommitMessage> messages;
-  if (table->schema().primary_keys.empty()) {
-    // An overwrite compacts none of the files it replaces (Java's ignorePreviousFiles).
-    FJORD_ASSIGN_OR_RAISE(
-        auto writer, AppendTableWrite::Create(table.get(), {.ignore_previous_files = a.overwrite}));
-    FJORD_RETURN_NOT_OK(writer->Write(rows));
-    FJORD_ASSIGN_OR_RAISE(messages, writer->PrepareCommit());
-  } else {
-    FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get()));
-    FJORD_RETURN_NOT_OK(writer->Write(rows, kinds));
-    // The identifier decides full-compaction.delta-commits (a batch write: every commit).
-    FJORD_ASSIGN_OR_RAISE(
-        messages,
-        writer->PrepareCommit(true, a.commit_id.value_or(Snapshot::kBatchCommitIdentifier)));
-  }
-  if (!a.prepare_to.empty()) {
-    // Phase one only: the data files are written, `fjord commit` makes them visible.
-    FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeCommitMessages(messages));
-    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<FileIO> out, FileIO::Open(a.prepare_to));
-    FJORD_RETURN_NOT_OK(out->Overwrite(a.prepare_to, bytes));  // whole or not at all
-    std::cout << "prepared " << rows->num_rows() << " rows in " << messages.size()
-              << " commit messages to " << a.prepare_to << " (not committed)\n";
-    return Status::OK();
-  }
-  std::string user = a.commit_user.empty() ? RandomUuid() : a.commit_user;
-  int64_t identifier = a.commit_id.value_or(Snapshot::kBatchCommitIdentifier);
-  std::map<std::string, std::string> dynamic, static_partition;
+  FJORD_ASSIGN_OR_RAISE(InputFormat format, ParseInputFormat(a.format));
+  std::optional<PartitionSpec> static_partition;
   if (a.partition) {
-    // A static overwrite of the named partitions, whatever dynamic-partition-overwrite says (as
-    // Spark's INSERT OVERWRITE ... PARTITION); an empty spec overwrites the whole table.
-    dynamic["dynamic-partition-overwrite"] = "false";
     FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
   }
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), user, dynamic);
-  commit.set_filter_committed(!a.commit_user.empty());  // a fresh UUID has committed nothing
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot,
-                        a.overwrite ? commit.Overwrite(messages, identifier, static_partition)
-                                    : commit.Commit(messages, identifier));
-  if (snapshot) {
-    std::cout << (a.overwrite ? "overwrote with " : "committed ") << rows->num_rows()
-              << " rows as snapshot " << *snapshot;
-    int lost =
-        commit.last_stats().attempts - static_cast<int>(commit.last_stats().snapshots.size());
+  struct ArrowArrayStream input;
+  FJORD_RETURN_NOT_OK(ReadInputFile(a.input, format, table->schema(), &input));
+  WriteOptions write_options;
+  write_options.for_overwrite = a.overwrite;
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(write_options));
+  FJORD_RETURN_NOT_OK(writer->Write(&input));
+  int64_t identifier = a.commit_id.value_or(kBatchCommitIdentifier);
+  // The identifier decides full-compaction.delta-commits (a batch write: every commit).
+  FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit(identifier));
+  // Rows read from the input, including those ignore-delete dropped.
+  int64_t rows = writer->metrics().records_written + writer->metrics().records_dropped;
+  if (!a.prepare_to.empty()) {
+    // Phase one only: the data files are written, `fjord commit` makes them visible.
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, messages.Serialize());
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<FileIO> out, FileIO::Open(a.prepare_to));
+    FJORD_RETURN_NOT_OK(out->Overwrite(a.prepare_to, bytes));  // whole or not at all
+    std::cout << "prepared " << rows << " rows in " << messages.size() << " commit messages to "
+              << a.prepare_to << " (not committed)\n";
+    return Status::OK();
+  }
+  CommitOptions commit_options;
+  commit_options.check_committed = !a.commit_user.empty();  // a fresh UUID has committed nothing
+  std::string user = a.commit_user.empty() ? NewCommitUser() : a.commit_user;
+  FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit(user, commit_options));
+  FJORD_ASSIGN_OR_RAISE(CommitResult result,
+                        a.overwrite ? commit->Overwrite(messages, identifier, static_partition)
+                                    : commit->Commit(messages, identifier));
+  if (result.snapshot_id) {
+    std::cout << (a.overwrite ? "overwrote with " : "committed ") << rows << " rows as snapshot "
+              << *result.snapshot_id;
+    int lost = result.attempts - static_cast<int>(result.snapshots.size());
     if (lost > 0) std::cout << " (after losing " << lost << " race(s) for a snapshot id)";
     std::cout << "\n";
-  } else if (messages.empty()) {
-    std::cout << "nothing to commit (no rows" << (a.overwrite ? " in a dynamic overwrite" : "")
-              << ")\n";
-  } else {
+  } else if (result.already_committed) {
     std::cout << "commit " << identifier << " of user " << user
               << " was already committed; nothing added\n";
+  } else {
+    std::cout << "nothing to commit (no rows" << (a.overwrite ? " in a dynamic overwrite" : "")
+              << ")\n";
   }
   return Status::OK();
 }

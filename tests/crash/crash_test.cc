@@ -50,12 +50,12 @@
 #include "fjord/format/row_json_reader.h"
 #include "fjord/io/fault_injection_file_io.h"
 #include "fjord/meta/snapshot_manager.h"
-#include "fjord/table/append_write.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/commit_message_codec.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/commit/commit_message_codec.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_write.h"
+#include "fjord/table/write/primary_key_write.h"
 
 namespace fs = std::filesystem;
 
@@ -199,7 +199,7 @@ std::vector<std::string> Expected(const std::vector<Batch>& batches, bool pk) {
 
 Result<std::vector<CommitMessage>> Prepare(const std::string& root, std::shared_ptr<FileIO> io,
                                            const Batch& batch, bool pk) {
-  FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(root, io));
+  FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(root, io));
   FJORD_ASSIGN_OR_RAISE(JsonLinesBatch input,
                         ParseJsonLines(InputText(batch, pk), table->schema().fields, "input"));
   if (!pk) {
@@ -215,7 +215,7 @@ Result<std::vector<CommitMessage>> Prepare(const std::string& root, std::shared_
 Result<std::optional<int64_t>> CommitMessages(const std::string& root, std::shared_ptr<FileIO> io,
                                               const std::vector<CommitMessage>& messages,
                                               const std::string& user, int64_t identifier) {
-  FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(root, io));
+  FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(root, io));
   FileStoreCommit commit(io, root, table->schema(), user);
   return commit.Commit(messages, identifier);
 }
@@ -256,7 +256,7 @@ struct TableState {
 
 Result<TableState> Inspect(const std::string& root) {
   TableState st;
-  FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(root));
+  FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(root));
   FJORD_ASSIGN_OR_RAISE(std::vector<int64_t> ids, table->snapshots().ListIds());
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, table->snapshots().LatestId());
   st.latest = latest.value_or(0);
@@ -509,7 +509,7 @@ std::string MessagesIn(const std::string& dir) { return dir + "/messages.bin"; }
 
 Result<Setup> BuildSetup(const RunSpec& spec, const std::string& dir) {
   std::string root = RootIn(dir);
-  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(dir + "/wh"));
+  FJORD_ASSIGN_OR_RAISE(auto catalog, FileSystemCatalog::Open(dir + "/wh"));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("db", true));
   TableSpec ts;
   FJORD_ASSIGN_OR_RAISE(ts.fields,

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "diff_model.h"
-#include "fjord/table/catalog.h"
-#include "fjord/table/commit.h"
-#include "fjord/table/primary_key_write.h"
-#include "fjord/table/table.h"
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/primary_key_write.h"
 
 namespace fjord::difftest {
 namespace {
@@ -236,7 +236,7 @@ class Run {
   std::mt19937_64 rng_;
   Config config_;
   TempDir dir_;
-  std::unique_ptr<Table> table_;
+  std::unique_ptr<FileStoreTable> table_;
   std::unique_ptr<PrimaryKeyTableWrite> writer_;
   std::unique_ptr<Model> committed_, current_;
   std::map<int64_t, std::map<Key, std::string>> snapshots_;  // snapshot id -> model rows
@@ -248,7 +248,7 @@ class Run {
 
 Status Run::Setup() {
   config_ = RandomConfig(engine_, rng_);
-  FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(dir_.Join("wh")));
+  FJORD_ASSIGN_OR_RAISE(auto catalog, FileSystemCatalog::Open(dir_.Join("wh")));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("db"));
   TableSpec spec;
   FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(ColumnList()));

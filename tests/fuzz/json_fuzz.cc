@@ -7,7 +7,7 @@
 #include "fjord/common/data_type_json.h"
 #include "fjord/common/json.h"
 #include "fjord/meta/snapshot.h"
-#include "fjord/meta/table_schema.h"
+#include "fjord/schema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -13,7 +13,7 @@
 
 #include "fjord/data_type.h"
 #include "fjord/lsm/sort_key.h"
-#include "fjord/meta/table_schema.h"
+#include "fjord/schema.h"
 
 namespace fjord {
 

@@ -16,7 +16,7 @@
 #include "fjord/format/data_file_writer.h"
 #include "fjord/lsm/key_value.h"
 #include "fjord/meta/manifest.h"
-#include "fjord/meta/table_schema.h"
+#include "fjord/schema.h"
 
 namespace fjord {
 

@@ -11,7 +11,7 @@
 #include "fjord/file_io.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/meta/table_paths.h"
-#include "fjord/meta/table_schema.h"
+#include "fjord/schema.h"
 
 namespace fjord {
 

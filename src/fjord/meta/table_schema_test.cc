@@ -1,4 +1,4 @@
-#include "fjord/meta/table_schema.h"
+#include "fjord/schema.h"
 
 #include <filesystem>
 

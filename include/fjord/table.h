@@ -1,0 +1,109 @@
+// A Paimon table, opened from its directory or from a Catalog. A Table is a handle on the table's
+// files at the schema it was opened with; it hands out the operations (as iceberg-cpp's Table
+// does): writes, commits, reads, compactions. Each operation keeps what it needs of the table
+// alive, so it may outlive the Table that made it.
+//
+// Thread safety: the const methods of a Table may be called from several threads at once. The
+// operations it hands out are not thread-safe unless their header says so: give each thread its
+// own.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fjord/file_io.h"
+#include "fjord/options.h"
+#include "fjord/result.h"
+#include "fjord/schema.h"
+#include "fjord/table_commit.h"
+#include "fjord/table_compaction.h"
+#include "fjord/table_read.h"
+#include "fjord/table_stats.h"
+#include "fjord/table_write.h"
+
+namespace fjord {
+
+class FileStoreTable;
+
+// One snapshot of the table (snapshot/snapshot-N).
+struct SnapshotInfo {
+  int64_t id = 0;
+  int64_t schema_id = 0;
+  std::string commit_kind;  // APPEND, COMPACT, OVERWRITE, ANALYZE
+  std::string commit_user;
+  int64_t commit_identifier = 0;
+  int64_t time_millis = 0;  // commit time, epoch milliseconds
+  std::optional<int64_t> total_record_count;
+  std::optional<int64_t> delta_record_count;
+  std::optional<int64_t> changelog_record_count;
+  std::optional<int64_t> watermark;
+};
+
+struct TagInfo {
+  std::string name;
+  SnapshotInfo snapshot;  // the snapshot the tag holds (it may outlive snapshot-N itself)
+};
+
+class Table {
+ public:
+  // Opens the table at `path` (a local directory or an s3:// URI); `options` configure the file
+  // system (`s3.*`, file_io.h). NotFound when the directory holds no schema.
+  static Result<std::unique_ptr<Table>> Open(
+      const std::string& path, const std::map<std::string, std::string>& options = {});
+  // The same through `io`: every read and write of the table and of the operations it hands out
+  // goes through it (tests pass a fault-injecting FileIO).
+  static Result<std::unique_ptr<Table>> Open(const std::string& path, std::shared_ptr<FileIO> io);
+  ~Table();
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+
+  const std::string& path() const;
+  // The latest schema when the table was opened. Reopen the table to see a later ALTER.
+  const TableSchema& schema() const;
+  bool has_primary_key() const { return !schema().primary_keys.empty(); }
+  // The table's options over the registry defaults (options.h: Get, Explain).
+  const Options& options() const;
+  const std::shared_ptr<FileIO>& io() const;
+
+  // Every snapshot present, ascending by id (expired ones are gone).
+  Result<std::vector<SnapshotInfo>> Snapshots() const;
+  // nullopt for a table without snapshots.
+  Result<std::optional<SnapshotInfo>> LatestSnapshot() const;
+  // Tags, sorted by name.
+  Result<std::vector<TagInfo>> Tags() const;
+
+  // What the metadata says about compaction: LSM trees per bucket, compactions committed, the
+  // small-file backlog of append tables (table_stats.h).
+  Result<TableStats> Stats() const;
+
+  // A writer for this table: the same interface for append and primary-key tables
+  // (table_write.h). NotImplemented, naming the option, for table features Fjord does not write
+  // yet; Invalid for a bad dynamic option.
+  Result<std::unique_ptr<TableWrite>> NewWrite(const WriteOptions& options = {}) const;
+  // Invalid, naming `source`, when `messages` (prepared elsewhere, e.g. deserialised from a file)
+  // cannot belong to this table: partitions that are not rows of its partition keys, bucket
+  // numbers out of range. TableCommit checks this too.
+  Status CheckCommitMessages(const CommitMessages& messages, std::string_view source) const;
+  // A committer for `commit_user` (table_commit.h). An empty user is Invalid.
+  Result<std::unique_ptr<TableCommit>> NewCommit(std::string commit_user,
+                                                 const CommitOptions& options = {}) const;
+  // A read of this table (table_read.h): choose columns, filter and snapshot, then Open().
+  ReadBuilder NewRead() const;
+  // A dedicated compaction of this table (table_compaction.h).
+  Result<std::unique_ptr<TableCompaction>> NewCompaction(
+      const CompactionOptions& options = {}) const;
+
+  // For Fjord's own layers: the internal table this handle wraps.
+  const std::shared_ptr<const FileStoreTable>& store() const { return store_; }
+
+ private:
+  explicit Table(std::shared_ptr<const FileStoreTable> store);
+  std::shared_ptr<const FileStoreTable> store_;
+};
+
+}  // namespace fjord

@@ -1,0 +1,97 @@
+// Reading a table: a ReadBuilder says which columns, which rows (a filter) and which snapshot
+// (latest, by id, by time, by tag); Open() returns a TableReader that hands out the rows batch by
+// batch as Arrow C Data (or as an ArrowArrayStream). Primary-key tables are merged on read with
+// their merge engine; deletion vectors are applied; files written under older schemas are read
+// in the schema of the snapshot read (schema evolution).
+//
+// Thread safety: a ReadBuilder is a value; a TableReader is not thread-safe (one per thread).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fjord/arrow_c.h"
+#include "fjord/data_type.h"
+#include "fjord/result.h"
+#include "fjord/schema.h"
+
+namespace fjord {
+
+class FileStoreTable;
+struct SnapshotInfo;
+
+// One live data file of the snapshot a read plans (for tools and diagnostics).
+struct PlannedFile {
+  std::string partition;  // partition values as text, e.g. "[2026-12-01, 3]"; "[]" if none
+  int32_t bucket = 0;
+  std::string file_name;
+  int32_t level = 0;
+  int64_t row_count = 0;
+  int64_t file_size = 0;
+  std::string min_key;  // primary-key values as text; "[]" for append tables
+  std::string max_key;
+  bool has_deletion_vector = false;
+};
+
+struct ReadPlan {
+  std::optional<int64_t> snapshot_id;  // nullopt: the table has no snapshot to read
+  int64_t splits = 0;                  // (partition, bucket)s to read
+  std::vector<PlannedFile> files;
+};
+
+class TableReader {
+ public:
+  virtual ~TableReader() = default;
+
+  // The schema rows are read in (a travelled snapshot's own) and the projected columns.
+  virtual const TableSchema& schema() const = 0;
+  virtual const std::vector<DataField>& fields() const = 0;
+  // The snapshot being read; nullopt for a table without snapshots (no rows).
+  virtual std::optional<int64_t> snapshot_id() const = 0;
+
+  // The Arrow schema of the batches (a struct of the projected columns); the caller owns `out`.
+  virtual Status ExportSchema(struct ArrowSchema* out) = 0;
+  // The next batch into `out` (the caller owns it and releases it); at the end, `out->release`
+  // is null. Errors name the file that could not be read.
+  virtual Status Next(struct ArrowArray* out) = 0;
+};
+
+// Moves `reader` into a C stream (`out` is the caller's to release).
+void ExportTableReader(std::unique_ptr<TableReader> reader, struct ArrowArrayStream* out);
+
+class ReadBuilder {
+ public:
+  explicit ReadBuilder(std::shared_ptr<const FileStoreTable> table);
+  ~ReadBuilder();
+  ReadBuilder(const ReadBuilder&);
+  ReadBuilder& operator=(const ReadBuilder&);
+
+  // Columns to read, by name, in this order (default: all). Unknown names fail at Open().
+  ReadBuilder& Select(std::vector<std::string> columns);
+  // Rows to read: Fjord's filter syntax (docs/reading.md), e.g. "id > 10 AND name LIKE 'a%'".
+  // Partitions, buckets and files that cannot match are skipped; the rest is filtered exactly.
+  ReadBuilder& Where(std::string filter);
+  // Which snapshot (at most one of these; default: the latest). A snapshot that does not exist,
+  // or an unknown tag, is NotFound at Open(); a time before the first snapshot reads nothing.
+  ReadBuilder& AtSnapshot(int64_t snapshot_id);
+  ReadBuilder& AtTimestamp(int64_t epoch_millis);
+  ReadBuilder& AtTag(std::string tag);
+  // Rows per batch at most (default 65536).
+  ReadBuilder& WithBatchRows(int64_t rows);
+
+  // The files the read would visit.
+  Result<ReadPlan> Plan() const;
+  Result<std::unique_ptr<TableReader>> Open() const;
+  // Open() as a C stream.
+  Status OpenStream(struct ArrowArrayStream* out) const;
+
+ private:
+  struct State;
+  std::shared_ptr<const FileStoreTable> table_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace fjord

@@ -1,0 +1,104 @@
+// The public TableCommit over FileStoreCommit.
+
+#include "fjord/table.h"
+
+#include "fjord/common/ids.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/commit/message_check.h"
+#include "fjord/table/file_store_table.h"
+
+namespace fjord {
+
+namespace {
+
+class TableCommitImpl : public TableCommit {
+ public:
+  TableCommitImpl(std::shared_ptr<const FileStoreTable> table, std::string user,
+                  const CommitOptions& options)
+      : TableCommit(user),
+        table_(std::move(table)),
+        options_(options),
+        commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options) {
+    if (options.ignore_empty_commit) commit_.set_ignore_empty_commit(*options.ignore_empty_commit);
+    commit_.set_filter_committed(options.check_committed);
+  }
+
+  Result<CommitResult> Commit(const CommitMessages& messages, int64_t identifier) override {
+    FJORD_RETURN_NOT_OK(Check(messages));
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id,
+                          commit_.Commit(messages.messages(), identifier));
+    return Outcome(id);
+  }
+
+  Result<CommitResult> Overwrite(const CommitMessages& messages, int64_t identifier,
+                                 const std::optional<PartitionSpec>& static_partition) override {
+    FJORD_RETURN_NOT_OK(Check(messages));
+    std::optional<int64_t> id;
+    if (static_partition) {
+      // A static overwrite of exactly these partitions, whatever dynamic-partition-overwrite
+      // says (as Spark's INSERT OVERWRITE ... PARTITION); an empty spec is the whole table.
+      std::map<std::string, std::string> dynamic = options_.dynamic_options;
+      dynamic["dynamic-partition-overwrite"] = "false";
+      FileStoreCommit commit(table_->io(), table_->path(), table_->schema(), commit_user(),
+                             dynamic);
+      commit.set_filter_committed(options_.check_committed);
+      FJORD_ASSIGN_OR_RAISE(
+          id, commit.Overwrite(messages.messages(), identifier,
+                               std::map<std::string, std::string>(static_partition->begin(),
+                                                                  static_partition->end())));
+      return Outcome(id, commit.last_stats());
+    }
+    FJORD_ASSIGN_OR_RAISE(id, commit_.Overwrite(messages.messages(), identifier));
+    return Outcome(id);
+  }
+
+  Result<CommitResult> DropPartitions(const std::vector<PartitionSpec>& partitions,
+                                      int64_t identifier) override {
+    std::vector<std::map<std::string, std::string>> specs(partitions.begin(), partitions.end());
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.DropPartitions(specs, identifier));
+    return Outcome(id);
+  }
+
+  Result<CommitResult> Truncate(int64_t identifier) override {
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.Truncate(identifier));
+    return Outcome(id);
+  }
+
+ private:
+  Status Check(const CommitMessages& messages) const {
+    return CheckMessagesFitTable(messages.messages(), table_->schema(), table_->path(),
+                                 "commit messages");
+  }
+
+  CommitResult Outcome(std::optional<int64_t> id) const {
+    return Outcome(id, commit_.last_stats());
+  }
+  static CommitResult Outcome(std::optional<int64_t> id, const CommitStats& stats) {
+    CommitResult r;
+    r.snapshot_id = id;
+    r.snapshots = stats.snapshots;
+    r.attempts = stats.attempts;
+    r.already_committed = stats.already_committed;
+    return r;
+  }
+
+  std::shared_ptr<const FileStoreTable> table_;
+  CommitOptions options_;
+  FileStoreCommit commit_;
+};
+
+}  // namespace
+
+Status Table::CheckCommitMessages(const CommitMessages& messages, std::string_view source) const {
+  return CheckMessagesFitTable(messages.messages(), store_->schema(), store_->path(), source);
+}
+
+std::string NewCommitUser() { return RandomUuid(); }
+
+Result<std::unique_ptr<TableCommit>> Table::NewCommit(std::string commit_user,
+                                                      const CommitOptions& options) const {
+  if (commit_user.empty()) return Status::Invalid("a commit needs a commit user");
+  return std::unique_ptr<TableCommit>(new TableCommitImpl(store_, std::move(commit_user), options));
+}
+
+}  // namespace fjord

@@ -1,0 +1,190 @@
+// The public read: ReadBuilder and the TableReader that hands out batches.
+
+#include "fjord/table_read.h"
+
+#include <arrow/api.h>
+
+#include <string>
+
+#include "fjord/api/arrow_bridge.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/table/file_store_table.h"
+
+namespace fjord {
+
+struct ReadBuilder::State {
+  ReadRequest request;
+  int64_t batch_rows = 65536;
+};
+
+namespace {
+
+// "[v1, v2]" for a stored row of `fields`; "?" when it does not decode.
+std::string RowText(const std::string& stored, const std::vector<DataField>& fields) {
+  std::vector<DataTypePtr> types;
+  for (const DataField& f : fields) types.push_back(f.type->WithNullable(true));
+  auto values = DecodeStoredBinaryRow(stored, types);
+  if (!values.ok()) return "?";
+  std::string out = "[";
+  for (size_t i = 0; i < values->size(); ++i) {
+    if (i) out += ", ";
+    out += ValueToString((*values)[i], *types[i]);
+  }
+  return out + "]";
+}
+
+// Batches of a read, cut from the rows at most `batch_rows` at a time.
+class TableReaderImpl : public TableReader {
+ public:
+  TableReaderImpl(ReadResult result, int64_t batch_rows)
+      : result_(std::move(result)), batches_(*result_.rows) {
+    batches_.set_chunksize(batch_rows);
+  }
+
+  const TableSchema& schema() const override { return result_.schema; }
+  const std::vector<DataField>& fields() const override { return result_.fields; }
+  std::optional<int64_t> snapshot_id() const override {
+    if (!result_.snapshot) return std::nullopt;
+    return result_.snapshot->id;
+  }
+
+  Status ExportSchema(struct ArrowSchema* out) override {
+    return api::ExportSchema(*result_.rows->schema(), out);
+  }
+
+  Status Next(struct ArrowArray* out) override {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    arrow::Status st = batches_.ReadNext(&batch);
+    if (!st.ok()) return Status::IOError("reading the rows: ", st.message());
+    if (!batch) {
+      out->release = nullptr;
+      return Status::OK();
+    }
+    return api::ExportBatch(*batch, out);
+  }
+
+ private:
+  ReadResult result_;
+  arrow::TableBatchReader batches_;
+};
+
+// The C stream over a TableReader.
+struct StreamState {
+  std::unique_ptr<TableReader> reader;
+  std::string last_error;
+};
+
+int StreamResult(StreamState* state, const Status& st) {
+  if (st.ok()) return 0;
+  state->last_error = st.ToString();
+  return st.code() == StatusCode::kInvalid ? 22 /* EINVAL */ : 5 /* EIO */;
+}
+
+int StreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
+  auto* state = static_cast<StreamState*>(stream->private_data);
+  return StreamResult(state, state->reader->ExportSchema(out));
+}
+int StreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out) {
+  auto* state = static_cast<StreamState*>(stream->private_data);
+  return StreamResult(state, state->reader->Next(out));
+}
+const char* StreamLastError(struct ArrowArrayStream* stream) {
+  auto* state = static_cast<StreamState*>(stream->private_data);
+  return state->last_error.empty() ? nullptr : state->last_error.c_str();
+}
+void StreamRelease(struct ArrowArrayStream* stream) {
+  delete static_cast<StreamState*>(stream->private_data);
+  stream->release = nullptr;
+}
+
+}  // namespace
+
+void ExportTableReader(std::unique_ptr<TableReader> reader, struct ArrowArrayStream* out) {
+  out->get_schema = StreamGetSchema;
+  out->get_next = StreamGetNext;
+  out->get_last_error = StreamLastError;
+  out->release = StreamRelease;
+  out->private_data = new StreamState{std::move(reader), {}};
+}
+
+ReadBuilder::ReadBuilder(std::shared_ptr<const FileStoreTable> table)
+    : table_(std::move(table)), state_(std::make_unique<State>()) {}
+ReadBuilder::~ReadBuilder() = default;
+ReadBuilder::ReadBuilder(const ReadBuilder& other)
+    : table_(other.table_), state_(std::make_unique<State>(*other.state_)) {}
+ReadBuilder& ReadBuilder::operator=(const ReadBuilder& other) {
+  table_ = other.table_;
+  state_ = std::make_unique<State>(*other.state_);
+  return *this;
+}
+
+ReadBuilder& ReadBuilder::Select(std::vector<std::string> columns) {
+  state_->request.columns = std::move(columns);
+  return *this;
+}
+ReadBuilder& ReadBuilder::Where(std::string filter) {
+  state_->request.where = std::move(filter);
+  return *this;
+}
+ReadBuilder& ReadBuilder::AtSnapshot(int64_t snapshot_id) {
+  state_->request.selector = {};
+  state_->request.selector.snapshot_id = snapshot_id;
+  return *this;
+}
+ReadBuilder& ReadBuilder::AtTimestamp(int64_t epoch_millis) {
+  state_->request.selector = {};
+  state_->request.selector.timestamp_millis = epoch_millis;
+  return *this;
+}
+ReadBuilder& ReadBuilder::AtTag(std::string tag) {
+  state_->request.selector = {};
+  state_->request.selector.tag = std::move(tag);
+  return *this;
+}
+ReadBuilder& ReadBuilder::WithBatchRows(int64_t rows) {
+  state_->batch_rows = rows > 0 ? rows : 1;
+  return *this;
+}
+
+Result<ReadPlan> ReadBuilder::Plan() const {
+  const ScanSelector& selector = state_->request.selector;
+  FJORD_ASSIGN_OR_RAISE(auto resolved, table_->Resolve(selector));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table_->Plan(selector, state_->request.where));
+  const TableSchema& schema = resolved.second;
+  std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
+  std::vector<DataField> key_fields = schema.FieldsByName(schema.TrimmedPrimaryKeys());
+  ReadPlan out;
+  if (plan.snapshot) out.snapshot_id = plan.snapshot->id;
+  out.splits = static_cast<int64_t>(plan.splits.size());
+  for (const DataSplit& split : plan.splits) {
+    std::string partition = RowText(split.partition, partition_fields);
+    for (const DataFileMeta& f : split.files) {
+      PlannedFile p;
+      p.partition = partition;
+      p.bucket = split.bucket;
+      p.file_name = f.file_name;
+      p.level = f.level;
+      p.row_count = f.row_count;
+      p.file_size = f.file_size;
+      p.min_key = RowText(f.min_key, key_fields);
+      p.max_key = RowText(f.max_key, key_fields);
+      p.has_deletion_vector = split.deletion_files.count(f.file_name) > 0;
+      out.files.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
+  FJORD_ASSIGN_OR_RAISE(ReadResult result, table_->Read(state_->request));
+  return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(result), state_->batch_rows));
+}
+
+Status ReadBuilder::OpenStream(struct ArrowArrayStream* out) const {
+  FJORD_ASSIGN_OR_RAISE(std::unique_ptr<TableReader> reader, Open());
+  ExportTableReader(std::move(reader), out);
+  return Status::OK();
+}
+
+}  // namespace fjord

@@ -1,0 +1,231 @@
+#include "fjord/meta/partition_path.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "fjord/file_io.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/format/row_json.h"
+
+namespace fjord {
+
+namespace {
+
+bool NeedsEscape(unsigned char c) {
+  if (c < 0x20 || c == 0x7F) return true;
+  switch (c) {
+    case '"':
+    case '#':
+    case '%':
+    case '\'':
+    case '*':
+    case '/':
+    case ':':
+    case '=':
+    case '?':
+    case '\\':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case '^':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Shortest digits and decimal exponent of a finite non-zero double: value = 0.d1d2... * 10^exp10.
+template <typename T>
+void ShortestDigits(T v, std::string* digits, int* point) {
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string s(buf, p);
+  size_t e = s.find('e');
+  std::string mant = s.substr(0, e);
+  int exp = std::stoi(s.substr(e + 1));
+  digits->clear();
+  for (char c : mant) {
+    if (c >= '0' && c <= '9') *digits += c;
+  }
+  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  *point = exp + 1;  // digits d1.d2... * 10^exp  ==  0.d1d2... * 10^(exp+1)
+}
+
+template <typename T>
+std::string JavaFloating(T v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string sign = v < 0 ? "-" : "";
+  T a = std::fabs(v);
+  std::string digits;
+  int point;
+  ShortestDigits(a, &digits, &point);
+  if (a >= T(1e-3) && a < T(1e7)) {
+    std::string out;
+    if (point <= 0) {
+      out = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+    } else if (static_cast<size_t>(point) >= digits.size()) {
+      out = digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, static_cast<size_t>(point)) + "." +
+            digits.substr(static_cast<size_t>(point));
+    }
+    return sign + out;
+  }
+  std::string out = digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0");
+  return sign + out + "E" + std::to_string(point - 1);
+}
+
+}  // namespace
+
+std::string JavaDoubleString(double v) { return JavaFloating(v); }
+std::string JavaFloatString(float v) { return JavaFloating(v); }
+
+std::string EscapePathName(std::string_view text) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (NeedsEscape(c)) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string LegacyPartitionString(const Value& value, const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return value.get<bool>() ? "true" : "false";
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+    case TypeRoot::kBigInt:
+      return std::to_string(value.AsInt64());
+    case TypeRoot::kFloat:
+      return JavaFloatString(value.get<float>());
+    case TypeRoot::kDouble:
+      return JavaDoubleString(value.get<double>());
+    case TypeRoot::kDecimal:
+      return value.get<Decimal>().ToString();
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return value.get<std::string>();
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      // java.time.LocalDateTime.toString(): seconds only when non-zero (or with a fraction), the
+      // fraction in groups of 3 digits.
+      const Timestamp& ts = value.get<Timestamp>();
+      int64_t secs = ts.millis / 1000 - (ts.millis % 1000 < 0 ? 1 : 0);
+      int64_t nanos = (ts.millis - secs * 1000) * 1000000 + ts.nanos_of_milli;
+      std::string full = FormatTimestamp(secs, static_cast<int32_t>(nanos), 9);
+      std::string out = full.substr(0, full.find('T') + 6);  // yyyy-MM-ddTHH:mm
+      std::string ss = full.substr(full.find('T') + 7, 2);
+      if (ss != "00" || nanos != 0) out += ":" + ss;
+      if (nanos != 0) {
+        std::string frac = full.substr(full.find('.') + 1);
+        if (nanos % 1000000 == 0) {
+          frac = frac.substr(0, 3);
+        } else if (nanos % 1000 == 0) {
+          frac = frac.substr(0, 6);
+        }
+        out += "." + frac;
+      }
+      return out;
+    }
+    default:
+      return "?";
+  }
+}
+
+std::string PartitionPath(const std::vector<DataField>& partition_fields,
+                          const std::vector<Value>& values, const std::string& default_name) {
+  std::string out;
+  for (size_t i = 0; i < partition_fields.size(); ++i) {
+    std::string text;
+    if (i < values.size() && !values[i].is_null()) {
+      text = LegacyPartitionString(values[i], *partition_fields[i].type);
+    }
+    bool blank = text.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+    if (blank) text = default_name;
+    out += EscapePathName(partition_fields[i].name) + "=" + EscapePathName(text) + "/";
+  }
+  return out;
+}
+
+Result<std::string> BucketPath(const std::string& root, const TableSchema& schema,
+                               const std::string& stored_partition, int32_t bucket) {
+  std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
+  std::vector<DataTypePtr> types;
+  for (const DataField& f : partition_fields) types.push_back(f.type->WithNullable(true));
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredBinaryRow(stored_partition, types));
+  std::string dir = root;
+  std::string ppath =
+      PartitionPath(partition_fields, values,
+                    schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__"));
+  if (!ppath.empty()) dir = JoinPath(dir, ppath);
+  return JoinPath(dir, "bucket-" + std::to_string(bucket));
+}
+
+Result<PartitionSpec> ParsePartitionSpec(std::string_view text) {
+  PartitionSpec spec;
+  if (text.empty()) return spec;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Status::Invalid("a partition spec is k=v[,k2=v2...], got '", text, "'");
+    }
+    std::string key(item.substr(0, eq));
+    if (!spec.emplace(key, std::string(item.substr(eq + 1))).second) {
+      return Status::Invalid("partition spec '", text, "' gives '", key, "' twice");
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return spec;
+}
+
+Result<PartitionMatcher> PartitionMatcher::Make(const TableSchema& schema,
+                                                const PartitionSpec& spec) {
+  PartitionMatcher m;
+  m.fields_ = schema.FieldsByName(schema.partition_keys);
+  for (const DataField& f : m.fields_) m.types_.push_back(f.type->WithNullable(true));
+  m.default_name_ = schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  for (const auto& [key, value] : spec) {
+    auto field = std::find_if(m.fields_.begin(), m.fields_.end(),
+                              [&](const DataField& f) { return f.name == key; });
+    if (field == m.fields_.end()) {
+      return Status::Invalid("partition spec: '", key, "' is not a partition column");
+    }
+    m.wanted_.emplace_back(static_cast<size_t>(field - m.fields_.begin()),
+                           EscapePathName(key) + "=" + EscapePathName(value) + "/");
+  }
+  return m;
+}
+
+Result<bool> PartitionMatcher::Matches(const std::string& stored_partition) const {
+  if (wanted_.empty()) return true;
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredBinaryRow(stored_partition, types_));
+  for (const auto& [index, segment] : wanted_) {
+    if (PartitionPath({fields_[index]}, {values[index]}, default_name_) != segment) return false;
+  }
+  return true;
+}
+
+}  // namespace fjord

@@ -1,0 +1,58 @@
+// Partition directory names (spec/format.md §1.3), computed from partition values exactly as Java
+// does, because readers locate data files by recomputing them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fjord/data_type.h"
+#include "fjord/partition.h"
+#include "fjord/result.h"
+#include "fjord/schema.h"
+#include "fjord/value.h"
+
+namespace fjord {
+
+// Hive-compatible escaping of a path segment: control characters, 0x7F and "#%'*/:=?\{}[]^ become
+// %XX (uppercase hex).
+std::string EscapePathName(std::string_view text);
+
+// Java's toString() of an internal value, as used in partition paths with
+// partition.legacy-name=true (DATE as a day number, TIME as millis of day, TIMESTAMP as
+// LocalDateTime.toString(), FLOAT/DOUBLE as Float/Double.toString()).
+std::string LegacyPartitionString(const Value& value, const DataType& type);
+
+// "k1=v1/k2=v2/" for the partition; empty for an unpartitioned table. Null, empty and blank
+// strings become `default_name`.
+std::string PartitionPath(const std::vector<DataField>& partition_fields,
+                          const std::vector<Value>& values, const std::string& default_name);
+
+// The directory of one bucket: `root`/<partition path>bucket-N, the partition given as its stored
+// BinaryRow; `partition.default-name` of `schema` names NULL and empty values.
+Result<std::string> BucketPath(const std::string& root, const TableSchema& schema,
+                               const std::string& stored_partition, int32_t bucket);
+
+// Matches stored partitions (BinaryRow bytes) against a PartitionSpec: a partition matches when
+// each column of the spec has the spec's value, compared as partition paths spell values (so
+// NULL is `partition.default-name`). Immutable, thread-safe.
+class PartitionMatcher {
+ public:
+  // Invalid when a key of `spec` is not a partition column of `schema`.
+  static Result<PartitionMatcher> Make(const TableSchema& schema, const PartitionSpec& spec);
+  bool empty() const { return wanted_.empty(); }
+  // An error when `stored_partition` is not a row of the partition columns.
+  Result<bool> Matches(const std::string& stored_partition) const;
+
+ private:
+  std::vector<DataField> fields_;
+  std::vector<DataTypePtr> types_;
+  std::string default_name_;
+  std::vector<std::pair<size_t, std::string>> wanted_;  // field index, "k=v/" path segment
+};
+
+// Java's Double.toString / Float.toString.
+std::string JavaDoubleString(double v);
+std::string JavaFloatString(float v);
+
+}  // namespace fjord

@@ -1,0 +1,180 @@
+#include "fjord/table/catalog/catalog.h"
+
+#include "fjord/meta/snapshot_manager.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord {
+namespace {
+
+using testing::TempDir;
+
+TableSpec Spec(const std::string& columns, std::vector<std::string> pk = {},
+               std::vector<std::string> partition = {},
+               std::vector<std::pair<std::string, std::string>> options = {}) {
+  TableSpec spec;
+  spec.fields = ParseColumnList(columns).ValueOr(std::vector<DataField>{});
+  spec.primary_keys = std::move(pk);
+  spec.partition_keys = std::move(partition);
+  spec.options = std::move(options);
+  return spec;
+}
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(
+        catalog_, FileSystemCatalog::Open(dir_.Join("wh"), {{"table-default.file.format", "orc"},
+                                                            {"table-default.bucket", "2"},
+                                                            {"warehouse.note", "x"}}));
+    ASSERT_OK(catalog_->CreateDatabase("db"));
+  }
+  TempDir dir_;
+  std::unique_ptr<FileSystemCatalog> catalog_;
+};
+
+TEST_F(CatalogTest, DatabasesAndTables) {
+  EXPECT_THAT(catalog_->CreateDatabase("db"), HasStatusCode(StatusCode::kAlreadyExists));
+  ASSERT_OK(catalog_->CreateDatabase("db", /*ignore_if_exists=*/true));
+  ASSERT_OK(catalog_->CreateDatabase("other"));
+  ASSERT_OK_AND_ASSIGN(auto dbs, catalog_->ListDatabases());
+  EXPECT_EQ(dbs, (std::vector<std::string>{"db", "other"}));
+
+  TableIdentifier t{"db", "orders"};
+  ASSERT_OK(catalog_->CreateTable(t, Spec("id INT, dt STRING, v DOUBLE", {"id", "dt"}, {"dt"})));
+  EXPECT_THAT(catalog_->CreateTable(t, Spec("id INT")), HasStatusCode(StatusCode::kAlreadyExists));
+  ASSERT_OK(catalog_->CreateTable(t, Spec("id INT"), /*ignore_if_exists=*/true));
+  ASSERT_OK_AND_ASSIGN(auto tables, catalog_->ListTables("db"));
+  EXPECT_EQ(tables, std::vector<std::string>{"orders"});
+  EXPECT_THAT(catalog_->CreateTable({"nodb", "x"}, Spec("id INT")),
+              IsError(StatusCode::kNotFound, "database 'nodb'"));
+
+  EXPECT_THAT(catalog_->DropDatabase("db"), IsError(StatusCode::kInvalid, "not empty"));
+  ASSERT_OK(catalog_->DropTable(t));
+  EXPECT_THAT(catalog_->DropTable(t), HasStatusCode(StatusCode::kNotFound));
+  ASSERT_OK(catalog_->DropDatabase("db"));
+  ASSERT_OK(catalog_->DropDatabase("other", false, /*cascade=*/true));
+  ASSERT_OK_AND_ASSIGN(dbs, catalog_->ListDatabases());
+  EXPECT_TRUE(dbs.empty());
+}
+
+TEST_F(CatalogTest, SchemaFileAsJavaWritesIt) {
+  TableIdentifier t{"db", "t"};
+  ASSERT_OK(catalog_->CreateTable(
+      t, Spec("id INT, dt STRING, r ROW<a INT, b ARRAY<ROW<c STRING>>>, v DOUBLE", {"id", "dt"},
+              {"dt"}, {{"bucket", "4"}, {"merge-engine", "partial-update"}})));
+  ASSERT_OK_AND_ASSIGN(auto table, catalog_->GetTable(t));
+  const TableSchema& s = table->schema();
+  EXPECT_EQ(s.version, 3);
+  EXPECT_EQ(s.id, 0);
+  EXPECT_EQ(s.highest_field_id, 6);  // id 0, dt 1, r 2 (a 3, b 4 (c 5)), v 6
+  EXPECT_EQ(s.fields[2].type->fields()[1].type->element()->fields()[0].id, 5);
+  EXPECT_FALSE(s.fields[0].type->nullable());  // primary keys become NOT NULL
+  EXPECT_FALSE(s.fields[1].type->nullable());
+  EXPECT_TRUE(s.fields[3].type->nullable());
+  // The table's own options first, then catalog defaults it did not set.
+  ASSERT_EQ(s.options.size(), 3u);
+  EXPECT_EQ(s.options[0], (std::pair<std::string, std::string>{"bucket", "4"}));
+  EXPECT_EQ(s.options[1].first, "merge-engine");
+  EXPECT_EQ(s.options[2], (std::pair<std::string, std::string>{"file.format", "orc"}));
+  // The file reparses to the same schema.
+  ASSERT_OK_AND_ASSIGN(std::string text,
+                       FileIO::Local()->ReadFile(catalog_->TablePath(t) + "/schema/schema-0"));
+  ASSERT_OK_AND_ASSIGN(TableSchema again, TableSchema::FromJson(text, "schema-0"));
+  EXPECT_EQ(again.ToJson(), text);
+}
+
+TEST_F(CatalogTest, KeysGivenAsOptions) {
+  ASSERT_OK(catalog_->CreateTable(
+      {"db", "t"},
+      Spec("id INT, p INT, v STRING", {}, {}, {{"primary-key", "id,p"}, {"partition", "p"}})));
+  ASSERT_OK_AND_ASSIGN(auto table, catalog_->GetTable({"db", "t"}));
+  EXPECT_EQ(table->schema().primary_keys, (std::vector<std::string>{"id", "p"}));
+  EXPECT_EQ(table->schema().partition_keys, std::vector<std::string>{"p"});
+  EXPECT_FALSE(table->schema().Option("primary-key").has_value());
+  EXPECT_THAT(
+      catalog_->CreateTable({"db", "u"}, Spec("id INT", {"id"}, {}, {{"primary-key", "id"}})),
+      IsError(StatusCode::kInvalid, "both in the definition and as option"));
+}
+
+TEST_F(CatalogTest, CreateValidatesLikeJava) {
+  auto create = [&](const TableSpec& spec) { return catalog_->CreateTable({"db", "bad"}, spec); };
+  EXPECT_THAT(create(Spec("id INT", {"nope"})),
+              IsError(StatusCode::kInvalid, "primary key 'nope'"));
+  EXPECT_THAT(create(Spec("id INT, p INT", {}, {"q"})),
+              IsError(StatusCode::kInvalid, "partition key 'q'"));
+  EXPECT_THAT(create(Spec("id INT, p INT", {"id"}, {"p"})),
+              IsError(StatusCode::kInvalid, "must include all partition keys"));
+  EXPECT_THAT(create(Spec("id INT, id STRING")), IsError(StatusCode::kInvalid, "duplicate column"));
+  EXPECT_THAT(create(Spec("p INT", {}, {"p"})), IsError(StatusCode::kInvalid, "all columns"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {}, {}, {{"bucket", "0"}})),
+              IsError(StatusCode::kInvalid, "option 'bucket'"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {}, {}, {{"bucket", "3"}})),
+              IsError(StatusCode::kInvalid, "needs option 'bucket-key'"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {}, {}, {{"bucket", "-1"}, {"bucket-key", "id"}})),
+              IsError(StatusCode::kInvalid, "bucket-key"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {}, {{"bucket", "2"}, {"bucket-key", "v"}})),
+              IsError(StatusCode::kInvalid, "must be part of the primary key"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {}, {{"bucket", "two"}})),
+              IsError(StatusCode::kInvalid, "option 'bucket'"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {}, {{"fields.w.aggregate-function", "sum"}})),
+              IsError(StatusCode::kInvalid, "names column 'w'"));
+  EXPECT_THAT(
+      create(Spec("id INT, v INT", {}, {}, {{"bucket", "-1"}, {"merge-engine", "aggregation"}})),
+      IsError(StatusCode::kInvalid, "needs a primary key"));
+  EXPECT_THAT(create(Spec("id INT, m MAP<INT, INT>", {"m"})),
+              IsError(StatusCode::kInvalid, "cannot be a key"));
+  EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {}, {{"file.format", "csvx"}})),
+              IsError(StatusCode::kInvalid, "file.format"));
+  // Nothing was written by the failed attempts.
+  ASSERT_OK_AND_ASSIGN(auto tables, catalog_->ListTables("db"));
+  EXPECT_TRUE(tables.empty());
+}
+
+TEST_F(CatalogTest, AlterTableWritesNewSchemas) {
+  TableIdentifier t{"db", "t"};
+  ASSERT_OK(catalog_->CreateTable(
+      t, Spec("id INT, p STRING, small INT, name STRING, gone DOUBLE", {"id", "p"}, {"p"},
+              {{"bucket", "2"}, {"fields.name.ignore-retract", "true"}})));
+  ASSERT_OK(catalog_->AlterTable(
+      t,
+      {SchemaChange::AddColumn("extra", DataType::Array(DataType::Int())),
+       SchemaChange::RenameColumn("name", "full_name"),
+       SchemaChange::UpdateColumnType("small", DataType::BigInt()),
+       SchemaChange::DropColumn("gone"), SchemaChange::SetOption("snapshot.num-retained.min", "5"),
+       SchemaChange::SetOption("bucket", "4")}));
+  ASSERT_OK_AND_ASSIGN(auto table, catalog_->GetTable(t));
+  const TableSchema& s = table->schema();
+  EXPECT_EQ(s.id, 1);
+  EXPECT_EQ(s.FieldIndex("gone"), -1);
+  ASSERT_NE(s.FindField("full_name"), nullptr);
+  EXPECT_EQ(s.FindField("full_name")->id, 3);  // renamed, same id
+  EXPECT_EQ(s.FindField("small")->type->ToString(), "BIGINT");
+  EXPECT_EQ(s.FindField("extra")->id, 5);
+  EXPECT_EQ(s.highest_field_id, 5);
+  EXPECT_EQ(s.Option("snapshot.num-retained.min"), "5");
+  EXPECT_EQ(s.Option("bucket"), "4");
+  EXPECT_EQ(s.Option("fields.full_name.ignore-retract"), "true");
+
+  auto alter = [&](SchemaChange c) { return catalog_->AlterTable(t, {c}); };
+  EXPECT_THAT(alter(SchemaChange::SetOption("merge-engine", "first-row")),
+              IsError(StatusCode::kInvalid, "immutable"));
+  EXPECT_THAT(alter(SchemaChange::SetOption("bucket", "-1")),
+              IsError(StatusCode::kInvalid, "only between positive values"));
+  EXPECT_THAT(alter(SchemaChange::DropColumn("id")), IsError(StatusCode::kInvalid, "primary-key"));
+  EXPECT_THAT(alter(SchemaChange::RenameColumn("p", "q")),
+              IsError(StatusCode::kInvalid, "partition"));
+  EXPECT_THAT(alter(SchemaChange::UpdateColumnType("small", DataType::Int())),
+              IsError(StatusCode::kInvalid, "not a widening"));
+  EXPECT_THAT(alter(SchemaChange::AddColumn("nn", DataType::Int(false))),
+              IsError(StatusCode::kInvalid, "must be nullable"));
+  EXPECT_THAT(alter(SchemaChange::SetOption("write-buffer-size", "huge")),
+              IsError(StatusCode::kInvalid, "write-buffer-size"));
+  // Refused changes wrote nothing.
+  SnapshotManager sm(FileIO::Local(), catalog_->TablePath(t));
+  ASSERT_OK_AND_ASSIGN(auto ids, sm.ListSchemaIds());
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1}));
+}
+
+}  // namespace
+}  // namespace fjord

@@ -1,0 +1,187 @@
+#include "fjord/table/compact/append_compact_job.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "fjord/format/binary_row.h"
+#include "fjord/meta/partition_path.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/read/scan.h"
+#include "fjord/table/write/row_router.h"
+
+namespace fjord {
+
+void UnawareCompactCoordinator::AddFiles(const std::string& partition,
+                                         const std::vector<DataFileMeta>& files) {
+  Partition& p = partitions_[partition];
+  p.age = 0;
+  std::set<std::string> known;
+  for (const DataFileMeta& f : p.files) known.insert(f.file_name);
+  for (const DataFileMeta& f : files) {
+    if (ShouldCompact(f) && known.insert(f.file_name).second) p.files.push_back(f);
+  }
+}
+
+std::vector<std::vector<DataFileMeta>> UnawareCompactCoordinator::Pack(Partition& p,
+                                                                       bool full) const {
+  // Smallest first (ties in sequence, then name order, for determinism; Java's are arbitrary).
+  std::vector<DataFileMeta> files = p.files;
+  std::sort(files.begin(), files.end(), [](const DataFileMeta& a, const DataFileMeta& b) {
+    if (a.file_size != b.file_size) return a.file_size < b.file_size;
+    if (a.min_sequence_number != b.min_sequence_number) {
+      return a.min_sequence_number < b.min_sequence_number;
+    }
+    return a.file_name < b.file_name;
+  });
+  std::vector<std::vector<DataFileMeta>> bins;
+  std::vector<DataFileMeta> bin;
+  int64_t bin_size = 0;
+  for (DataFileMeta& f : files) {
+    bin_size += f.file_size + options_.open_file_cost;
+    bin.push_back(std::move(f));
+    if (bin.size() > 1 && bin_size >= options_.target_file_size * 2) {
+      bins.push_back(std::move(bin));
+      bin.clear();
+      bin_size = 0;
+    }
+  }
+  // The remainder: when it has min_file_num files (and, unlike Java, never a lone file: Java's
+  // task refuses one).
+  if (bin.size() > 1 && (full || static_cast<int64_t>(bin.size()) >= options_.min_file_num)) {
+    bins.push_back(std::move(bin));
+  }
+  return bins;
+}
+
+std::vector<UnawareCompactCoordinator::Task> UnawareCompactCoordinator::Plan(bool full) {
+  std::vector<Task> tasks;
+  for (auto& [partition, p] : partitions_) {
+    std::vector<std::vector<DataFileMeta>> bins = Pack(p, full);
+    if (bins.empty() && ++p.age > kCompactAge && p.files.size() > 1) {
+      bins.push_back(std::move(p.files));
+      p.files.clear();
+    }
+    for (std::vector<DataFileMeta>& bin : bins) {
+      std::set<std::string> taken;
+      for (const DataFileMeta& f : bin) taken.insert(f.file_name);
+      std::erase_if(p.files, [&](const DataFileMeta& f) { return taken.count(f.file_name) > 0; });
+      tasks.push_back(Task{partition, std::move(bin)});
+    }
+  }
+  std::erase_if(partitions_, [](const auto& entry) {
+    return entry.second.files.empty() || entry.second.age > kRemoveAge;
+  });
+  return tasks;
+}
+
+std::map<std::string, std::vector<DataFileMeta>> UnawareCompactCoordinator::Waiting() const {
+  std::map<std::string, std::vector<DataFileMeta>> out;
+  for (const auto& [partition, p] : partitions_) out[partition] = p.files;
+  return out;
+}
+
+// ---- AppendCompactRewriter ---------------------------------------------------------------------
+
+// ---- Dedicated compaction ----------------------------------------------------------------------
+
+Result<std::vector<CommitMessage>> CompactAppendTable(
+    const FileStoreTable& table, const std::function<bool(const std::string&)>& partition_filter,
+    bool full, AppendCompactMetrics* metrics) {
+  const TableSchema& schema = table.schema();
+  if (!schema.primary_keys.empty()) {
+    return Status::Invalid(table.path(), " has a primary key; not an append table");
+  }
+  FJORD_RETURN_NOT_OK(CheckAppendCompactionSupported(schema));
+  Options options = Options::FromTable(schema.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(AppendCompactOptions compact, AppendCompactOptions::FromOptions(options));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> bucket_option, options.GetInt("bucket"));
+  const int32_t buckets = static_cast<int32_t>(bucket_option.value_or(-1));
+  std::vector<CommitMessage> messages;
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table.snapshots().Latest());
+  if (!latest) return messages;
+  TableScan scan(table.io(), table.path(), schema);
+  FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
+  if (partition_filter) {
+    std::erase_if(entries, [&](const ManifestEntry& e) { return !partition_filter(e.partition); });
+  }
+
+  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema));
+  DataFileNamer namer(settings.prefix, std::string(FileFormatName(settings.format)));
+  AppendCompactRewriter rewriter(table.io(), table.path(), schema, &namer);
+  AppendCompactMetrics local;
+  if (!metrics) metrics = &local;
+  // On failure the files this job wrote go again.
+  auto rewrite = [&](const std::string& partition, int32_t bucket, int32_t total_buckets,
+                     std::vector<DataFileMeta> before) -> Status {
+    Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(partition, bucket, before);
+    if (!after.ok()) {
+      for (const CommitMessage& m : messages) {
+        Result<std::string> dir = BucketPath(table.path(), schema, m.partition, m.bucket);
+        if (!dir.ok()) continue;
+        for (const DataFileMeta& f : m.compact_after) {
+          (void)table.io()->Delete(JoinPath(*dir, f.file_name));
+        }
+      }
+      messages.clear();
+      return after.status();
+    }
+    CommitMessage m{partition, bucket, total_buckets, {}, {}};
+    m.compact_before = std::move(before);
+    m.compact_after = std::move(*after);
+    messages.push_back(std::move(m));
+    return Status::OK();
+  };
+
+  if (buckets > 0) {
+    std::map<PartitionBucket, std::vector<DataFileMeta>> by_bucket;
+    for (ManifestEntry& e : entries) {
+      by_bucket[{e.partition, e.bucket}].push_back(std::move(e.file));
+    }
+    metrics->scanned += static_cast<int64_t>(by_bucket.size());
+    for (auto& [key, files] : by_bucket) {
+      BucketCompactQueue queue(compact, std::move(files));
+      std::vector<DataFileMeta> picked;
+      if (full) {
+        picked = queue.PickFull();
+      } else if (std::optional<std::vector<DataFileMeta>> p = queue.PickBestEffort()) {
+        picked = std::move(*p);
+      }
+      if (picked.empty()) continue;
+      FJORD_RETURN_NOT_OK(rewrite(key.first, key.second, buckets, std::move(picked)));
+    }
+  } else {
+    // Java's batch coordinator: scan the small files compaction.file-num-limit at a time and plan
+    // after each batch; whatever a batch leaves stays for the next plan.
+    UnawareCompactCoordinator coordinator(compact);
+    std::vector<const ManifestEntry*> small;
+    std::set<std::string> partitions;
+    for (const ManifestEntry& e : entries) {
+      if (coordinator.ShouldCompact(e.file)) {
+        small.push_back(&e);
+        partitions.insert(e.partition);
+      }
+    }
+    metrics->scanned += static_cast<int64_t>(partitions.size());
+    for (size_t begin = 0; begin < small.size();
+         begin += static_cast<size_t>(compact.file_num_limit)) {
+      size_t end = std::min(small.size(), begin + static_cast<size_t>(compact.file_num_limit));
+      std::map<std::string, std::vector<DataFileMeta>> batch;
+      for (size_t i = begin; i < end; ++i) batch[small[i]->partition].push_back(small[i]->file);
+      for (const auto& [partition, files] : batch) coordinator.AddFiles(partition, files);
+      for (UnawareCompactCoordinator::Task& task : coordinator.Plan(full)) {
+        FJORD_RETURN_NOT_OK(rewrite(task.partition, 0, -1, std::move(task.files)));
+      }
+    }
+  }
+  const AppendCompactMetrics& m = rewriter.metrics();
+  metrics->compactions += m.compactions;
+  metrics->files_in += m.files_in;
+  metrics->files_out += m.files_out;
+  metrics->bytes_in += m.bytes_in;
+  metrics->bytes_out += m.bytes_out;
+  metrics->millis += m.millis;
+  return messages;
+}
+
+}  // namespace fjord

@@ -1,0 +1,73 @@
+// A Paimon table opened from its directory: the entry point for planning and reading.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fjord/expr/predicate.h"
+#include "fjord/file_io.h"
+#include "fjord/meta/snapshot_manager.h"
+#include "fjord/options.h"
+#include "fjord/table/read/scan.h"
+
+namespace fjord {
+
+struct ReadRequest {
+  ScanSelector selector;
+  std::string where;                 // filter text (Predicate::Parse); empty = no filter
+  std::vector<std::string> columns;  // projection by name; empty = all columns
+};
+
+struct ReadResult {
+  TableSchema schema;                // the schema the rows follow (a travelled snapshot's own)
+  std::vector<DataField> fields;     // the projected columns
+  std::optional<Snapshot> snapshot;  // the snapshot read; none for an empty table
+  std::shared_ptr<arrow::Table> rows;
+};
+
+class FileStoreTable {
+ public:
+  // Opens the table at `path` (local path or s3:// URI). NotFound when it has no schema.
+  static Result<std::unique_ptr<FileStoreTable>> Open(const std::string& path);
+  // The same through `io` (tests pass a fault-injecting FileIO; every read and write of the
+  // table and of its writers goes through it).
+  static Result<std::unique_ptr<FileStoreTable>> Open(const std::string& path,
+                                                      std::shared_ptr<FileIO> io);
+
+  const std::string& path() const { return path_; }
+  const TableSchema& schema() const { return schema_; }
+  // The schema's options over the registry defaults.
+  const Options& options() const { return options_; }
+  const SnapshotManager& snapshots() const { return snapshots_; }
+  const std::shared_ptr<FileIO>& io() const { return io_; }
+
+  // The same table with `dynamic` set over the schema's options (Paimon's dynamic options, for one
+  // writer or job). Invalid for a key the option registry does not know, a bad value, or an
+  // immutable option.
+  Result<std::shared_ptr<const FileStoreTable>> WithDynamicOptions(
+      const std::map<std::string, std::string>& dynamic) const;
+
+  // The snapshot a selector names and the schema to read it with.
+  Result<std::pair<std::optional<Snapshot>, TableSchema>> Resolve(
+      const ScanSelector& selector) const;
+  // The live files at the selected snapshot, pruned by `where` (may be empty).
+  Result<ScanPlan> Plan(const ScanSelector& selector, const std::string& where = "") const;
+  // Reads rows: plan, merge-on-read, exact row filter, projection.
+  Result<ReadResult> Read(const ReadRequest& request) const;
+
+ private:
+  FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema);
+
+  std::shared_ptr<FileIO> io_;
+  std::string path_;
+  TableSchema schema_;
+  Options options_;
+  SnapshotManager snapshots_;
+};
+
+}  // namespace fjord

@@ -1,0 +1,333 @@
+#include "fjord/table/read/scan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "fjord/format/binary_row.h"
+#include "fjord/format/bucket.h"
+#include "fjord/meta/partition_path.h"
+#include "fjord/meta/snapshot_manager.h"
+
+namespace fjord {
+
+namespace {
+
+// Java identifies a file in manifests by these parts (spec/format.md §4.8).
+using FileIdentifier =
+    std::tuple<std::string, int32_t, int32_t, std::string, std::vector<std::string>,
+               std::optional<std::string>, std::optional<std::string>>;
+
+FileIdentifier IdentifierOf(const ManifestEntry& e) {
+  return {e.partition,         e.bucket,           e.file.level,
+          e.file.file_name,    e.file.extra_files, e.file.embedded_index,
+          e.file.external_path};
+}
+
+std::vector<DataTypePtr> TypesOf(const std::vector<DataField>& fields) {
+  std::vector<DataTypePtr> out;
+  for (const DataField& f : fields) out.push_back(f.type->WithNullable(true));
+  return out;
+}
+
+Result<std::vector<Value>> DecodeStoredRow(const std::string& stored,
+                                           const std::vector<DataTypePtr>& types,
+                                           const std::string& what) {
+  Result<std::pair<int32_t, std::string_view>> split = SplitArityPrefix(stored);
+  if (!split.ok()) return split.status().WithContext(what);
+  if (split->first != static_cast<int32_t>(types.size())) {
+    return Status::Corruption(what, ": row has arity ", split->first, ", expected ", types.size());
+  }
+  Result<std::vector<Value>> values = DecodeBinaryRow(split->second, types);
+  if (!values.ok()) return values.status().WithContext(what);
+  return values;
+}
+
+// Statistics of a SimpleStats row for the named columns.
+struct StatsView {
+  std::map<std::string, ColumnStats> columns;
+};
+
+Result<StatsView> DecodeStats(const SimpleStats& stats, const std::vector<DataField>& fields,
+                              const std::string& what) {
+  StatsView view;
+  std::vector<DataTypePtr> types = TypesOf(fields);
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> mins, DecodeStoredRow(stats.min_values, types, what));
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> maxs, DecodeStoredRow(stats.max_values, types, what));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    ColumnStats cs;
+    if (!mins[i].is_null()) cs.min = mins[i];
+    if (!maxs[i].is_null()) cs.max = maxs[i];
+    if (stats.null_counts && i < stats.null_counts->size()) cs.null_count = (*stats.null_counts)[i];
+    view.columns[fields[i].name] = std::move(cs);
+  }
+  return view;
+}
+
+Result<bool> FileMayMatch(const DataFileMeta& file, const Predicate& filter, bool pk,
+                          const std::vector<DataField>& key_fields, const TableSchema& read_schema,
+                          SnapshotManager* schemas, std::map<int64_t, TableSchema>* cache) {
+  std::map<std::string, ColumnStats> columns;
+  if (pk) {
+    Result<StatsView> view =
+        DecodeStats(file.key_stats, key_fields, "key statistics of " + file.file_name);
+    if (!view.ok()) return true;  // statistics we cannot read never prune
+    columns = std::move(view->columns);
+  } else {
+    auto it = cache->find(file.schema_id);
+    if (it == cache->end()) {
+      FJORD_ASSIGN_OR_RAISE(TableSchema s, schemas->LoadSchema(file.schema_id));
+      it = cache->emplace(file.schema_id, std::move(s)).first;
+    }
+    const TableSchema& file_schema = it->second;
+    std::vector<DataField> stats_fields;
+    if (file.value_stats_cols) {
+      for (const std::string& name : *file.value_stats_cols) {
+        const DataField* f = file_schema.FindField(name);
+        if (f == nullptr) return true;  // names we cannot place: do not prune
+        stats_fields.push_back(*f);
+      }
+    } else {
+      stats_fields = file_schema.fields;
+    }
+    Result<StatsView> decoded =
+        DecodeStats(file.value_stats, stats_fields, "value statistics of " + file.file_name);
+    if (!decoded.ok()) return true;  // statistics we cannot read never prune
+    StatsView& view = *decoded;
+    // Map the file's columns to the read schema by field id; skip columns whose type changed.
+    for (const DataField& sf : stats_fields) {
+      for (const DataField& rf : read_schema.fields) {
+        if (rf.id == sf.id && rf.type->EqualsIgnoreNullable(*sf.type)) {
+          columns[rf.name] = view.columns[sf.name];
+        }
+      }
+    }
+  }
+  auto lookup = [&](const std::string& name) -> const ColumnStats* {
+    auto it = columns.find(name);
+    return it == columns.end() ? nullptr : &it->second;
+  };
+  return filter.MayMatch(lookup, file.row_count);
+}
+
+// Literal values a filter pins `column` to through top-level AND-ed `=` and `IN` leaves.
+std::optional<std::vector<Value>> PinnedValues(const Predicate& p, const std::string& column) {
+  if (p.op == PredicateOp::kAnd) {
+    for (const Predicate& c : p.children) {
+      if (auto v = PinnedValues(c, column)) return v;
+    }
+    return std::nullopt;
+  }
+  if (p.IsLeaf() && p.field == column && (p.op == PredicateOp::kEq || p.op == PredicateOp::kIn)) {
+    return p.literals;
+  }
+  return std::nullopt;
+}
+
+// The buckets (of `total_buckets`) that can hold rows matching `filter`, or nullopt when the
+// filter does not pin every bucket-key column.
+Result<std::optional<std::set<int32_t>>> CandidateBuckets(const Predicate& filter,
+                                                          const std::vector<DataField>& bucket_keys,
+                                                          int32_t total_buckets) {
+  if (bucket_keys.empty() || total_buckets <= 0) return std::optional<std::set<int32_t>>();
+  std::vector<std::vector<Value>> choices;
+  size_t combinations = 1;
+  for (const DataField& k : bucket_keys) {
+    auto pinned = PinnedValues(filter, k.name);
+    if (!pinned || pinned->empty()) return std::optional<std::set<int32_t>>();
+    combinations *= pinned->size();
+    if (combinations > 1024) return std::optional<std::set<int32_t>>();
+    choices.push_back(*pinned);
+  }
+  std::vector<DataTypePtr> types;
+  for (const DataField& k : bucket_keys) types.push_back(k.type);
+  std::set<int32_t> buckets;
+  std::vector<size_t> idx(choices.size(), 0);
+  while (true) {
+    std::vector<Value> row;
+    for (size_t i = 0; i < choices.size(); ++i) row.push_back(choices[i][idx[i]]);
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, EncodeBinaryRow(row, types));
+    buckets.insert(BucketOf(bytes, total_buckets));
+    size_t i = 0;
+    while (i < idx.size() && ++idx[i] == choices[i].size()) idx[i++] = 0;
+    if (i == idx.size()) break;
+  }
+  return std::optional<std::set<int32_t>>(std::move(buckets));
+}
+
+}  // namespace
+
+Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& selector) const {
+  SnapshotManager sm(io_, root_);
+  if (selector.tag) {
+    FJORD_ASSIGN_OR_RAISE(Snapshot s, sm.LoadTag(*selector.tag));
+    return std::optional<Snapshot>(std::move(s));
+  }
+  if (selector.snapshot_id) {
+    FJORD_ASSIGN_OR_RAISE(Snapshot s, sm.Load(*selector.snapshot_id));
+    return std::optional<Snapshot>(std::move(s));
+  }
+  if (selector.timestamp_millis) {
+    FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> s,
+                          sm.LatestAtOrBefore(*selector.timestamp_millis));
+    if (!s) {
+      // As Java: time travel before the first snapshot is an error, not an empty table.
+      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, sm.EarliestId());
+      std::string detail = "the table has no snapshots";
+      if (earliest) {
+        FJORD_ASSIGN_OR_RAISE(Snapshot first, sm.Load(*earliest));
+        detail = "the earliest snapshot's time is " + std::to_string(first.time_millis);
+      }
+      return Status::NotFound("no snapshot earlier than or equal to timestamp ",
+                              *selector.timestamp_millis, "; ", detail);
+    }
+    return s;
+  }
+  return sm.Latest();
+}
+
+Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapshot,
+                                                          const Predicate* partition_filter) const {
+  TablePaths paths{root_};
+  std::string format = schema_.Option("manifest.format").value_or("avro");
+  std::vector<ManifestFileMeta> manifests;
+  for (const std::string* list : {&snapshot.base_manifest_list, &snapshot.delta_manifest_list}) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas,
+                          ReadManifestList(io_.get(), paths.ManifestFile(*list), format));
+    manifests.insert(manifests.end(), metas.begin(), metas.end());
+  }
+  std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
+  std::map<FileIdentifier, size_t> live;  // identifier -> index in `entries`
+  std::vector<std::optional<ManifestEntry>> entries;
+  for (const ManifestFileMeta& m : manifests) {
+    std::string path = paths.ManifestFile(m.file_name);
+    if (partition_filter != nullptr && !partition_fields.empty()) {
+      FJORD_ASSIGN_OR_RAISE(StatsView stats,
+                            DecodeStats(m.partition_stats, partition_fields, path));
+      auto lookup = [&](const std::string& name) -> const ColumnStats* {
+        auto it = stats.columns.find(name);
+        return it == stats.columns.end() ? nullptr : &it->second;
+      };
+      if (!partition_filter->MayMatch(lookup, m.num_added_files + m.num_deleted_files)) continue;
+    }
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> file_entries,
+                          ReadManifestFile(io_.get(), path, format));
+    for (ManifestEntry& e : file_entries) {
+      FileIdentifier id = IdentifierOf(e);
+      if (e.kind == FileKind::kAdd) {
+        if (live.count(id)) {
+          return Status::Corruption(path, ": file ", e.file.file_name, " is added twice");
+        }
+        live[id] = entries.size();
+        entries.push_back(std::move(e));
+      } else {
+        auto it = live.find(id);
+        if (it != live.end()) {
+          entries[it->second].reset();
+          live.erase(it);
+        }
+        // A DELETE whose ADD is in a manifest pruned above, or was already folded away, needs
+        // no bookkeeping: entries are only ever live once.
+      }
+    }
+  }
+  std::vector<ManifestEntry> out;
+  for (auto& e : entries) {
+    if (e) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filter) const {
+  ScanPlan plan;
+  plan.snapshot = snapshot;
+  std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
+  std::optional<Predicate> partition_filter;
+  if (filter != nullptr) partition_filter = filter->Restrict(schema_.partition_keys);
+  FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
+                        LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr));
+
+  std::string default_name =
+      schema_.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  std::map<std::pair<std::string, int32_t>, DataSplit> splits;
+  std::vector<DataTypePtr> partition_types = TypesOf(partition_fields);
+  bool pk = !schema_.primary_keys.empty();
+  std::vector<DataField> bucket_key_fields = schema_.FieldsByName(schema_.BucketKeys());
+  if (schema_.Option("bucket-function.type").value_or("default") != "default") {
+    bucket_key_fields.clear();  // only the default (murmur) bucket function is replicated here
+  }
+  std::map<int32_t, std::optional<std::set<int32_t>>> buckets_by_total;
+  std::vector<DataField> key_fields = schema_.FieldsByName(schema_.TrimmedPrimaryKeys());
+  SnapshotManager schemas(io_, root_);
+  std::map<int64_t, TableSchema> file_schemas;
+  for (ManifestEntry& e : entries) {
+    if (filter != nullptr) {
+      // Bucket pruning: equality on every bucket-key column names the only possible buckets.
+      auto bt = buckets_by_total.find(e.total_buckets);
+      if (bt == buckets_by_total.end()) {
+        FJORD_ASSIGN_OR_RAISE(auto candidates,
+                              CandidateBuckets(*filter, bucket_key_fields, e.total_buckets));
+        bt = buckets_by_total.emplace(e.total_buckets, std::move(candidates)).first;
+      }
+      if (bt->second && !bt->second->count(e.bucket)) continue;
+      // File pruning by statistics: key statistics for primary-key tables (a newer version of a
+      // row may sit in another file, so value statistics would be unsafe), value statistics for
+      // append tables.
+      FJORD_ASSIGN_OR_RAISE(bool may_match, FileMayMatch(e.file, *filter, pk, key_fields, schema_,
+                                                         &schemas, &file_schemas));
+      if (!may_match) continue;
+    }
+    auto key = std::make_pair(e.partition, e.bucket);
+    auto it = splits.find(key);
+    if (it == splits.end()) {
+      DataSplit split;
+      split.partition = e.partition;
+      split.bucket = e.bucket;
+      split.total_buckets = e.total_buckets;
+      FJORD_ASSIGN_OR_RAISE(
+          split.partition_values,
+          DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
+      if (partition_filter) {
+        auto lookup = [&](const std::string& name) -> const Value* {
+          for (size_t i = 0; i < partition_fields.size(); ++i) {
+            if (partition_fields[i].name == name) return &split.partition_values[i];
+          }
+          return nullptr;
+        };
+        if (!partition_filter->Test(lookup)) continue;
+      }
+      std::string dir = root_;
+      std::string ppath = PartitionPath(partition_fields, split.partition_values, default_name);
+      if (!ppath.empty()) dir = JoinPath(dir, ppath);
+      split.bucket_path = JoinPath(dir, "bucket-" + std::to_string(e.bucket));
+      it = splits.emplace(key, std::move(split)).first;
+    }
+    it->second.files.push_back(std::move(e.file));
+  }
+
+  // Deletion vectors of this snapshot.
+  if (snapshot.index_manifest) {
+    TablePaths paths{root_};
+    std::string format = schema_.Option("manifest.format").value_or("avro");
+    FJORD_ASSIGN_OR_RAISE(
+        std::vector<IndexManifestEntry> index,
+        ReadIndexManifest(io_.get(), paths.ManifestFile(*snapshot.index_manifest), format));
+    for (const IndexManifestEntry& ie : index) {
+      if (ie.kind != FileKind::kAdd || ie.index_type != "DELETION_VECTORS" || !ie.dv_ranges) {
+        continue;
+      }
+      auto it = splits.find({ie.partition, ie.bucket});
+      if (it == splits.end()) continue;
+      std::string index_path = ie.external_path ? *ie.external_path : paths.IndexFile(ie.file_name);
+      for (const DeletionVectorMeta& dv : *ie.dv_ranges) {
+        it->second.deletion_files[dv.data_file_name] =
+            DeletionFile{index_path, dv.offset, dv.length, dv.cardinality};
+      }
+    }
+  }
+  for (auto& [key, split] : splits) plan.splits.push_back(std::move(split));
+  return plan;
+}
+
+}  // namespace fjord

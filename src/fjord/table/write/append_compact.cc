@@ -1,0 +1,173 @@
+#include "fjord/table/write/append_compact.h"
+
+#include <arrow/api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/meta/partition_path.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/read/scan.h"
+#include "fjord/table/read/table_read.h"
+#include "fjord/table/write/append_file_writer.h"
+
+namespace fjord {
+
+namespace {
+
+bool BySequence(const DataFileMeta& a, const DataFileMeta& b) {
+  return a.min_sequence_number < b.min_sequence_number;
+}
+
+bool OptionTrue(const Options& options, std::string_view key) {
+  std::string v = options.GetOr(key, "false");
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return v == "true";
+}
+
+}  // namespace
+
+Result<AppendCompactOptions> AppendCompactOptions::FromOptions(const Options& options) {
+  AppendCompactOptions o;
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> min_files,
+                        options.GetInt("compaction.min.file-num"));
+  if (min_files) o.min_file_num = static_cast<int32_t>(*min_files);
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
+  if (target) o.target_file_size = *target;
+  // Java's compactionFileSize: integer 70 % of the target.
+  o.compaction_file_size = o.target_file_size / 10 * 7;
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> force,
+                        options.GetBool("compaction.force-rewrite-all-files"));
+  o.force_rewrite_all_files = force.value_or(false);
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> cost,
+                        options.GetMemorySize("source.split.open-file-cost"));
+  if (cost) o.open_file_cost = *cost;
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> limit, options.GetInt("compaction.file-num-limit"));
+  if (limit) o.file_num_limit = static_cast<int32_t>(*limit);
+  if (o.min_file_num < 1 || o.file_num_limit < 1) {
+    return Status::Invalid("compaction.min.file-num and compaction.file-num-limit must be >= 1");
+  }
+  // write-only, with Java's fallback key write.compaction-skip when write-only is not set.
+  bool write_only_set =
+      options.LayerOf("write-only").value_or(OptionLayer::kDefault) != OptionLayer::kDefault;
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only,
+                        options.GetBool(write_only_set || !options.Contains("write.compaction-skip")
+                                            ? "write-only"
+                                            : "write.compaction-skip"));
+  o.write_only = write_only.value_or(false);
+  return o;
+}
+
+Status CheckAppendCompactionSupported(const TableSchema& schema) {
+  Options options = Options::FromTable(schema.EffectiveOptions());
+  for (const char* key : {"deletion-vectors.enabled", "clustering.incremental",
+                          "data-evolution.enabled", "row-tracking.enabled"}) {
+    if (OptionTrue(options, key)) {
+      return Status::NotImplemented("compacting append tables with '", key,
+                                    "' = true (their index files or row ids would have to be "
+                                    "rewritten too)");
+    }
+  }
+  return Status::OK();
+}
+
+// ---- BucketCompactQueue ------------------------------------------------------------------------
+
+BucketCompactQueue::BucketCompactQueue(AppendCompactOptions options,
+                                       std::vector<DataFileMeta> restored)
+    : options_(options), files_(std::move(restored)) {
+  std::stable_sort(files_.begin(), files_.end(), BySequence);
+}
+
+void BucketCompactQueue::Add(DataFileMeta file) {
+  auto at = std::upper_bound(files_.begin(), files_.end(), file, BySequence);
+  files_.insert(at, std::move(file));
+}
+
+std::optional<std::vector<DataFileMeta>> BucketCompactQueue::PickBestEffort() {
+  size_t low = 0;  // the window is files_[low, i]
+  int64_t window_size = 0;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    window_size += files_[i].file_size;
+    if (static_cast<int64_t>(i + 1 - low) >= options_.min_file_num) {
+      std::vector<DataFileMeta> picked(files_.begin() + static_cast<std::ptrdiff_t>(low),
+                                       files_.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      files_.erase(files_.begin(), files_.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      return picked;
+    }
+    if (window_size >= options_.target_file_size * 2) {
+      window_size -= files_[low].file_size;
+      ++low;
+    }
+  }
+  // Nothing picked: the files that slid out of the window leave the queue, the rest stays.
+  files_.erase(files_.begin(), files_.begin() + static_cast<std::ptrdiff_t>(low));
+  return std::nullopt;
+}
+
+std::vector<DataFileMeta> BucketCompactQueue::PickFull() {
+  constexpr size_t kFullCompactMinFiles = 3;  // Java's FULL_COMPACT_MIN_FILE
+  if (!options_.force_rewrite_all_files && files_.size() < kFullCompactMinFiles) return {};
+  std::vector<DataFileMeta> all = std::move(files_);
+  files_.clear();
+  if (options_.force_rewrite_all_files) return all;
+  size_t first = 0;
+  while (first < all.size() && all[first].file_size >= options_.compaction_file_size) ++first;
+  std::vector<DataFileMeta> rest(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
+  size_t big = 0;
+  for (const DataFileMeta& f : rest) big += f.file_size >= options_.compaction_file_size ? 1 : 0;
+  size_t small = rest.size() - big;
+  if (small > big && rest.size() >= kFullCompactMinFiles) return rest;
+  return {};
+}
+
+void BucketCompactQueue::Compacted(const std::vector<DataFileMeta>& after) {
+  if (!after.empty() && after.back().file_size < options_.compaction_file_size) Add(after.back());
+}
+
+// ---- UnawareCompactCoordinator -----------------------------------------------------------------
+
+AppendCompactRewriter::AppendCompactRewriter(std::shared_ptr<FileIO> io, std::string table_root,
+                                             TableSchema schema, DataFileNamer* namer)
+    : io_(std::move(io)), root_(std::move(table_root)), schema_(std::move(schema)), namer_(namer) {}
+
+AppendCompactRewriter::~AppendCompactRewriter() = default;
+
+Result<std::vector<DataFileMeta>> AppendCompactRewriter::Rewrite(
+    const std::string& partition, int32_t bucket, const std::vector<DataFileMeta>& files) {
+  if (files.empty()) return std::vector<DataFileMeta>{};
+  auto started = std::chrono::steady_clock::now();
+  if (!reader_) reader_ = std::make_unique<TableRead>(io_, root_, schema_);
+  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema_));
+  FJORD_ASSIGN_OR_RAISE(std::string dir, BucketPath(root_, schema_, partition, bucket));
+  RollingAppendFileWriter writer(io_, &schema_, &settings, dir, namer_,
+                                 files.front().min_sequence_number, kFileSourceCompact);
+  int64_t bytes_in = 0;
+  for (const DataFileMeta& f : files) {
+    // One input file in memory at a time.
+    DataSplit split;
+    split.partition = partition;
+    split.bucket = bucket;
+    split.bucket_path = dir;
+    split.files = {f};
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows, reader_->Read(split));
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto batches, arrow::TableBatchReader(*rows).ToRecordBatches());
+    for (const auto& batch : batches) FJORD_RETURN_NOT_OK(writer.Write(*batch));
+    bytes_in += f.file_size;
+  }
+  FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> after, writer.Finish());
+  metrics_.compactions++;
+  metrics_.files_in += static_cast<int64_t>(files.size());
+  metrics_.files_out += static_cast<int64_t>(after.size());
+  metrics_.bytes_in += bytes_in;
+  for (const DataFileMeta& f : after) metrics_.bytes_out += f.file_size;
+  metrics_.millis += std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+  return after;
+}
+
+}  // namespace fjord

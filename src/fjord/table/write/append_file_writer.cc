@@ -1,0 +1,109 @@
+#include "fjord/table/write/append_file_writer.h"
+
+#include <arrow/api.h>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/format/column_stats.h"
+#include "fjord/options.h"
+
+namespace fjord {
+
+Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
+                                    const DataFileWriteResult& written, const TableSchema& schema,
+                                    bool dense_stats, int64_t first_sequence) {
+  FJORD_ASSIGN_OR_RAISE(
+      SimpleStatsRows stats_rows,
+      BuildSimpleStats(schema.fields, written.stats, written.stats_modes, dense_stats));
+  FJORD_ASSIGN_OR_RAISE(EncodedSimpleStats stats, EncodeSimpleStats(stats_rows));
+  FJORD_ASSIGN_OR_RAISE(std::string empty_row, EncodeStoredBinaryRow({}, {}));
+  DataFileMeta f;
+  f.file_name = file_name;
+  f.file_size = written.file_size;
+  f.row_count = written.row_count;
+  f.min_key = f.max_key = empty_row;
+  f.key_stats = SimpleStats{empty_row, empty_row, std::vector<std::optional<int64_t>>{}};
+  f.value_stats = SimpleStats{stats.min_values, stats.max_values, stats.null_counts};
+  f.value_stats_cols = stats_rows.stats_cols;
+  f.min_sequence_number = first_sequence;
+  f.max_sequence_number = first_sequence + written.row_count - 1;
+  f.schema_id = schema.id;
+  f.creation_time_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  f.delete_row_count = 0;
+  f.file_source = 0;
+  return f;
+}
+
+Result<AppendFileSettings> AppendFileSettings::FromSchema(const TableSchema& schema) {
+  Options options = Options::FromTable(schema.EffectiveOptions());
+  AppendFileSettings s;
+  FJORD_ASSIGN_OR_RAISE(s.format, ParseFileFormat(options.GetOr("file.format", "parquet")));
+  FJORD_ASSIGN_OR_RAISE(s.writer_options,
+                        DataFileWriterOptions::FromOptions(options, schema.fields, s.format));
+  s.dense_stats = options.GetOr("metadata.stats-dense-store", "true") == "true";
+  s.prefix = options.GetOr("data-file.prefix", "data-");
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
+  if (target) s.target_file_size = *target;
+  return s;
+}
+
+RollingAppendFileWriter::RollingAppendFileWriter(std::shared_ptr<FileIO> io,
+                                                 const TableSchema* schema,
+                                                 const AppendFileSettings* settings,
+                                                 std::string bucket_dir, DataFileNamer* namer,
+                                                 int64_t first_sequence, int32_t file_source)
+    : io_(std::move(io)),
+      schema_(schema),
+      settings_(settings),
+      dir_(std::move(bucket_dir)),
+      namer_(namer),
+      next_sequence_(first_sequence),
+      file_source_(file_source) {}
+
+RollingAppendFileWriter::~RollingAppendFileWriter() {
+  if (!finished_) Abort();
+}
+
+void RollingAppendFileWriter::Abort() {
+  writer_.reset();
+  for (const std::string& path : paths_) (void)io_->Delete(path);
+  paths_.clear();
+  files_.clear();
+  finished_ = true;
+}
+
+Status RollingAppendFileWriter::CloseFile() {
+  FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer_->Finish());
+  writer_.reset();
+  FJORD_ASSIGN_OR_RAISE(DataFileMeta f, AppendFileMeta(name_, written, *schema_,
+                                                       settings_->dense_stats, next_sequence_));
+  f.file_source = file_source_;
+  next_sequence_ += written.row_count;
+  files_.push_back(std::move(f));
+  return Status::OK();
+}
+
+Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
+  for (int64_t offset = 0; offset < batch.num_rows(); offset += 1000) {
+    if (!writer_) {
+      name_ = namer_->Next();
+      paths_.push_back(JoinPath(dir_, name_));
+      FJORD_ASSIGN_OR_RAISE(writer_,
+                            DataFileWriter::Open(io_.get(), paths_.back(), settings_->format,
+                                                 schema_->fields, settings_->writer_options));
+    }
+    FJORD_RETURN_NOT_OK(writer_->Write(*batch.Slice(offset, 1000)));
+    if (writer_->EstimatedSize() >= settings_->target_file_size) FJORD_RETURN_NOT_OK(CloseFile());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<DataFileMeta>> RollingAppendFileWriter::Finish() {
+  if (writer_) FJORD_RETURN_NOT_OK(CloseFile());
+  finished_ = true;
+  return std::move(files_);
+}
+
+}  // namespace fjord

@@ -1,0 +1,202 @@
+#include "fjord/table/write/append_write.h"
+
+#include "fjord/table/write/write_input.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include <chrono>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/common/ids.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/arrow_values.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/format/column_stats.h"
+#include "fjord/format/data_file_reader.h"
+#include "fjord/format/data_file_writer.h"
+#include "fjord/meta/partition_path.h"
+#include "fjord/options.h"
+#include "fjord/table/write/row_router.h"
+
+namespace fjord {
+
+namespace {
+
+std::vector<DataTypePtr> NullableTypes(const std::vector<DataField>& fields) {
+  std::vector<DataTypePtr> out;
+  for (const DataField& f : fields) out.push_back(f.type->WithNullable(true));
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileStoreTable* table,
+                                                                   AppendWriteOptions options) {
+  if (!table->schema().primary_keys.empty()) {
+    return Status::Invalid(table->path(), " has a primary key; use PrimaryKeyTableWrite");
+  }
+  EnsureArrowCompute();
+  std::unique_ptr<AppendTableWrite> w(new AppendTableWrite(table, options));
+  const TableSchema& schema = table->schema();
+  Options opts = Options::FromTable(schema.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(w->compact_options_, AppendCompactOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> buckets, opts.GetInt("bucket"));
+  // Bucket-unaware tables are compacted by a dedicated job (Java's coordinator), never by the
+  // writer; so are tables whose compaction Fjord does not do.
+  w->compaction_ = buckets.value_or(-1) > 0 && !w->compact_options_.write_only &&
+                   CheckAppendCompactionSupported(schema).ok();
+  w->total_buckets_ = static_cast<int32_t>(buckets.value_or(-1));
+  FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::FromSchema(schema));
+  w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
+                                              std::string(FileFormatName(w->settings_.format)));
+  w->default_partition_ = opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
+  w->partition_fields_ = schema.FieldsByName(schema.partition_keys);
+  w->partition_types_ = NullableTypes(w->partition_fields_);
+  return w;
+}
+
+Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
+  const TableSchema& schema = table_->schema();
+  // Columns in schema order, canonical types, NOT NULL enforced before anything is written.
+  FJORD_ASSIGN_OR_RAISE(WriteInput prepared, PrepareWriteInput(schema, input));
+  for (size_t i = 0; i < prepared.kinds.size(); ++i) {
+    if (prepared.kinds[i] != 0) {
+      return Status::Invalid("append tables take only +I rows, row ", i, " has kind ",
+                             static_cast<int>(prepared.kinds[i]),
+                             "; nothing of this batch was written");
+    }
+  }
+  const arrow::RecordBatch& batch = *prepared.rows;
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema));
+  FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
+  // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
+  // not the commit (as Java's append writer without write-buffer-for-append).
+  for (auto& [key, indices] : groups) {
+    arrow::Int64Builder b;
+    FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
+    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(prepared.rows, idx));
+    FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
+    FJORD_RETURN_NOT_OK(writer->Write(*taken.record_batch()));
+  }
+  return Status::OK();
+}
+
+Result<std::string> AppendTableWrite::BucketDir(const PartitionBucket& key) const {
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
+                        DecodeStoredBinaryRow(key.first, partition_types_));
+  std::string dir = table_->path();
+  std::string ppath = PartitionPath(partition_fields_, pvalues, default_partition_);
+  if (!ppath.empty()) dir = JoinPath(dir, ppath);
+  return JoinPath(dir, "bucket-" + std::to_string(key.second));
+}
+
+Result<RollingAppendFileWriter*> AppendTableWrite::WriterFor(const PartitionBucket& key) {
+  auto it = writers_.find(key);
+  if (it != writers_.end()) return it->second.get();
+  FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
+  FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(key.first, key.second));
+  auto writer = std::make_unique<RollingAppendFileWriter>(
+      table_->io(), &table_->schema(), &settings_, dir, namer_.get(), first_seq, kFileSourceAppend);
+  return writers_.emplace(key, std::move(writer)).first->second.get();
+}
+
+Status AppendTableWrite::LoadRestore() {
+  if (restore_loaded_) return Status::OK();
+  // Sequence numbers continue from the files already in each bucket; a compacting writer also
+  // restores the bucket's files into its compaction queue, as Java's writer does.
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
+  if (latest) {
+    TableScan scan(table_->io(), table_->path(), table_->schema());
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
+    for (ManifestEntry& e : entries) {
+      int64_t& next = next_sequence_[{e.partition, e.bucket}];
+      next = std::max(next, e.file.max_sequence_number + 1);
+      if (compaction_ && !options_.ignore_previous_files) {
+        restored_files_[{e.partition, e.bucket}].push_back(std::move(e.file));
+      }
+    }
+  }
+  restore_loaded_ = true;
+  return Status::OK();
+}
+
+Result<int64_t> AppendTableWrite::NextSequence(const std::string& partition, int32_t bucket) {
+  FJORD_RETURN_NOT_OK(LoadRestore());
+  return next_sequence_[{partition, bucket}];
+}
+
+Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& bucket_dir,
+                                 std::vector<DataFileMeta> new_files, DataFileNamer* namer,
+                                 CommitMessage* message) {
+  FJORD_RETURN_NOT_OK(LoadRestore());
+  auto it = queues_.find(key);
+  if (it == queues_.end()) {
+    auto restored = restored_files_.find(key);
+    std::vector<DataFileMeta> files;
+    if (restored != restored_files_.end()) {
+      files = std::move(restored->second);
+      restored_files_.erase(restored);
+    }
+    it = queues_.emplace(key, BucketCompactQueue(compact_options_, std::move(files))).first;
+  }
+  BucketCompactQueue& queue = it->second;
+  for (DataFileMeta& f : new_files) queue.Add(std::move(f));
+  std::optional<std::vector<DataFileMeta>> picked = queue.PickBestEffort();
+  if (!picked) return Status::OK();
+  AppendCompactRewriter rewriter(table_->io(), table_->path(), table_->schema(), namer);
+  Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(key.first, key.second, *picked);
+  if (!after.ok()) {
+    // Nothing was rewritten: the files stay queued for the next attempt.
+    for (DataFileMeta& f : *picked) queue.Add(std::move(f));
+    return after.status().WithContext("compacting bucket ", key.second, " (", bucket_dir, ")");
+  }
+  queue.Compacted(*after);
+  const AppendCompactMetrics& m = rewriter.metrics();
+  compact_metrics_.compactions += m.compactions;
+  compact_metrics_.files_in += m.files_in;
+  compact_metrics_.files_out += m.files_out;
+  compact_metrics_.bytes_in += m.bytes_in;
+  compact_metrics_.bytes_out += m.bytes_out;
+  compact_metrics_.millis += m.millis;
+  message->compact_before = std::move(*picked);
+  message->compact_after = std::move(*after);
+  return Status::OK();
+}
+
+Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
+  int32_t total_buckets = total_buckets_;
+  // Every bucket written to now, and (compacting) every bucket written to before.
+  std::map<PartitionBucket, CommitMessage> messages;
+  auto writers = std::move(writers_);
+  writers_.clear();
+  for (auto& [key, writer] : writers) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer->Finish());
+    if (files.empty()) continue;
+    next_sequence_[key] = files.back().max_sequence_number + 1;
+    CommitMessage& m = messages[key];
+    m = CommitMessage{key.first, key.second, total_buckets > 0 ? total_buckets : -1, {}, {}};
+    m.new_files = std::move(files);
+  }
+  if (compaction_) {
+    std::vector<PartitionBucket> buckets;
+    for (const auto& [key, queue] : queues_) buckets.push_back(key);
+    for (const auto& [key, m] : messages) {
+      if (!queues_.count(key)) buckets.push_back(key);
+    }
+    for (const PartitionBucket& key : buckets) {
+      auto found = messages.find(key);
+      CommitMessage m{key.first, key.second, total_buckets, {}, {}};
+      CommitMessage& message = found != messages.end() ? found->second : m;
+      FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
+      FJORD_RETURN_NOT_OK(Compact(key, dir, message.new_files, namer_.get(), &message));
+      if (found == messages.end() && !m.compact_before.empty()) messages[key] = std::move(m);
+    }
+  }
+  std::vector<CommitMessage> out;
+  for (auto& [key, m] : messages) out.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace fjord

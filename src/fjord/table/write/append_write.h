@@ -1,0 +1,83 @@
+// Writing rows into an append (no primary key) table: rows are routed to (partition, bucket)
+// exactly as Java routes them, each group is written as data files in the table's format with
+// Java's statistics, and prepare-commit returns the commit messages for FileStoreCommit. In
+// fixed-bucket tables prepare-commit also compacts small files, unless `write-only`
+// (append_compact.h). Primary-key tables have their own writer (primary_key_write.h).
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/write/append_compact.h"
+#include "fjord/table/write/append_file_writer.h"
+#include "fjord/table/write/row_router.h"
+
+namespace fjord {
+
+struct AppendWriteOptions {
+  // Java's ignorePreviousFiles, for overwrites: the files already in the table take no part in
+  // compaction (they are about to be replaced). Sequence numbers still continue from them.
+  bool ignore_previous_files = false;
+};
+
+class AppendTableWrite {
+ public:
+  // `table` must outlive the writer.
+  static Result<std::unique_ptr<AppendTableWrite>> Create(const FileStoreTable* table,
+                                                          AppendWriteOptions options = {});
+
+  // Writes `rows` (the table's columns by name; +I rows only, from a `_row_kind` column if any)
+  // into the data files of their buckets, rolled at target-file-size; a batch with a NULL in a
+  // NOT NULL column or a row of another kind is refused whole. Not thread-safe.
+  Status Write(const std::shared_ptr<arrow::Table>& rows);
+  // Closes the open data files and returns their commit messages. In fixed-bucket
+  // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
+  // Java's writer would start (at most one per bucket and call), whose input and output files
+  // are the message's compact increment. The writer assumes its messages get committed and can
+  // be used again afterwards; after an error it must be discarded (files it wrote are left for
+  // orphan clean-up).
+  Result<std::vector<CommitMessage>> PrepareCommit();
+
+  const AppendCompactMetrics& compact_metrics() const { return compact_metrics_; }
+
+ private:
+  AppendTableWrite(const FileStoreTable* table, AppendWriteOptions options)
+      : table_(table), options_(options) {}
+  Status LoadRestore();
+  Result<int64_t> NextSequence(const std::string& partition, int32_t bucket);
+  Result<std::string> BucketDir(const PartitionBucket& key) const;
+  // The open writer of a bucket, created on first use.
+  Result<RollingAppendFileWriter*> WriterFor(const PartitionBucket& key);
+  // Compacts one bucket (best effort) into `message`'s compact increment.
+  Status Compact(const PartitionBucket& key, const std::string& bucket_dir,
+                 std::vector<DataFileMeta> new_files, DataFileNamer* namer, CommitMessage* message);
+
+  const FileStoreTable* table_;
+  AppendWriteOptions options_;
+  bool compaction_ = false;  // fixed buckets, not write-only, supported
+  AppendCompactOptions compact_options_;
+  // Compaction queues of the buckets written to, created from the restored files.
+  std::map<PartitionBucket, BucketCompactQueue> queues_;
+  std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
+  AppendCompactMetrics compact_metrics_;
+  AppendFileSettings settings_;
+  std::unique_ptr<DataFileNamer> namer_;
+  int32_t total_buckets_ = -1;
+  std::string default_partition_;
+  std::vector<DataField> partition_fields_;
+  std::vector<DataTypePtr> partition_types_;
+  // (stored partition row, bucket) -> its open rolling writer; unfinished ones delete their
+  // files when destroyed (a writer discarded after an error leaves nothing behind).
+  std::map<PartitionBucket, std::unique_ptr<RollingAppendFileWriter>> writers_;
+  std::map<std::pair<std::string, int32_t>, int64_t> next_sequence_;
+  bool restore_loaded_ = false;
+};
+
+}  // namespace fjord

@@ -1,0 +1,163 @@
+#include "fjord/table/write/append_write.h"
+
+#include <arrow/api.h>
+#include <arrow/array/concatenate.h>
+
+#include <map>
+
+#include "fjord/table/catalog/catalog.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord {
+namespace {
+
+TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
+  testing::TempDir dir;
+  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
+  spec.options = {{"target-file-size", "16 kb"}, {"file.format", "orc"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+
+  const int64_t n = 20000;
+  arrow::Int64Builder ids;
+  arrow::StringBuilder s;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    ASSERT_TRUE(s.Append("row-" + std::to_string(i * 7919 % 100003)).ok());
+  }
+  auto rows = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("s", arrow::utf8())}),
+      {ids.Finish().ValueOrDie(), s.Finish().ValueOrDie()});
+  for (int commit = 0; commit < 2; ++commit) {
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(rows));
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+    ASSERT_EQ(messages.size(), 1u);
+    const auto& files = messages[0].new_files;
+    EXPECT_GT(files.size(), 3u);
+    int64_t expected_seq = commit * n;
+    int64_t total = 0;
+    for (const DataFileMeta& f : files) {
+      EXPECT_EQ(f.min_sequence_number, expected_seq);
+      EXPECT_EQ(f.max_sequence_number, expected_seq + f.row_count - 1);
+      expected_seq += f.row_count;
+      total += f.row_count;
+    }
+    EXPECT_EQ(total, n);
+    FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(committer.Commit(messages, commit).status());
+  }
+  auto reopened = std::move(FileStoreTable::Open(table->path())).value();
+  ASSERT_OK_AND_ASSIGN(auto result, reopened->Read(ReadRequest{}));
+  EXPECT_EQ(result.rows->num_rows(), 2 * n);
+}
+
+// Rows go to data files as they are written, not at prepare-commit; a writer dropped without
+// preparing leaves no file behind; rows of a kind other than +I are refused whole.
+TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
+  testing::TempDir dir;
+  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
+  spec.options = {{"target-file-size", "16 kb"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  auto make_rows = [](int64_t first, int64_t n, const char* kind) {
+    arrow::Int64Builder ids;
+    arrow::StringBuilder s, kinds;
+    for (int64_t i = first; i < first + n; ++i) {
+      (void)ids.Append(i);
+      (void)s.Append("row-" + std::to_string(i * 7919 % 100003));
+      (void)kinds.Append(kind);
+    }
+    return arrow::Table::Make(
+        arrow::schema({arrow::field("id", arrow::int64()), arrow::field("s", arrow::utf8()),
+                       arrow::field("_row_kind", arrow::utf8())}),
+        {ids.Finish().ValueOrDie(), s.Finish().ValueOrDie(), kinds.Finish().ValueOrDie()});
+  };
+  auto data_files = [&] {
+    std::vector<FileStatus> out;
+    auto listed = table->io()->List(table->path() + "/bucket-0");
+    if (listed.ok()) out = *listed;
+    return out.size();
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    ASSERT_OK(writer->Write(make_rows(0, 20000, "+I")));
+    EXPECT_GT(data_files(), 2u);  // rolled while writing
+    EXPECT_THAT(writer->Write(make_rows(20000, 10, "-D")),
+                IsError(StatusCode::kInvalid, "append tables take only +I rows"));
+  }  // dropped unprepared: its files are deleted
+  EXPECT_EQ(data_files(), 0u);
+
+  ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(make_rows(0, 3000, "+I")));
+  EXPECT_THAT(writer->Write(make_rows(3000, 10, "+U")),
+              IsError(StatusCode::kInvalid, "has kind 2"));
+  ASSERT_OK(writer->Write(make_rows(3000, 3000, "+I")));
+  ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+  FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+  ASSERT_OK(committer.Commit(messages, 1).status());
+  ASSERT_OK_AND_ASSIGN(auto result, table->Read(ReadRequest{}));
+  EXPECT_EQ(result.rows->num_rows(), 6000);
+}
+
+}  // namespace
+}  // namespace fjord
+
+namespace fjord {
+namespace {
+
+TEST(AppendWriteTest, OrcWritesTimestampsBefore1970WithAFraction) {
+  testing::TempDir dir;
+  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("id INT, ts TIMESTAMP(3)").value();
+  spec.options = {{"file.format", "orc"}};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  auto rows = [](int32_t id, int64_t millis) {
+    arrow::Int32Builder ids;
+    arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI),
+                               arrow::default_memory_pool());
+    EXPECT_TRUE(ids.Append(id).ok());
+    EXPECT_TRUE(ts.Append(millis).ok());
+    return arrow::Table::Make(
+        arrow::schema({arrow::field("id", arrow::int32()), arrow::field("ts", ts.type())}),
+        {ids.Finish().ValueOrDie(), ts.Finish().ValueOrDie()});
+  };
+  ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(rows(1, -2000)));
+  ASSERT_OK(writer->Write(rows(2, 1500)));
+  ASSERT_OK(writer->Write(rows(3, -1500)));
+  // In the last second before 1970 ORC (Java's writer and readers alike) cannot hold a value
+  // with a fraction: it reads back one second late (docs/writing.md).
+  ASSERT_OK(writer->Write(rows(4, -500)));
+  ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].new_files[0].row_count, 4);
+  FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+  ASSERT_OK(committer.Commit(messages, 1).status());
+  auto reopened = std::move(FileStoreTable::Open(table->path())).value();
+  ASSERT_OK_AND_ASSIGN(auto result, reopened->Read(ReadRequest{}));
+  ASSERT_EQ(result.rows->num_rows(), 4);
+  auto ids = std::static_pointer_cast<arrow::Int32Array>(
+      arrow::Concatenate(result.rows->GetColumnByName("id")->chunks()).ValueOrDie());
+  auto ts = std::static_pointer_cast<arrow::TimestampArray>(
+      arrow::Concatenate(result.rows->GetColumnByName("ts")->chunks()).ValueOrDie());
+  std::map<int32_t, int64_t> got;
+  for (int64_t i = 0; i < ids->length(); ++i) got[ids->Value(i)] = ts->Value(i);
+  EXPECT_EQ(got, (std::map<int32_t, int64_t>{{1, -2000}, {2, 1500}, {3, -1500}, {4, 500}}));
+}
+
+}  // namespace
+}  // namespace fjord

@@ -1,0 +1,515 @@
+#include "fjord/table/write/primary_key_write.h"
+
+#include <arrow/api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <set>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/common/ids.h"
+#include "fjord/format/binary_row.h"
+#include "fjord/lsm/compact_task.h"
+#include "fjord/lsm/kv_merge.h"
+#include "fjord/meta/partition_path.h"
+#include "fjord/options.h"
+#include "fjord/table/read/table_read.h"
+#include "fjord/table/write/write_input.h"
+
+namespace fjord {
+
+struct PrimaryKeyTableWrite::BucketWriter {
+  BucketWriter(KvLayout layout, SpillOptions spill, std::string dir, std::string prefix,
+               std::string extension)
+      : buffer(std::move(layout), std::move(spill)),
+        bucket_dir(std::move(dir)),
+        namer(std::move(prefix), std::move(extension)) {}
+
+  SortBuffer buffer;
+  std::string bucket_dir;
+  DataFileNamer namer;
+  int64_t next_sequence = 0;
+  std::vector<DataFileMeta> flushed;  // files of early flushes, not yet committed
+  std::optional<Levels> levels;       // the bucket's LSM tree: committed files + new ones
+  std::vector<DataFileMeta> compact_before;
+  std::vector<DataFileMeta> compact_after;
+  std::future<Result<CompactResult>> running;  // valid while a compaction is in flight
+  std::optional<CompactStrategy> strategy;     // the bucket's picker (keeps state)
+  int32_t running_output_level = 0;
+  BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
+};
+
+namespace {
+
+// Tables whose compaction must write deletion-vector index files or lookup changelog files are
+// refused rather than written without them (Java would read such files differently).
+Status CheckLookupSupported(const LookupNeeds& lookup, const Options& opts) {
+  if (lookup.deletion_vectors) {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'deletion-vectors.enabled' = true: Fjord does not "
+        "write deletion-vector index files yet; write with Java Paimon or disable the option");
+  }
+  if (lookup.produce_changelog) {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'changelog-producer' = 'lookup': Fjord does not "
+        "produce lookup changelog files yet");
+  }
+  std::string engine = opts.GetOr("merge-engine", "deduplicate");
+  if (lookup.force_lookup && engine != "deduplicate" && engine != "first-row") {
+    return Status::NotImplemented(
+        "writing primary-key tables with 'force-lookup' = true and 'merge-engine' = '", engine,
+        "': Java's lookup compaction merges the old value into level-0 records, which Fjord "
+        "does not do yet");
+  }
+  return Status::OK();
+}
+
+// Java's prepareCommitWaitCompaction: lookup tables wait unless lookup-wait (or its old name
+// changelog-producer.lookup-wait) is false.
+Result<bool> LookupWait(const LookupNeeds& lookup, const Options& opts) {
+  if (!lookup.needed()) return false;
+  const char* key = opts.LayerOf("lookup-wait") == OptionLayer::kDefault &&
+                            opts.Contains("changelog-producer.lookup-wait")
+                        ? "changelog-producer.lookup-wait"
+                        : "lookup-wait";
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> wait, opts.GetBool(key));
+  return wait.value_or(true);
+}
+
+}  // namespace
+
+PrimaryKeyTableWrite::PrimaryKeyTableWrite(const FileStoreTable* table) : table_(table) {}
+
+PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
+  // Let a running compaction finish; outputs never handed to a commit are deleted (an upgraded
+  // file keeps its name and is not deleted).
+  executor_.reset();
+  for (auto& [key, w] : writers_) {
+    if (!w->running.valid()) continue;
+    Result<CompactResult> done = w->running.get();
+    if (!done.ok()) continue;
+    for (const DataFileMeta& f : done->after) {
+      bool upgrade = std::any_of(done->before.begin(), done->before.end(),
+                                 [&](const DataFileMeta& b) { return b.file_name == f.file_name; });
+      if (!upgrade) (void)table_->io()->Delete(JoinPath(w->bucket_dir, f.file_name));
+    }
+  }
+  writers_.clear();
+  if (own_spill_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(spill_options_.spill_dir, ec);
+  }
+}
+
+Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
+    const FileStoreTable* table, TableWriteOptions options) {
+  if (table->schema().primary_keys.empty()) {
+    return Status::Invalid(table->path(), " has no primary key; use an append-table write");
+  }
+  std::unique_ptr<PrimaryKeyTableWrite> w(new PrimaryKeyTableWrite(table));
+  w->schema_ = table->schema();
+  for (const auto& [key, value] : options.dynamic_options) {
+    bool replaced = false;
+    for (auto& [k, v] : w->schema_.options) {
+      if (k == key) {
+        v = value;
+        replaced = true;
+      }
+    }
+    if (!replaced) w->schema_.options.emplace_back(key, value);
+  }
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(w->schema_));
+  w->router_ = std::make_unique<RowRouter>(std::move(router));
+  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(w->schema_));
+  // Fail early on key or sequence types that cannot be ordered.
+  FJORD_RETURN_NOT_OK(w->layout_.KeyEncoder().status());
+  FJORD_RETURN_NOT_OK(w->layout_.OrderEncoder().status());
+  FJORD_RETURN_NOT_OK(CreateKvMergeFunction(w->schema_).status());
+
+  Options opts = Options::FromTable(w->schema_.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> limit, opts.GetMemorySize("write-buffer-size"));
+  w->buffer_limit_ = limit.value_or(int64_t{256} << 20);
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> spillable, opts.GetBool("write-buffer-spillable"));
+  w->spillable_ = spillable.value_or(true);
+  w->spill_options_.compression = opts.GetOr("spill-compression", "zstd");
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> level, opts.GetInt("spill-compression.zstd-level"));
+  w->spill_options_.zstd_level = static_cast<int32_t>(level.value_or(1));
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> handles,
+                        opts.GetInt("local-sort.max-num-file-handles"));
+  w->spill_options_.max_spill_files =
+      static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  if (w->router_->dynamic()) {
+    FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(opts));
+    w->assigner_ = std::make_unique<DynamicBucketAssigner>(
+        table->io(), table->path(), opts.GetOr("manifest.format", "avro"), dynamic);
+  }
+  FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->lookup_, LookupNeeds::FromOptions(opts));
+  FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, opts));
+  FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(opts));
+  FJORD_ASSIGN_OR_RAISE(w->lookup_wait_, LookupWait(w->lookup_, opts));
+  for (const char* key : {"ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete",
+                          "partial-update.ignore-delete"}) {
+    FJORD_ASSIGN_OR_RAISE(std::optional<bool> v, opts.GetBool(key));
+    w->ignore_delete_ = w->ignore_delete_ || v.value_or(false);
+  }
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
+  w->write_only_ = write_only.value_or(false);
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> force_compact, opts.GetBool("commit.force-compact"));
+  w->force_compact_ = force_compact.value_or(false);
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, opts.GetMemorySize("target-file-size"));
+  w->compaction_file_size_ = target.value_or(int64_t{128} << 20) / 10 * 7;
+  if (options.spill_dir.empty()) {
+    w->spill_options_.spill_dir =
+        (std::filesystem::temp_directory_path() / ("fjord-spill-" + RandomUuid())).string();
+    w->own_spill_dir_ = true;
+  } else {
+    w->spill_options_.spill_dir = options.spill_dir;
+  }
+  return w;
+}
+
+Status PrimaryKeyTableWrite::LoadRestoreInfo() {
+  if (restore_loaded_) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
+  if (latest) {
+    TableScan scan(table_->io(), table_->path(), table_->schema());
+    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
+    for (const ManifestEntry& e : entries) {
+      PartitionBucket key{e.partition, e.bucket};
+      int64_t& next = restored_next_sequence_[key];
+      next = std::max(next, e.file.max_sequence_number + 1);
+      restored_total_buckets_[key] = e.total_buckets;
+      restored_files_[key].push_back(e.file);
+    }
+  }
+  restore_loaded_ = true;
+  return Status::OK();
+}
+
+Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
+    const PartitionBucket& key) {
+  auto it = writers_.find(key);
+  if (it != writers_.end()) return it->second.get();
+  FJORD_RETURN_NOT_OK(LoadRestoreInfo());
+  auto tb = restored_total_buckets_.find(key);
+  if (tb != restored_total_buckets_.end() && tb->second != router_->total_buckets()) {
+    return Status::Invalid("table ", table_->path(), " has files written with ", tb->second,
+                           " buckets but 'bucket' is now ", router_->total_buckets(),
+                           "; rescale the table with an INSERT OVERWRITE of its partitions");
+  }
+  Options opts = Options::FromTable(schema_.EffectiveOptions());
+  FJORD_ASSIGN_OR_RAISE(FileFormat format, ParseFileFormat(opts.GetOr("file.format", "parquet")));
+  std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
+  std::vector<DataTypePtr> partition_types;
+  for (const DataField& f : partition_fields) partition_types.push_back(f.type->WithNullable(true));
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
+                        DecodeStoredBinaryRow(key.first, partition_types));
+  std::string dir = table_->path();
+  std::string ppath = PartitionPath(partition_fields, pvalues,
+                                    opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__"));
+  if (!ppath.empty()) dir = JoinPath(dir, ppath);
+  dir = JoinPath(dir, "bucket-" + std::to_string(key.second));
+  auto writer = std::make_unique<BucketWriter>(layout_, spill_options_, dir,
+                                               opts.GetOr("data-file.prefix", "data-"),
+                                               std::string(FileFormatName(format)));
+  auto seq = restored_next_sequence_.find(key);
+  writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
+  std::vector<DataTypePtr> key_types;
+  for (int k : layout_.key_columns)
+    key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
+  auto files = restored_files_.find(key);
+  FJORD_ASSIGN_OR_RAISE(
+      writer->levels,
+      Levels::Make(key_types, compaction_.num_levels,
+                   files == restored_files_.end() ? std::vector<DataFileMeta>{} : files->second));
+  writer->strategy.emplace(strategy_options_);
+  BucketWriter* raw = writer.get();
+  writers_.emplace(key, std::move(writer));
+  return raw;
+}
+
+Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
+                                   const std::vector<int8_t>& kinds) {
+  FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, rows, kinds));
+  metrics_.records_dropped += input.dropped;
+  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows, assigner_.get()));
+  // Build every group's records before buffering any, so an error keeps nothing of `rows`.
+  struct Pending {
+    BucketWriter* writer;
+    std::shared_ptr<arrow::RecordBatch> records;
+  };
+  std::vector<Pending> pending;
+  for (auto& [key, indices] : groups) {
+    FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(key));
+    FJORD_ASSIGN_OR_RAISE(auto taken, TakeRows(input.rows, indices));
+    arrow::Int64Builder seq;
+    arrow::Int8Builder kind;
+    FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
+    FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
+    int64_t next = writer->next_sequence;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      seq.UnsafeAppend(next + static_cast<int64_t>(i));
+      kind.UnsafeAppend(input.kinds[static_cast<size_t>(indices[i])]);
+    }
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
+    arrow::ArrayVector columns = taken->columns();
+    columns.push_back(seq_array);
+    columns.push_back(kind_array);
+    pending.push_back(
+        {writer, arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns)});
+  }
+  if (full_trigger_) {
+    for (auto& [key, indices] : groups) full_trigger_->Touch(key);
+  }
+  for (Pending& p : pending) {
+    p.writer->next_sequence += p.records->num_rows();
+    metrics_.records_written += p.records->num_rows();
+    FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(p.records)));
+  }
+  return EnforceMemoryBudget();
+}
+
+Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
+  while (true) {
+    int64_t total = 0;
+    BucketWriter* largest = nullptr;
+    for (auto& [key, w] : writers_) {
+      total += w->buffer.memory_bytes();
+      if (!largest || w->buffer.memory_bytes() > largest->buffer.memory_bytes()) {
+        largest = w.get();
+      }
+    }
+    metrics_.peak_buffer_bytes = std::max(metrics_.peak_buffer_bytes, total);
+    if (total <= buffer_limit_ || !largest || largest->buffer.memory_bytes() == 0) {
+      return Status::OK();
+    }
+    if (spillable_) {
+      int64_t before = largest->buffer.spilled_bytes();
+      FJORD_RETURN_NOT_OK(largest->buffer.Spill());
+      // Hand the freed buffer back to the system: allocators that keep freed pages (mimalloc,
+      // Arrow's default) would otherwise hold the peak for the rest of the write.
+      arrow::default_memory_pool()->ReleaseUnused();
+      metrics_.spills++;
+      metrics_.spilled_bytes += largest->buffer.spilled_bytes() - before;
+    } else {
+      FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*largest));
+      largest->flushed.insert(largest->flushed.end(), files.begin(), files.end());
+      metrics_.buffer_flushes++;
+      FJORD_RETURN_NOT_OK(AfterFlush(*largest, files));
+    }
+  }
+}
+
+Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writer) {
+  if (writer.buffer.empty()) return std::vector<DataFileMeta>{};
+  if (spillable_ && writer.buffer.spill_file_count() > 0 && writer.buffer.memory_bytes() > 0) {
+    // The merge below holds every in-memory chunk until its end, next to the file writer's
+    // buffered row group; once there are spill files, spilling the rest first keeps the flush
+    // within the budget.
+    FJORD_RETURN_NOT_OK(writer.buffer.Spill());
+    arrow::default_memory_pool()->ReleaseUnused();
+    metrics_.spills++;
+  }
+  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
+  FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
+  FJORD_ASSIGN_OR_RAISE(auto reader,
+                        KvMergeReader::Make(layout_, std::move(merge), std::move(runs)));
+  FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_,
+                                                             writer.bucket_dir, 0, &writer.namer));
+  while (true) {
+    Result<std::shared_ptr<arrow::RecordBatch>> batch = reader->Next();
+    Status st = batch.status();
+    if (st.ok() && !*batch) break;
+    if (st.ok()) st = file_writer->Write(*batch);
+    if (!st.ok()) {
+      file_writer->Abort();
+      return st;
+    }
+  }
+  FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, file_writer->Finish());
+  arrow::default_memory_pool()->ReleaseUnused();
+  metrics_.files_written += static_cast<int64_t>(files.size());
+  return files;
+}
+
+Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) {
+  if (writer.running.valid()) return Status::OK();  // one compaction per bucket at a time
+  Levels& levels = *writer.levels;
+  std::vector<LevelSortedRun> runs = levels.SortedRuns();
+  std::optional<CompactUnit> unit =
+      full ? PickFull(runs, levels.MaxLevel()) : writer.strategy->Pick(runs, levels.MaxLevel());
+  if (!unit) return Status::OK();
+  // Retractions can go when nothing older lies below the output.
+  bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
+  if (!reader_) reader_ = std::make_unique<TableRead>(table_->io(), table_->path(), schema_);
+  if (!executor_) executor_ = std::make_unique<SingleThreadExecutor>();
+  CompactContext ctx;
+  ctx.io = table_->io();
+  ctx.schema = schema_;
+  ctx.bucket_dir = writer.bucket_dir;
+  ctx.namer = &writer.namer;
+  ctx.max_level = levels.MaxLevel();
+  ctx.compaction_file_size = compaction_file_size_;
+  if (lookup_.first_row) {
+    ctx.first_row_lookup = true;
+    ctx.ignore_delete = ignore_delete_;
+    for (const DataFileMeta& f : levels.AllFiles()) {
+      if (f.level > unit->output_level) ctx.files_above.push_back(f);
+    }
+  }
+  writer.running_output_level = unit->output_level;
+  // The reader is used by the compaction thread only.
+  TableRead* reader = reader_.get();
+  std::string dir = writer.bucket_dir;
+  ctx.open_run = [reader, dir](std::vector<DataFileMeta> files) {
+    return reader->OpenKvRun(dir, std::move(files));
+  };
+  writer.running = executor_->Submit(
+      [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
+  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block) {
+  if (!writer.running.valid()) return Status::OK();
+  if (!block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return Status::OK();
+  }
+  if (block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    metrics_.compaction_waits++;
+  }
+  Result<CompactResult> done = writer.running.get();
+  if (!done.ok()) return done.status().WithContext("compaction of ", writer.bucket_dir);
+  const CompactResult& result = *done;
+  FJORD_RETURN_NOT_OK(writer.levels->Update(result.before, result.after));
+  metrics_.compactions++;
+  metrics_.compaction_bytes_in += result.rewritten_bytes;
+  metrics_.compaction_bytes_out += result.written_bytes;
+  metrics_.compaction_millis += result.duration_millis;
+  AddCompaction(result, writer.running_output_level, writer.levels->MaxLevel(), &writer.metrics);
+  // Java's bookkeeping of uncommitted compactions: a file produced by an earlier compaction of
+  // this commit and consumed again is dropped from the results (and deleted unless it is an
+  // upgrade of a committed file); anything else consumed is a file to remove.
+  for (const DataFileMeta& f : result.before) {
+    auto produced = std::find_if(
+        writer.compact_after.begin(), writer.compact_after.end(),
+        [&](const DataFileMeta& a) { return a.file_name == f.file_name && a.level == f.level; });
+    if (produced != writer.compact_after.end()) {
+      writer.compact_after.erase(produced);
+      bool upgrade_of_committed =
+          std::any_of(writer.compact_before.begin(), writer.compact_before.end(),
+                      [&](const DataFileMeta& b) { return b.file_name == f.file_name; });
+      bool still_used =
+          std::any_of(result.after.begin(), result.after.end(),
+                      [&](const DataFileMeta& a) { return a.file_name == f.file_name; });
+      if (!upgrade_of_committed && !still_used) {
+        (void)table_->io()->Delete(JoinPath(writer.bucket_dir, f.file_name));
+      }
+    } else {
+      writer.compact_before.push_back(f);
+    }
+  }
+  writer.compact_after.insert(writer.compact_after.end(), result.after.begin(), result.after.end());
+  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::AfterFlush(BucketWriter& writer,
+                                        const std::vector<DataFileMeta>& files, bool wait,
+                                        bool full) {
+  for (const DataFileMeta& f : files) FJORD_RETURN_NOT_OK(writer.levels->AddLevel0(f));
+  if (write_only_) return Status::OK();
+  // Java's write stall: with more sorted runs than num-sorted-run.stop-trigger, wait for the
+  // running compaction before going on; then start the next one.
+  bool stall = writer.levels->NumberOfSortedRuns() > compaction_.stop_trigger;
+  FJORD_RETURN_NOT_OK(CollectCompaction(writer, wait || stall || full));
+  return TriggerCompaction(writer, full);
+}
+
+Status PrimaryKeyTableWrite::FullCompactInWriter(const PartitionBucket& bucket) {
+  FJORD_ASSIGN_OR_RAISE(BucketWriter * w, WriterFor(bucket));
+  FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
+  w->flushed.insert(w->flushed.end(), files.begin(), files.end());
+  return AfterFlush(*w, files, true, true);
+}
+
+std::map<PartitionBucket, BucketCompactionMetrics> PrimaryKeyTableWrite::BucketMetrics() const {
+  std::map<PartitionBucket, BucketCompactionMetrics> out;
+  for (const auto& [key, w] : writers_) {
+    BucketCompactionMetrics m = w->metrics;
+    FillLevelMetrics(*w->levels, compaction_, &m);
+    m.running = w->running.valid();
+    out.emplace(key, std::move(m));
+  }
+  return out;
+}
+
+Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
+  FJORD_RETURN_NOT_OK(LoadRestoreInfo());
+  std::vector<PartitionBucket> out;
+  for (const auto& [key, files] : restored_files_) out.push_back(key);
+  return out;
+}
+
+Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool full) {
+  FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
+  if (full_trigger_) full_trigger_->Touch(bucket);
+  FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
+  FJORD_RETURN_NOT_OK(TriggerCompaction(*writer, full));
+  return CollectCompaction(*writer, true);
+}
+
+Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction,
+                                                                       int64_t commit_identifier) {
+  wait_compaction = wait_compaction || lookup_wait_;
+  if (full_trigger_ && !write_only_) {
+    // Java's GlobalFullCompactionSinkWrite: full compaction of the written buckets, waited for.
+    std::set<PartitionBucket> due = full_trigger_->TakeDue(commit_identifier);
+    if (!due.empty()) wait_compaction = true;
+    for (const PartitionBucket& bucket : due) FJORD_RETURN_NOT_OK(FullCompactInWriter(bucket));
+  }
+  std::vector<CommitMessage> messages;
+  for (auto& [key, w] : writers_) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
+    std::vector<DataFileMeta> all = std::move(w->flushed);
+    w->flushed.clear();
+    all.insert(all.end(), files.begin(), files.end());
+    FJORD_RETURN_NOT_OK(AfterFlush(*w, files, wait_compaction));
+    bool wait = wait_compaction || force_compact_ ||
+                w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
+    FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
+    if (all.empty() && w->compact_before.empty() && w->compact_after.empty()) continue;
+    CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
+    m.compact_before = std::move(w->compact_before);
+    m.compact_after = std::move(w->compact_after);
+    w->compact_before.clear();
+    w->compact_after.clear();
+    messages.push_back(std::move(m));
+  }
+  if (assigner_) {
+    // Each bucket that got new keys: its new hash index file replaces the old one (Java sends
+    // only the new file and lets the index manifest replace the slot; naming the old one too
+    // makes the replacement explicit and changes nothing else).
+    FJORD_ASSIGN_OR_RAISE(std::vector<HashIndexChange> changes, assigner_->PrepareCommit());
+    for (HashIndexChange& c : changes) {
+      auto it = std::find_if(messages.begin(), messages.end(), [&](const CommitMessage& m) {
+        return m.partition == c.partition && m.bucket == c.bucket;
+      });
+      if (it == messages.end()) {
+        CommitMessage m;
+        m.partition = c.partition;
+        m.bucket = c.bucket;
+        m.total_buckets = router_->total_buckets();
+        it = messages.insert(messages.end(), std::move(m));
+      }
+      it->new_index_files.push_back(IndexFileOf(c.new_file));
+      if (c.old_file) it->deleted_index_files.push_back(IndexFileOf(*c.old_file));
+    }
+  }
+  return messages;
+}
+
+}  // namespace fjord

@@ -1,0 +1,153 @@
+// Writing into a primary-key table with fixed buckets (behaviour.md §1): rows get their kind
+// (write_input.h), are routed to one writer per (partition, bucket), numbered with sequence
+// numbers that continue from the bucket's files, and buffered in a SortBuffer. All buffers share
+// one memory budget, `write-buffer-size`: when it is exceeded the largest buffer spills a sorted
+// run to local disk (`write-buffer-spillable`, default true) or, when spilling is off, is flushed
+// into level-0 files. PrepareCommit flushes every buffer — merging its runs with the table's
+// merge function — into level-0 data files rolled at `target-file-size`, then (unless
+// `write-only`) runs the compaction Java's picker chooses for the bucket (behaviour.md §2,
+// lsm/compact_strategy.h), and returns one commit message per (partition, bucket) with the new
+// files and the compaction's before/after files. `full-compaction.delta-commits` schedules full
+// compactions by commit identifier (table/full_compaction_trigger.h). First-row tables compact
+// with Java's lookup rules and prepare-commit waits for them (`lookup-wait`); tables with
+// deletion vectors or `changelog-producer` = lookup are refused.
+//
+// Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
+// DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
+// and PrepareCommit also writes the hash index files of the buckets that got new keys; commit
+// messages then carry `_TOTAL_BUCKETS` -1, as Java writes it. A Write that fails after routing
+// may leave its keys in the index (they then only count towards their bucket's size).
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fjord/common/executor.h"
+#include "fjord/lsm/compact_strategy.h"
+#include "fjord/lsm/compact_task.h"
+#include "fjord/lsm/kv_file_writer.h"
+#include "fjord/lsm/levels.h"
+#include "fjord/lsm/universal_compaction.h"
+#include "fjord/lsm/write_buffer.h"
+#include "fjord/meta/snapshot.h"
+#include "fjord/table/commit/commit.h"
+#include "fjord/table/file_store_table.h"
+#include "fjord/table/read/table_read.h"
+#include "fjord/table/write/compaction_metrics.h"
+#include "fjord/table/write/dynamic_bucket.h"
+#include "fjord/table/write/full_compaction_trigger.h"
+#include "fjord/table/write/row_router.h"
+
+namespace fjord {
+
+struct TableWriteOptions {
+  // Local directory for spill files; empty = a fresh folder under the system temp directory.
+  std::string spill_dir;
+  // Options that override the table's for this write only (dynamic options).
+  std::map<std::string, std::string> dynamic_options;
+};
+
+struct TableWriteMetrics {
+  int64_t records_written = 0;  // accepted by Write
+  int64_t records_dropped = 0;  // by ignore-delete / ignore-update-before
+  int64_t spills = 0;
+  int64_t spilled_bytes = 0;
+  int64_t buffer_flushes = 0;  // buffers flushed early because they could not spill
+  int64_t files_written = 0;
+  int64_t peak_buffer_bytes = 0;
+  int64_t compactions = 0;
+  int64_t compaction_bytes_in = 0;   // bytes of files rewritten
+  int64_t compaction_bytes_out = 0;  // bytes of files written by compaction
+  int64_t compaction_millis = 0;
+  int64_t compaction_waits = 0;  // times a flush or prepare-commit waited for a compaction
+};
+
+class PrimaryKeyTableWrite {
+ public:
+  // `table` must outlive the writer. NotImplemented for postponed-bucket tables, for
+  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert), and
+  // for tables with deletion vectors, `changelog-producer` = lookup, or `force-lookup` with a
+  // merge engine other than deduplicate and first-row (their index or changelog files are not
+  // written).
+  static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const FileStoreTable* table,
+                                                              TableWriteOptions options = {});
+  ~PrimaryKeyTableWrite();
+
+  // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. On error nothing of
+  // `rows` is kept. Not thread-safe.
+  Status Write(const std::shared_ptr<arrow::Table>& rows, const std::vector<int8_t>& kinds = {});
+  // Flushes every buffer into data files and returns their commit messages, with the results of
+  // the compactions finished so far. `wait_compaction` waits for running compactions first (batch
+  // writes and checkpoints that must see them, as Java's prepareCommit(true)); without it a
+  // compaction still running is picked up by a later PrepareCommit, unless `commit.force-compact`
+  // or more than num-sorted-run.stop-trigger + 1 sorted runs make it wait; tables that need lookup
+  // (first-row) wait unless `lookup-wait` = false. `commit_identifier` is the identifier the
+  // messages will be committed with (a checkpoint id; the batch identifier by default): with
+  // `full-compaction.delta-commits`, it decides whether the written buckets are fully compacted.
+  Result<std::vector<CommitMessage>> PrepareCommit(
+      bool wait_compaction = true, int64_t commit_identifier = Snapshot::kBatchCommitIdentifier);
+
+  // Dedicated compaction (`fjord compact`): the (partition, bucket)s holding files in the latest
+  // snapshot, and compacting one of them now — universal picking, or every file into the max
+  // level when `full`. The results come out of the next PrepareCommit.
+  Result<std::vector<PartitionBucket>> LiveBuckets();
+  Status CompactBucket(const PartitionBucket& bucket, bool full);
+
+  const TableWriteMetrics& metrics() const { return metrics_; }
+  // Compaction metrics of every bucket this writer holds: the tree as the writer sees it
+  // (committed files, new files, finished compactions) and its compactions so far. Not
+  // thread-safe (call between other calls).
+  std::map<PartitionBucket, BucketCompactionMetrics> BucketMetrics() const;
+
+ private:
+  struct BucketWriter;
+  explicit PrimaryKeyTableWrite(const FileStoreTable* table);
+  Result<BucketWriter*> WriterFor(const PartitionBucket& key);
+  Status LoadRestoreInfo();
+  Status EnforceMemoryBudget();
+  Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
+  // Compaction runs on one background thread shared by all buckets, one at a time per bucket.
+  // Trigger picks a unit (universal, or everything when `full`) and submits it; Collect applies a
+  // finished one (waiting for it when `block`).
+  Status TriggerCompaction(BucketWriter& writer, bool full);
+  Status CollectCompaction(BucketWriter& writer, bool block);
+  // New level-0 files: register them, collect the running compaction (waiting when `wait` or by
+  // the stall rule), trigger the next one (everything when `full`), as Java's flushWriteBuffer.
+  Status AfterFlush(BucketWriter& writer, const std::vector<DataFileMeta>& files, bool wait = false,
+                    bool full = false);
+  // Java's writer compact(full): flush the bucket's buffer, wait, start a full compaction.
+  Status FullCompactInWriter(const PartitionBucket& bucket);
+
+  const FileStoreTable* table_;
+  TableSchema schema_;  // with dynamic options applied
+  KvLayout layout_;
+  std::unique_ptr<RowRouter> router_;
+  std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
+  SpillOptions spill_options_;
+  bool own_spill_dir_ = false;
+  int64_t buffer_limit_ = 0;
+  bool spillable_ = true;
+  std::map<PartitionBucket, std::unique_ptr<BucketWriter>> writers_;
+  bool restore_loaded_ = false;
+  std::map<PartitionBucket, int64_t> restored_next_sequence_;
+  std::map<PartitionBucket, int32_t> restored_total_buckets_;
+  std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
+  UniversalCompactionOptions compaction_;
+  CompactStrategyOptions strategy_options_;
+  LookupNeeds lookup_;
+  bool lookup_wait_ = false;  // prepare-commit waits for compaction (lookup tables)
+  bool ignore_delete_ = false;
+  std::optional<FullCompactionTrigger> full_trigger_;
+  bool write_only_ = false;
+  bool force_compact_ = false;
+  int64_t compaction_file_size_ = 0;
+  std::unique_ptr<TableRead> reader_;  // reads files for compaction (compaction thread only)
+  std::unique_ptr<SingleThreadExecutor> executor_;
+  TableWriteMetrics metrics_;
+};
+
+}  // namespace fjord
