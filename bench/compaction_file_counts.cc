@@ -1,8 +1,7 @@
 // File counts before and after compaction (issue 6): writes N upserts (an INT key over K
 // distinct keys and three 20-character STRING columns) into a fixed-bucket primary-key table in
 // C commits through one writer, then compacts every bucket fully as `fjord compact --full` does
-// (a fresh writer with write-only = false, CompactBucket(full) for each live bucket, one
-// commit). It prints, per bucket, the data files, level-0 files and sorted runs of the latest
+// (TableCompaction with `full`, one commit). It prints, per bucket, the data files, level-0 files and sorted runs of the latest
 // snapshot after every commit and after the full compaction, and the rows read back.
 //
 //   compaction_file_counts --dir DIR [--rows 10000000] [--keys 1000000] [--commits 10]
@@ -18,10 +17,8 @@
 #include <set>
 #include <string>
 
-#include "fjord/table/catalog/catalog.h"
-#include "fjord/table/commit/commit.h"
-#include "fjord/table/file_store_table.h"
-#include "fjord/table/write/primary_key_write.h"
+#include "fjord/arrow.h"
+#include "fjord/fjord.h"
 #include "upsert_rows.h"
 
 namespace {
@@ -40,21 +37,19 @@ struct Counts {
 
 // Files, level-0 files and sorted runs (each level-0 file, plus each non-empty level >= 1) per
 // bucket of the latest snapshot.
-Result<std::map<int32_t, Counts>> CountFiles(const FileStoreTable& table) {
-  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table.Plan(ScanSelector{}));
+Result<std::map<int32_t, Counts>> CountFiles(const Table& table) {
+  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, table.NewRead().Plan());
   std::map<int32_t, Counts> out;
-  for (const DataSplit& s : plan.splits) {
-    Counts& c = out[s.bucket];
-    for (const DataFileMeta& f : s.files) {
-      ++c.files;
-      c.bytes += f.file_size;
-      c.rows += f.row_count;
-      if (f.level == 0) {
-        ++c.level0;
-        ++c.runs;
-      } else if (c.levels.insert(f.level).second) {
-        ++c.runs;
-      }
+  for (const PlannedFile& f : plan.files) {
+    Counts& c = out[f.bucket];
+    ++c.files;
+    c.bytes += f.file_size;
+    c.rows += f.row_count;
+    if (f.level == 0) {
+      ++c.level0;
+      ++c.runs;
+    } else if (c.levels.insert(f.level).second) {
+      ++c.runs;
     }
   }
   return out;
@@ -129,28 +124,30 @@ int main(int argc, char** argv) {
   auto secs = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  auto writer = PrimaryKeyTableWrite::Create(table->get());
+  auto writer = (*table)->NewWrite();
   if (!writer.ok()) return Fail(writer.status());
+  auto commit = (*table)->NewCommit("bench");
+  if (!commit.ok()) return Fail(commit.status());
   const int64_t batch_rows = 8192;
   int64_t written = 0;
   for (int64_t c = 0; c < commits; ++c) {
     int64_t until = rows * (c + 1) / commits;
     while (written < until) {
       int64_t n = std::min(batch_rows, until - written);
-      if (Status st = (*writer)->Write(bench::UpsertBatch(rng, keys, pool, n, schema)); !st.ok()) {
+      if (Status st = WriteTable(**writer, *bench::UpsertBatch(rng, keys, pool, n, schema));
+          !st.ok()) {
         return Fail(st);
       }
       written += n;
     }
-    auto messages = (*writer)->PrepareCommit();
+    auto messages = (*writer)->PrepareCommit(c);
     if (!messages.ok()) return Fail(messages.status());
-    FileStoreCommit commit((*table)->io(), (*table)->path(), (*table)->schema(), "bench");
-    if (auto r = commit.Commit(*messages, c); !r.ok()) return Fail(r.status());
+    if (auto r = (*commit)->Commit(*messages, c); !r.ok()) return Fail(r.status());
     auto counts = CountFiles(**table);
     if (!counts.ok()) return Fail(counts.status());
     Print("after commit " + std::to_string(c + 1), *counts, secs());
   }
-  const TableWriteMetrics& m = (*writer)->metrics();
+  WriteMetrics m = (*writer)->metrics();
   std::printf("writer: %lld files written, %lld compactions, %.1f MB rewritten into %.1f MB\n",
               static_cast<long long>(m.files_written), static_cast<long long>(m.compactions),
               static_cast<double>(m.compaction_bytes_in) / (1 << 20),
@@ -158,29 +155,28 @@ int main(int argc, char** argv) {
   writer->reset();
 
   // `fjord compact --full`.
-  TableWriteOptions options;
-  options.dynamic_options["write-only"] = "false";
-  auto compactor = PrimaryKeyTableWrite::Create(table->get(), options);
-  if (!compactor.ok()) return Fail(compactor.status());
-  auto live = (*compactor)->LiveBuckets();
-  if (!live.ok()) return Fail(live.status());
-  for (const auto& b : *live) {
-    if (Status st = (*compactor)->CompactBucket(b, true); !st.ok()) return Fail(st);
-  }
-  auto messages = (*compactor)->PrepareCommit();
-  if (!messages.ok()) return Fail(messages.status());
-  FileStoreCommit commit((*table)->io(), (*table)->path(), (*table)->schema(), "compact");
-  if (auto r = commit.Commit(*messages, Snapshot::kBatchCommitIdentifier); !r.ok()) {
-    return Fail(r.status());
-  }
+  CompactionOptions full;
+  full.full = true;
+  auto job = (*table)->NewCompaction(full);
+  if (!job.ok()) return Fail(job.status());
+  if (auto r = (*job)->Run(); !r.ok()) return Fail(r.status());
   auto counts = CountFiles(**table);
   if (!counts.ok()) return Fail(counts.status());
   Print("after compact --full", *counts, secs());
 
-  auto read = (*table)->Read(ReadRequest{});
-  if (!read.ok()) return Fail(read.status());
+  auto reader = OpenArrowReader((*table)->NewRead());
+  if (!reader.ok()) return Fail(reader.status());
+  int64_t rows_read = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    if (arrow::Status st = (*reader)->ReadNext(&batch); !st.ok()) {
+      return Fail(Status::IOError(st.ToString()));
+    }
+    if (!batch) break;
+    rows_read += batch->num_rows();
+  }
   std::printf("rows read: %lld (distinct keys written: at most %lld)\n",
-              static_cast<long long>(read->rows->num_rows()), static_cast<long long>(keys));
+              static_cast<long long>(rows_read), static_cast<long long>(keys));
   FileIO::ShutdownFileSystems();
   return 0;
 }

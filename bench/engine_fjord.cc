@@ -14,11 +14,8 @@
 #include <vector>
 
 #include "bench_rows.h"
-#include "fjord/table/catalog/catalog.h"
-#include "fjord/table/commit/commit.h"
-#include "fjord/table/file_store_table.h"
-#include "fjord/table/write/append_write.h"
-#include "fjord/table/write/primary_key_write.h"
+#include "fjord/arrow.h"
+#include "fjord/fjord.h"
 
 namespace {
 
@@ -45,8 +42,7 @@ std::string Columns(bool with_partition) {
   return c;
 }
 
-Result<std::unique_ptr<FileStoreTable>> CreateTable(const Args& a, const std::string& name,
-                                                    bool pk) {
+Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& name, bool pk) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
   TableSpec spec;
@@ -64,28 +60,29 @@ Result<std::unique_ptr<FileStoreTable>> CreateTable(const Args& a, const std::st
   return catalog->GetTable(id);
 }
 
-Result<std::unique_ptr<FileStoreTable>> OpenTable(const Args& a, const std::string& name) {
+Result<std::unique_ptr<Table>> OpenTable(const Args& a, const std::string& name) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
   return catalog->GetTable(id);
 }
 
-std::shared_ptr<arrow::Table> AsTable(const std::shared_ptr<arrow::RecordBatch>& b) {
-  return arrow::Table::FromRecordBatches({b}).ValueOrDie();
+// Commits `messages` under `identifier` as user "bench".
+Status CommitAs(const Table& table, const std::string& user, const CommitMessages& messages,
+                int64_t identifier) {
+  FJORD_ASSIGN_OR_RAISE(auto commit, table.NewCommit(user));
+  return commit->Commit(messages, identifier).status();
 }
 
 Status AppendWrite(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "append", false));
-  FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
   for (int64_t i = 0; i < a.rows; i += kBatch) {
     FJORD_RETURN_NOT_OK(
-        writer->Write(AsTable(fb::MakeRows(i, std::min(kBatch, a.rows - i), a.keys, true))));
+        WriteBatch(*writer, *fb::MakeRows(i, std::min(kBatch, a.rows - i), a.keys, true)));
   }
-  FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
-  FJORD_RETURN_NOT_OK(commit.Commit(messages, Snapshot::kBatchCommitIdentifier).status());
-  int64_t files = 0;
-  for (const auto& m : messages) files += static_cast<int64_t>(m.new_files.size());
+  FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit());
+  FJORD_RETURN_NOT_OK(CommitAs(*table, "bench", messages, kBatchCommitIdentifier));
+  int64_t files = messages.new_file_count();
   std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld}\n",
               static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(true)),
               static_cast<long long>(files));
@@ -95,20 +92,20 @@ Status AppendWrite(const Args& a) {
 // `a.runs` commits of rows/runs upserts each, write-only (compaction is its own workload).
 Status PkWrite(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "pk", true));
-  TableWriteOptions options;
+  WriteOptions options;
   options.dynamic_options["write-only"] = "true";
-  FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get(), options));
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(options));
+  FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
   int64_t files = 0, written = 0;
   for (int64_t c = 0; c < a.runs; ++c) {
     int64_t end = a.rows * (c + 1) / a.runs;
     for (; written < end; written += std::min(kBatch, end - written)) {
       auto batch = fb::MakeRows(written, std::min(kBatch, end - written), a.keys, false);
-      FJORD_RETURN_NOT_OK(writer->Write(AsTable(batch)));
+      FJORD_RETURN_NOT_OK(WriteBatch(*writer, *batch));
     }
-    FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
-    for (const auto& m : messages) files += static_cast<int64_t>(m.new_files.size());
-    FJORD_RETURN_NOT_OK(commit.Commit(messages, c).status());
+    FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit(c));
+    files += messages.new_file_count();
+    FJORD_RETURN_NOT_OK(commit->Commit(messages, c).status());
   }
   std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld}\n",
               static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(false)),
@@ -118,14 +115,18 @@ Status PkWrite(const Args& a) {
 
 Status ReadAndSum(const Args& a, const std::string& name, const std::string& where, bool part) {
   FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, name));
-  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table->Plan(ScanSelector{}, where));
-  int64_t files = 0;
-  for (const auto& s : plan.splits) files += static_cast<int64_t>(s.files.size());
-  ReadRequest request;
-  request.where = where;
-  FJORD_ASSIGN_OR_RAISE(ReadResult result, table->Read(request));
+  ReadBuilder read = table->NewRead();
+  read.Where(where);
+  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, read.Plan());
+  int64_t files = static_cast<int64_t>(plan.files.size());
+  FJORD_ASSIGN_OR_RAISE(auto reader, OpenArrowReader(read));
   fb::Checksum sum;
-  if (arrow::Status st = sum.Add(*result.rows); !st.ok()) return Status::Invalid(st.ToString());
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    if (arrow::Status st = reader->ReadNext(&batch); !st.ok()) return Status::IOError(st.ToString());
+    if (!batch) break;
+    if (arrow::Status st = sum.Add(*batch); !st.ok()) return Status::Invalid(st.ToString());
+  }
   std::printf("{\"rows\": %lld, \"bytes\": %lld, \"checksum\": \"%s\", \"files\": %lld}\n",
               static_cast<long long>(sum.rows()),
               static_cast<long long>(sum.rows() * fb::RowBytes(part)), sum.Hex().c_str(),
@@ -135,21 +136,14 @@ Status ReadAndSum(const Args& a, const std::string& name, const std::string& whe
 
 Status Compact(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, "pk"));
-  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table->Plan(ScanSelector{}));
+  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, table->NewRead().Plan());
   int64_t rows_in = 0, files_in = 0;
-  for (const auto& s : plan.splits) {
-    for (const auto& f : s.files) rows_in += f.row_count, ++files_in;
-  }
-  TableWriteOptions options;
-  options.dynamic_options["write-only"] = "false";
-  FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(table.get(), options));
-  FJORD_ASSIGN_OR_RAISE(auto buckets, writer->LiveBuckets());
-  for (const auto& b : buckets) FJORD_RETURN_NOT_OK(writer->CompactBucket(b, /*full=*/true));
-  FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench-compact");
-  FJORD_RETURN_NOT_OK(commit.Commit(messages, Snapshot::kBatchCommitIdentifier).status());
-  int64_t files_out = 0;
-  for (const auto& m : messages) files_out += static_cast<int64_t>(m.compact_after.size());
+  for (const PlannedFile& f : plan.files) rows_in += f.row_count, ++files_in;
+  CompactionOptions options;
+  options.full = true;
+  FJORD_ASSIGN_OR_RAISE(auto job, table->NewCompaction(options));
+  FJORD_ASSIGN_OR_RAISE(CompactionResult result, job->Run());
+  int64_t files_out = result.files_out;
   std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files_in\": %lld, \"files_out\": %lld}\n",
               static_cast<long long>(rows_in),
               static_cast<long long>(rows_in * fb::RowBytes(false)),
@@ -175,16 +169,16 @@ Status Commits(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench.commits"));
   FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec));
   FJORD_ASSIGN_OR_RAISE(auto table, catalog->GetTable(id));
-  FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));
-  FileStoreCommit commit(table->io(), table->path(), table->schema(), "bench");
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
+  FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
   std::vector<double> block;
   std::string blocks;
   double total = 0;
   for (int64_t c = 0; c < a.commits; ++c) {
-    FJORD_RETURN_NOT_OK(writer->Write(AsTable(fb::MakeRows(3 * c, 3, a.keys, false))));
-    FJORD_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+    FJORD_RETURN_NOT_OK(WriteBatch(*writer, *fb::MakeRows(3 * c, 3, a.keys, false)));
+    FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit(c));
     auto t0 = std::chrono::steady_clock::now();
-    FJORD_RETURN_NOT_OK(commit.Commit(messages, c).status());
+    FJORD_RETURN_NOT_OK(commit->Commit(messages, c).status());
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     total += ms;

@@ -19,10 +19,8 @@
 #include <string>
 #include <thread>
 
-#include "fjord/table/catalog/catalog.h"
-#include "fjord/table/commit/commit.h"
-#include "fjord/table/file_store_table.h"
-#include "fjord/table/write/primary_key_write.h"
+#include "fjord/arrow.h"
+#include "fjord/fjord.h"
 #include "upsert_rows.h"
 
 namespace {
@@ -126,12 +124,13 @@ int main(int argc, char** argv) {
   if (trace) sampler = std::thread(SampleRss, &stop);
   while (written < total_rows) {
     g_phase = 0;
-    auto writer = PrimaryKeyTableWrite::Create(table->get());
+    auto writer = (*table)->NewWrite();
     if (!writer.ok()) return Fail(writer.status());
     int64_t in_commit = 0;
     while (in_commit < rows_per_commit && written < total_rows) {
       int64_t n = std::min(batch_rows, total_rows - written);
-      if (Status st = (*writer)->Write(bench::UpsertBatch(rng, keys, pool, n, schema)); !st.ok()) {
+      if (Status st = WriteTable(**writer, *bench::UpsertBatch(rng, keys, pool, n, schema));
+          !st.ok()) {
         return Fail(st);
       }
       written += n;
@@ -151,10 +150,10 @@ int main(int argc, char** argv) {
     auto messages = (*writer)->PrepareCommit();
     g_phase = 2;
     if (!messages.ok()) return Fail(messages.status());
-    int64_t files = 0;
-    for (const auto& m : *messages) files += static_cast<int64_t>(m.new_files.size());
-    FileStoreCommit commit((*table)->io(), (*table)->path(), (*table)->schema(), "bench");
-    auto snapshot = commit.Commit(*messages, commit_id++);
+    int64_t files = messages->new_file_count();
+    auto commit = (*table)->NewCommit("bench");
+    if (!commit.ok()) return Fail(commit.status());
+    auto snapshot = (*commit)->Commit(*messages, commit_id++);
     if (!snapshot.ok()) return Fail(snapshot.status());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%6lld %10lld %8lld %8lld %10.1f %10.1f %8.1f\n", static_cast<long long>(commit_id),

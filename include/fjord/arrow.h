@@ -5,6 +5,7 @@
 
 #include <arrow/c/bridge.h>
 #include <arrow/record_batch.h>
+#include <arrow/table.h>
 
 #include <memory>
 
@@ -39,6 +40,12 @@ inline Status WriteBatches(TableWrite& write, arrow::RecordBatchReader& reader) 
     st = WriteBatch(write, *batch);
     if (!st.ok()) return st;
   }
+}
+
+// Writes every row of `table`, batch by batch.
+inline Status WriteTable(TableWrite& write, const arrow::Table& table) {
+  arrow::TableBatchReader reader(table);
+  return WriteBatches(write, reader);
 }
 
 // The rows of `builder`'s read as an arrow::RecordBatchReader.
