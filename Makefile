@@ -4,7 +4,7 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory \
+.PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz bench-memory \
         bench-commits bench
 
 all: build
@@ -20,6 +20,11 @@ build: configure
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# Installs the public headers, libfjord.so and the CMake package (find_package(Fjord)) into PREFIX.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 demo: build
 	@FJORD=$(BUILD_DIR)/tools/fjord scripts/demo.sh
