@@ -5,6 +5,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test demo asan format format-check docs clean fuzz bench-memory \
+        fixtures \
         bench-commits bench
 
 all: build
@@ -27,6 +28,11 @@ demo: build
 # AddressSanitizer + UndefinedBehaviorSanitizer build and test run.
 asan:
 	@$(MAKE) test BUILD_TYPE=Debug BUILD_DIR=build/asan CMAKE_ARGS=-DFJORD_SANITIZE=ON
+
+# Regenerates tests/fixtures/paimon-java with Java Paimon 0.9 / 1.0 / 1.1 / 1.4 (needs mvn and a
+# JDK; not part of `make test`: the output is committed). See tests/fixtures/README.md.
+fixtures:
+	@interop/java/fixtures/generate.sh
 
 docs: build
 	@$(BUILD_DIR)/tools/fjord options --markdown > docs/options.md

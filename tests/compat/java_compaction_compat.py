@@ -27,9 +27,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import write_matrix as wm  # noqa: E402
 
-# FJORD_FIXTURES overrides the location (e.g. from a worktree, where ../shared does not exist).
+# The Java-written fixtures of the repository (tests/fixtures/README.md); FJORD_FIXTURES overrides.
 FIXTURES = os.environ.get("FJORD_FIXTURES",
-                          os.path.join(wm.REPO, "..", "shared", "fixtures", "paimon-java"))
+                          os.path.join(wm.REPO, "tests", "fixtures", "paimon-java"))
 ENGINES = {
     "dedup": {},
     "partial": {"merge-engine": "partial-update"},

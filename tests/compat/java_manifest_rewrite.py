@@ -96,7 +96,7 @@ def targets(dump_dir, rel):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rewriter", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(REPO, "..", "shared", "fixtures", "paimon-java"))
+    ap.add_argument("--fixtures", default=os.path.join(REPO, "tests", "fixtures", "paimon-java"))
     ap.add_argument("--work", default=None)
     args = ap.parse_args()
     fixtures = os.path.abspath(args.fixtures)

@@ -66,7 +66,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(REPO, "..", "shared", "fixtures", "paimon-java"))
+    ap.add_argument("--fixtures", default=os.path.join(REPO, "tests", "fixtures", "paimon-java"))
     ap.add_argument("--work", default=None)
     args = ap.parse_args()
     fixtures = os.path.abspath(args.fixtures)

@@ -11,7 +11,7 @@ The tables pypaimon cannot read, or reads differently from Java and Fjord, are l
 KNOWN_LIMITATIONS with the evidence; each must still fail that way (so the list stays true).
 
     pypaimon_fixture_compat.py --fjord BUILD/tools/fjord --python .deps/pypaimon-venv/bin/python \
-        --fixtures ../shared/fixtures/paimon-java
+        --fixtures tests/fixtures/paimon-java
 """
 import argparse
 import json
