@@ -54,7 +54,7 @@ AGG = {
 # Java-written primary-key tables without deletion vectors or first-row (whose batch reads skip
 # level 0 and so differ before compaction by design).
 JAVA_TABLES = ["pk_table_partial_update", "pk_table_scan_and_read_mor", "pk_table_nested_type",
-               "pk_table_scan_and_read_first_row"]
+               "pk_table_scan_and_read_first_row", "pk_table_aggregation"]
 FIRST_ROW_TABLES = {"pk_table_scan_and_read_first_row"}
 
 
