@@ -29,7 +29,7 @@ demo: build
 asan:
 	@$(MAKE) test BUILD_TYPE=Debug BUILD_DIR=build/asan CMAKE_ARGS=-DFJORD_SANITIZE=ON
 
-# Regenerates tests/fixtures/paimon-java with Java Paimon 0.9 / 1.0 / 1.1 / 1.4 (needs mvn and a
+# Regenerates tests/fixtures/paimon-java with Java Paimon 0.8 / 0.9 / 1.0 / 1.1 / 1.4 (needs mvn and a
 # JDK; not part of `make test`: the output is committed). See tests/fixtures/README.md.
 fixtures:
 	@interop/java/fixtures/generate.sh

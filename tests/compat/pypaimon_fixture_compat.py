@@ -51,10 +51,13 @@ KNOWN_LIMITATIONS = {
     # magic ("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xb5 in position 0").
     "parquet/append_10.db/append_10": (
         "UnicodeDecodeError", "manifest.format = orc: pypaimon reads manifests with fastavro only"),
-    # Written by Paimon 0.9: its manifest entries have no _VALUE_STATS_COLS field, which pypaimon's
-    # manifest reader indexes unconditionally (KeyError). (pk_10, written by 1.0, reads alike.)
+    # Written by Paimon 0.9 / 0.8: their manifest entries have no _VALUE_STATS_COLS field, which
+    # pypaimon's manifest reader indexes unconditionally (KeyError). (pk_10, written by 1.0, reads
+    # alike.)
     "parquet/pk_09.db/pk_09": ("_VALUE_STATS_COLS",
                                "Paimon 0.9 manifests (no _VALUE_STATS_COLS) are not read"),
+    "parquet/append_08.db/append_08": ("_VALUE_STATS_COLS",
+                                       "Paimon 0.8 manifests (no _VALUE_STATS_COLS) are not read"),
     # ORC data with NULL map keys: pyarrow aborts the process ("Map array keys array should have
     # no nulls", exit 134). Java and Fjord read the table.
     "orc/nullable_map_key.db/nullable_map_key": ("Map array keys array should have no nulls",
