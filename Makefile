@@ -4,7 +4,8 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz bench-memory \
+.PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
+        bench-memory fixtures \
         bench-commits bench
 
 all: build
@@ -32,6 +33,11 @@ demo: build
 # AddressSanitizer + UndefinedBehaviorSanitizer build and test run.
 asan:
 	@$(MAKE) test BUILD_TYPE=Debug BUILD_DIR=build/asan CMAKE_ARGS=-DFJORD_SANITIZE=ON
+
+# Regenerates tests/fixtures/paimon-java with Java Paimon 0.8 / 0.9 / 1.0 / 1.1 / 1.4 (needs mvn and a
+# JDK; not part of `make test`: the output is committed). See tests/fixtures/README.md.
+fixtures:
+	@interop/java/fixtures/generate.sh
 
 docs: build
 	@$(BUILD_DIR)/tools/fjord options --markdown > docs/options.md

@@ -23,7 +23,7 @@ function(fjord_test name)
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gmock_main)
   target_compile_definitions(${name} PRIVATE
     FJORD_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    FJORD_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/../shared/fixtures")
+    FJORD_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures")
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
     PROPERTIES ENVIRONMENT "ARROW_DEFAULT_MEMORY_POOL=system")
 endfunction()

@@ -4,7 +4,7 @@
 set -euo pipefail
 fjord="${FJORD:?set FJORD to the fjord binary}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-fixtures="$root/../shared/fixtures/paimon-java"
+fixtures="$root/tests/fixtures/paimon-java"
 pk="$fixtures/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"
 evolved="$fixtures/parquet/append_table_with_alter_table.db/append_table_with_alter_table"
 

@@ -2,7 +2,7 @@
 # Dumps every snapshot and tag of every Paimon table under a fixtures root with the Java oracle,
 # in one JVM:
 #   dump_all.sh OUTDIR [FIXTURES_ROOT]
-# FIXTURES_ROOT defaults to ../shared/fixtures/paimon-java relative to the repository root.
+# FIXTURES_ROOT defaults to tests/fixtures/paimon-java (the repository's Java-written fixtures).
 # Writes OUTDIR/<relative-table-path>/snapshot-N.jsonl and tag-NAME.jsonl; a target Java cannot
 # read gets a .error file (the exception message) instead, and OUTDIR/SUMMARY.tsv lists everything.
 # Exit status: 0 all dumped; 3 finished but some targets unreadable (see SUMMARY.tsv); other = failure.
@@ -15,7 +15,7 @@ if [[ $# -lt 1 || $# -gt 2 ]]; then
 fi
 out="$1"
 repo_root="$(cd "$here/../.." && pwd)"
-root="${2:-$repo_root/../shared/fixtures/paimon-java}"
+root="${2:-$repo_root/tests/fixtures/paimon-java}"
 
 "$here/build.sh" >/dev/null
 start=$EPOCHREALTIME

@@ -27,9 +27,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import write_matrix as wm  # noqa: E402
 
-# FJORD_FIXTURES overrides the location (e.g. from a worktree, where ../shared does not exist).
+# The Java-written fixtures of the repository (tests/fixtures/README.md); FJORD_FIXTURES overrides.
 FIXTURES = os.environ.get("FJORD_FIXTURES",
-                          os.path.join(wm.REPO, "..", "shared", "fixtures", "paimon-java"))
+                          os.path.join(wm.REPO, "tests", "fixtures", "paimon-java"))
 ENGINES = {
     "dedup": {},
     "partial": {"merge-engine": "partial-update"},
@@ -54,7 +54,7 @@ AGG = {
 # Java-written primary-key tables without deletion vectors or first-row (whose batch reads skip
 # level 0 and so differ before compaction by design).
 JAVA_TABLES = ["pk_table_partial_update", "pk_table_scan_and_read_mor", "pk_table_nested_type",
-               "pk_table_scan_and_read_first_row"]
+               "pk_table_scan_and_read_first_row", "pk_table_aggregation"]
 FIRST_ROW_TABLES = {"pk_table_scan_and_read_first_row"}
 
 

@@ -9,7 +9,7 @@ every snapshot and tag of the copy. The rows must equal the oracle's rows of the
                              [--work DIR]
 
 Prints one line per table and ends with "N passed, M failed" (one per snapshot or tag). A target
-Java cannot read in the original (orc/append_table_with_tag: its data files are missing) passes
+Java cannot read in the original (none in tests/fixtures today) passes
 when it cannot read the rewritten copy either.
 """
 import argparse
@@ -96,7 +96,7 @@ def targets(dump_dir, rel):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rewriter", required=True)
-    ap.add_argument("--fixtures", default=os.path.join(REPO, "..", "shared", "fixtures", "paimon-java"))
+    ap.add_argument("--fixtures", default=os.path.join(REPO, "tests", "fixtures", "paimon-java"))
     ap.add_argument("--work", default=None)
     args = ap.parse_args()
     fixtures = os.path.abspath(args.fixtures)

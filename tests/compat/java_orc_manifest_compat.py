@@ -205,7 +205,7 @@ def main():
     ap.add_argument("--fjord", required=True)
     ap.add_argument("--rewriter", help="fjord_rewrite_orc_manifests: also rewrite the fixtures")
     ap.add_argument("--fixtures",
-                    default=os.path.join(REPO, "..", "shared", "fixtures", "paimon-java"))
+                    default=os.path.join(REPO, "tests", "fixtures", "paimon-java"))
     ap.add_argument("--work", help="work directory (default: a fresh temporary one)")
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="fjord-orc-manifests-")

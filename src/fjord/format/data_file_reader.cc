@@ -190,18 +190,19 @@ Result<std::shared_ptr<arrow::Table>> ReadOrcColumns(FileIO* io, const std::stri
   // check the tail ourselves first and read such files with our own reader.
   // A tail we cannot decompress ourselves (LZO) is left to Arrow, which can.
   Result<OrcTail> tail = ReadOrcTail(input.get(), path);
+  auto read_own = [&]() -> Result<std::shared_ptr<arrow::Table>> {
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, input->GetSize());
+    OrcReadAt read_at = [&input, &path](uint64_t offset, uint64_t length) -> Result<std::string> {
+      auto buffer = input->ReadAt(static_cast<int64_t>(offset), static_cast<int64_t>(length));
+      if (!buffer.ok()) return FromArrow(buffer.status()).WithContext(path);
+      return (*buffer)->ToString();
+    };
+    FJORD_ASSIGN_OR_RAISE(
+        auto table, orc::ReadOrcFile(*tail, static_cast<uint64_t>(size), read_at, path, fields));
+    return Conform(table, fields, path);
+  };
   if (tail.ok()) {
-    if (!CheckArrowCanReadOrc(*tail, names, path).ok()) {
-      FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, input->GetSize());
-      OrcReadAt read_at = [&input, &path](uint64_t offset, uint64_t length) -> Result<std::string> {
-        auto buffer = input->ReadAt(static_cast<int64_t>(offset), static_cast<int64_t>(length));
-        if (!buffer.ok()) return FromArrow(buffer.status()).WithContext(path);
-        return (*buffer)->ToString();
-      };
-      FJORD_ASSIGN_OR_RAISE(
-          auto table, orc::ReadOrcFile(*tail, static_cast<uint64_t>(size), read_at, path, fields));
-      return Conform(table, fields, path);
-    }
+    if (!CheckArrowCanReadOrc(*tail, names, path).ok()) return read_own();
   } else if (tail.status().code() != StatusCode::kNotImplemented) {
     return tail.status();
   }
@@ -210,7 +211,16 @@ Result<std::shared_ptr<arrow::Table>> ReadOrcColumns(FileIO* io, const std::stri
     return Status::Corruption(path, ": not a readable ORC file: ", reader.status().message());
   }
   auto table = (*reader)->Read(names);
-  if (!table.ok()) return FromArrow(table.status()).WithContext(path);
+  if (!table.ok()) {
+    // Arrow's ORC adapter reads every TIMESTAMP in nanoseconds and refuses values outside
+    // 1677-2262, which Paimon writes at lower precisions (e.g. 9999-12-31 in a TIMESTAMP(3));
+    // our reader keeps each column's own unit.
+    if (tail.ok() &&
+        table.status().message().find("out of range for nanosecond") != std::string::npos) {
+      return read_own();
+    }
+    return FromArrow(table.status()).WithContext(path);
+  }
   return Conform(*table, fields, path);
 }
 

@@ -46,7 +46,7 @@ std::vector<std::string> ManifestFolderFiles() {
   return out;
 }
 
-// The record type of a file's schema: Paimon 0.9 wrapped it in ["null", record].
+// The record type of a file's schema: Paimon 0.8 wrapped it in ["null", record] (0.9.0 no longer).
 const Node& RecordType(const Schema& schema) {
   const Node& root = schema.root();
   if (root.type() == Type::kUnion) {
@@ -97,12 +97,12 @@ TEST(AvroJavaFixturesTest, SampleManifestsAndManifestLists) {
   struct Sample {
     const char* name;
     bool list;      // manifest list (else manifest)
-    bool nullable;  // Paimon 0.9: the schema is ["null", record]
+    bool nullable;  // Paimon 0.8: the schema is ["null", record]
   };
   const Sample samples[] = {
-      {"avro_manifest_09", false, true},
+      {"avro_manifest_08", false, true},
       {"avro_manifest_11", false, false},
-      {"avro_manifest_list_09", true, true},
+      {"avro_manifest_list_08", true, true},
       {"avro_manifest_list_11", true, false},
       {"manifest", false, false},
   };
@@ -304,7 +304,7 @@ TEST(AvroJavaFixturesTest, EveryAvroFileInTheFixtures) {
 // Damage a Java file every way a single byte can be damaged, and cut it at every length: always a
 // Corruption error naming the file (or, rarely, a file that still reads), never a crash.
 TEST(AvroJavaFixturesTest, DamagedJavaFiles) {
-  for (const char* name : {"avro_manifest_09", "avro_manifest_list_11"}) {
+  for (const char* name : {"avro_manifest_08", "avro_manifest_list_11"}) {
     std::string path = JavaDir() + "/avro/manifest/" + name;
     const std::string bytes = ReadFile(path);
     ASSERT_OK_AND_ASSIGN(ContainerFile original, ReadContainerFile(bytes, path));

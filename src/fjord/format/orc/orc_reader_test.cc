@@ -341,7 +341,7 @@ DataTypePtr PaimonTypeOf(const OrcTail& tail, uint32_t id) {
 }
 
 TEST(OrcReaderTest, MatchesArrowOnJavaFixtures) {
-  int files = 0;
+  int files = 0, beyond_nanos = 0;
   for (const auto& entry :
        fs::recursive_directory_iterator(fs::path(fjord::testing::FixturesDir()) / "paimon-java")) {
     if (!entry.is_regular_file()) continue;
@@ -352,10 +352,23 @@ TEST(OrcReaderTest, MatchesArrowOnJavaFixtures) {
     ASSERT_OK_AND_ASSIGN(OrcTail tail, ReadOrcTail(bytes, path));
     if (!CheckArrowCanReadOrc(tail, {}, path).ok()) continue;  // Arrow would abort
     std::vector<DataField> fields = PaimonTypeOf(tail, 0)->fields();
+    // The tail has no TIMESTAMP precision, so these are read in nanoseconds, as Arrow reads
+    // them: a file with instants outside 1677-2262 (9999-12-31 in a Paimon TIMESTAMP(3)) has no
+    // such reading to compare (Fjord reads it at the table's precision: compat.java_read).
+    OrcReadAt read_at = [&](uint64_t o, uint64_t n) -> Result<std::string> {
+      return bytes.substr(o, n);
+    };
+    auto nanos = ReadOrcFile(tail, bytes.size(), read_at, path, fields);
+    if (!nanos.ok() &&
+        nanos.status().message().find("out of range for timestamp[ns]") != std::string::npos) {
+      ++beyond_nanos;
+      continue;
+    }
     ExpectSameAsArrow(bytes, path, fields);
     ++files;
   }
   EXPECT_GE(files, 100);
+  EXPECT_LE(beyond_nanos, 1);  // orc/append_with_multiple_ts_precision_and_timezone
 }
 
 }  // namespace
