@@ -108,7 +108,7 @@ TEST_F(BadInputTest, SnapshotWithWrongTypedField) {
 TEST_F(BadInputTest, MissingDataFile) {
   std::string t = CopyFixture(kTable);
   // A file the latest snapshot reads (files that a compaction replaced stay on disk).
-  ASSERT_OK_AND_ASSIGN(auto table, Table::Open(t));
+  ASSERT_OK_AND_ASSIGN(auto table, FileStoreTable::Open(t));
   ASSERT_OK_AND_ASSIGN(ScanPlan plan, table->Plan(ScanSelector{}));
   ASSERT_FALSE(plan.splits.empty() || plan.splits[0].files.empty());
   std::string removed = plan.splits[0].bucket_path + "/" + plan.splits[0].files[0].file_name;

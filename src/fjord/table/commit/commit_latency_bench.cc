@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   using namespace fjord;
-  auto catalog = Catalog::Open(dir);
+  auto catalog = FileSystemCatalog::Open(dir);
   if (!catalog.ok()) return Fail(catalog.status());
   if (Status st = (*catalog)->CreateDatabase("bench", true); !st.ok()) return Fail(st);
   TableSpec spec;
