@@ -20,10 +20,14 @@ function(fjord_test name)
   cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_compile_options(${name} PRIVATE ${FJORD_WARNINGS})
-  target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gmock_main)
-  target_compile_definitions(${name} PRIVATE
-    FJORD_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    FJORD_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures")
+  # The checkout's paths reach the tests through fjord_test_paths only (one unit), so the test
+  # units compile alike in every checkout and a fresh clone hits the compiler cache.
+  if(NOT TARGET fjord_test_paths)
+    add_library(fjord_test_paths STATIC ${CMAKE_SOURCE_DIR}/src/fjord/testing/test_paths.cc)
+    target_compile_definitions(fjord_test_paths PRIVATE
+      FJORD_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures")
+  endif()
+  target_link_libraries(${name} PRIVATE ${T_DEPS} fjord_test_paths GTest::gmock_main)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
     PROPERTIES ENVIRONMENT "ARROW_DEFAULT_MEMORY_POOL=system")
 endfunction()

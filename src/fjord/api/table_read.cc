@@ -10,6 +10,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/table/file_store_table.h"
+#include "fjord/table/read/table_read.h"
 
 namespace fjord {
 
@@ -34,29 +35,24 @@ std::string RowText(const std::string& stored, const std::vector<DataField>& fie
   return out + "]";
 }
 
-// Batches of a read, cut from the rows at most `batch_rows` at a time.
+// Batches of a read as they are pulled through the table's readers.
 class TableReaderImpl : public TableReader {
  public:
-  TableReaderImpl(ReadResult result, int64_t batch_rows)
-      : result_(std::move(result)), batches_(*result_.rows) {
-    batches_.set_chunksize(batch_rows);
-  }
+  explicit TableReaderImpl(ReadStream stream) : stream_(std::move(stream)) {}
 
-  const TableSchema& schema() const override { return result_.schema; }
-  const std::vector<DataField>& fields() const override { return result_.fields; }
+  const TableSchema& schema() const override { return stream_.schema; }
+  const std::vector<DataField>& fields() const override { return stream_.fields; }
   std::optional<int64_t> snapshot_id() const override {
-    if (!result_.snapshot) return std::nullopt;
-    return result_.snapshot->id;
+    if (!stream_.snapshot) return std::nullopt;
+    return stream_.snapshot->id;
   }
 
   Status ExportSchema(struct ArrowSchema* out) override {
-    return api::ExportSchema(*result_.rows->schema(), out);
+    return api::ExportSchema(*stream_.arrow_schema, out);
   }
 
   Status Next(struct ArrowArray* out) override {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    arrow::Status st = batches_.ReadNext(&batch);
-    if (!st.ok()) return Status::IOError("reading the rows: ", st.message());
+    FJORD_ASSIGN_OR_RAISE(auto batch, stream_.rows->Next());
     if (!batch) {
       out->release = nullptr;
       return Status::OK();
@@ -65,8 +61,7 @@ class TableReaderImpl : public TableReader {
   }
 
  private:
-  ReadResult result_;
-  arrow::TableBatchReader batches_;
+  ReadStream stream_;
 };
 
 // The C stream over a TableReader.
@@ -177,8 +172,8 @@ Result<ReadPlan> ReadBuilder::Plan() const {
 }
 
 Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
-  FJORD_ASSIGN_OR_RAISE(ReadResult result, table_->Read(state_->request));
-  return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(result), state_->batch_rows));
+  FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(state_->request, state_->batch_rows));
+  return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(stream)));
 }
 
 Status ReadBuilder::OpenStream(struct ArrowArrayStream* out) const {

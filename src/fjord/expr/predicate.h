@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fjord/common/value_stats.h"
 #include "fjord/data_type.h"
 #include "fjord/value.h"
 
@@ -34,13 +35,6 @@ enum class PredicateOp : unsigned char {
   kAnd,
   kOr,
   kNot,
-};
-
-// Summary of one column over a set of rows. Unknown parts are nullopt.
-struct ColumnStats {
-  std::optional<Value> min;  // non-null lower bound of the non-null values
-  std::optional<Value> max;  // non-null upper bound of the non-null values
-  std::optional<int64_t> null_count;
 };
 
 struct Predicate {

@@ -192,6 +192,63 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> UnifyMapForms(
   return out;
 }
 
+std::shared_ptr<arrow::DataType> WithListFormMaps(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      return NullKeyMapType(WithListFormMaps(map.key_type()),
+                            map.item_field()->WithType(WithListFormMaps(map.item_type())));
+    }
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListType&>(*type);
+      auto value = list.value_field();
+      return arrow::list(value->WithType(WithListFormMaps(value->type())));
+    }
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& f : type->fields())
+        fields.push_back(f->WithType(WithListFormMaps(f->type())));
+      return arrow::struct_(fields);
+    }
+    default:
+      return type;
+  }
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
+    const std::shared_ptr<arrow::RecordBatch>& batch,
+    const std::shared_ptr<arrow::Schema>& schema) {
+  if (batch->num_columns() != schema->num_fields()) {
+    return Status::Invalid("a batch of ", batch->num_columns(), " columns for a schema of ",
+                           schema->num_fields());
+  }
+  arrow::ArrayVector columns = batch->columns();
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const auto& want = schema->field(c)->type();
+    const auto& have = columns[static_cast<size_t>(c)]->type();
+    if (have->Equals(*want)) continue;
+    auto merged = MergedMapForm(want, have);
+    if (merged && merged->Equals(*want)) {
+      columns[static_cast<size_t>(c)] =
+          arrow::MakeArray(Retype(columns[static_cast<size_t>(c)]->data(), want));
+      continue;
+    }
+    if (merged) {
+      auto retyped = arrow::MakeArray(Retype(columns[static_cast<size_t>(c)]->data(), want));
+      if (!retyped->ValidateFull().ok()) {
+        return Status::Invalid("column '", schema->field(c)->name(),
+                               "' holds a MAP entry with a NULL key, which the map form of this "
+                               "read cannot hold");
+      }
+      columns[static_cast<size_t>(c)] = retyped;
+      continue;
+    }
+    return Status::Invalid("column '", schema->field(c)->name(), "' is ", have->ToString(),
+                           ", the read expects ", want->ToString());
+  }
+  return arrow::RecordBatch::Make(schema, batch->num_rows(), columns);
+}
+
 void EnsureArrowCompute() {
   static std::once_flag once;
   std::call_once(once, [] { (void)arrow::compute::Initialize(); });

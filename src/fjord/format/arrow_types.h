@@ -57,4 +57,14 @@ MapEntries ViewMap(const arrow::Array& array);
 Result<std::vector<std::shared_ptr<arrow::Table>>> UnifyMapForms(
     const std::vector<std::shared_ptr<arrow::Table>>& tables);
 
+// `type` with every MAP inside it in the list form.
+std::shared_ptr<arrow::DataType> WithListFormMaps(const std::shared_ptr<arrow::DataType>& type);
+
+// `batch` under `schema`, whose column types it has up to MAP forms and field flags: a map-form
+// column the schema wants in the list form is retyped (zero-copy); a list-form column the schema
+// wants in the map form is retyped when none of its keys is NULL, else Invalid naming the column.
+// Any other difference is Invalid.
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::shared_ptr<arrow::Schema>& schema);
+
 }  // namespace fjord

@@ -1,4 +1,5 @@
-#include "fjord/format/avro_data_reader.h"
+// Avro data files (spec/format.md §7.7) in batches: the file's bytes are held, records decoded
+// `batch_rows` at a time into the canonical Arrow form.
 
 #include <arrow/api.h>
 
@@ -6,6 +7,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
+#include "fjord/format/file_batches.h"
 
 namespace fjord {
 
@@ -166,50 +168,85 @@ Result<Value> ToValue(const avro::Node* node, const avro::Datum& d, const DataTy
                             type.ToString());
 }
 
+class AvroBatchReader : public ChunkBatchReader {
+ public:
+  AvroBatchReader(std::string path, std::vector<DataField> fields, std::string bytes,
+                  int64_t batch_rows)
+      : ChunkBatchReader(batch_rows),
+        path_(std::move(path)),
+        fields_(std::move(fields)),
+        bytes_(std::move(bytes)) {}
+
+  Status Start() {
+    FJORD_ASSIGN_OR_RAISE(reader_, avro::ContainerReader::Open(bytes_, path_));
+    root_ = &reader_->schema()->root();
+    if (root_->type() != avro::Type::kRecord) {
+      return Status::Corruption(path_, ": Avro data file schema is not a record");
+    }
+    for (const DataField& f : fields_) {
+      auto idx = root_->FieldIndex(f.name);
+      if (!idx) return Status::Corruption(path_, ": data file has no column '", f.name, "'");
+      indices_.push_back(*idx);
+      FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
+      arrow_fields_.push_back(af);
+      std::unique_ptr<arrow::ArrayBuilder> b;
+      FJORD_ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), af->type(), &b));
+      builders_.push_back(std::move(b));
+    }
+    return Status::OK();
+  }
+
+ protected:
+  Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) override {
+    *first_row = rows_;
+    int64_t n = 0;
+    while (n < batch_rows()) {
+      FJORD_ASSIGN_OR_RAISE(bool more, reader_->Next(&record_));
+      if (!more) break;
+      for (size_t c = 0; c < fields_.size(); ++c) {
+        const avro::Field& af = root_->fields()[indices_[c]];
+        Result<Value> v = ToValue(af.type, record_.items()[indices_[c]], *fields_[c].type);
+        if (!v.ok()) {
+          return v.status().WithContext(path_, ": record ", rows_ + n, ", column '",
+                                        fields_[c].name, "'");
+        }
+        FJORD_RETURN_NOT_OK(AppendValueToBuilder(builders_[c].get(), *v, *fields_[c].type));
+      }
+      ++n;
+    }
+    if (n == 0) return std::shared_ptr<arrow::RecordBatch>();
+    rows_ += n;
+    arrow::ArrayVector columns;
+    for (auto& b : builders_) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto array, b->Finish());
+      columns.push_back(array);
+    }
+    return arrow::RecordBatch::Make(arrow::schema(arrow_fields_), n, columns);
+  }
+
+ private:
+  std::string path_;
+  std::vector<DataField> fields_;
+  std::string bytes_;
+  std::unique_ptr<avro::ContainerReader> reader_;
+  const avro::Node* root_ = nullptr;
+  std::vector<size_t> indices_;
+  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders_;
+  arrow::FieldVector arrow_fields_;
+  avro::Datum record_;
+  int64_t rows_ = 0;
+};
+
 }  // namespace
 
-Result<std::shared_ptr<arrow::Table>> ReadAvroDataFile(FileIO* io, const std::string& path,
-                                                       const std::vector<DataField>& fields) {
+Result<std::unique_ptr<BatchReader>> OpenAvroFile(FileIO* io, const std::string& path,
+                                                  const std::vector<DataField>& fields,
+                                                  const FileReadOptions& options) {
   FJORD_ASSIGN_OR_RAISE(std::string bytes, io->ReadFile(path));
-  FJORD_ASSIGN_OR_RAISE(auto reader, avro::ContainerReader::Open(bytes, path));
-  const avro::Node* root = &reader->schema()->root();
-  if (root->type() != avro::Type::kRecord) {
-    return Status::Corruption(path, ": Avro data file schema is not a record");
-  }
-  std::vector<size_t> indices;
-  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
-  arrow::FieldVector arrow_fields;
-  for (const DataField& f : fields) {
-    auto idx = root->FieldIndex(f.name);
-    if (!idx) return Status::Corruption(path, ": data file has no column '", f.name, "'");
-    indices.push_back(*idx);
-    FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
-    arrow_fields.push_back(af);
-    std::unique_ptr<arrow::ArrayBuilder> b;
-    FJORD_ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), af->type(), &b));
-    builders.push_back(std::move(b));
-  }
-  avro::Datum record;
-  int64_t rows = 0;
-  while (true) {
-    FJORD_ASSIGN_OR_RAISE(bool more, reader->Next(&record));
-    if (!more) break;
-    for (size_t c = 0; c < fields.size(); ++c) {
-      const avro::Field& af = root->fields()[indices[c]];
-      Result<Value> v = ToValue(af.type, record.items()[indices[c]], *fields[c].type);
-      if (!v.ok()) {
-        return v.status().WithContext(path, ": record ", rows, ", column '", fields[c].name, "'");
-      }
-      FJORD_RETURN_NOT_OK(AppendValueToBuilder(builders[c].get(), *v, *fields[c].type));
-    }
-    ++rows;
-  }
-  arrow::ArrayVector columns;
-  for (auto& b : builders) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto array, b->Finish());
-    columns.push_back(array);
-  }
-  return arrow::Table::Make(arrow::schema(arrow_fields), columns, rows);
+  auto reader =
+      std::make_unique<AvroBatchReader>(path, fields, std::move(bytes), options.batch_rows);
+  FJORD_RETURN_NOT_OK(reader->Start());
+  return std::unique_ptr<BatchReader>(std::move(reader));
 }
 
 }  // namespace fjord

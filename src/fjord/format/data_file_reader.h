@@ -1,14 +1,20 @@
-// Reading Paimon data files (Parquet, ORC, Avro) into Arrow tables in the canonical Arrow form
-// (arrow_types.h).
+// Reading Paimon data files (Parquet, ORC, Avro) in batches, in the canonical Arrow form
+// (arrow_types.h). A reader reads only the columns it is asked for and, where the format keeps
+// statistics per chunk of rows (Parquet row groups), skips the chunks a filter rules out; it
+// never holds more than one chunk's pages and one batch of decoded rows (ORC files of Fjord's own
+// reader: one stripe; Avro: the file's bytes and one batch).
 #pragma once
 
 #include <arrow/type_fwd.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fjord/common/value_stats.h"
 #include "fjord/data_type.h"
 #include "fjord/file_io.h"
 
@@ -23,9 +29,49 @@ Result<FileFormat> ParseFileFormat(std::string_view name);
 // one before it when the last is a compression extension.
 Result<FileFormat> FileFormatOfPath(std::string_view path);
 
-// Reads the columns `fields` (named as in the file's own schema) of the data file at `path`.
-// The table's columns follow `fields` in order, each in the canonical Arrow type of its field.
-// A field the file lacks is a Corruption error naming the file and the column.
+// Decides from the statistics of one chunk of rows (a row group) whether any row of it may be
+// wanted: `stats[i]` summarises the i-th requested field (nullopt: no statistics), `rows` is the
+// chunk's row count. Must be conservative: false only when no row can match.
+using ChunkFilter =
+    std::function<bool(const std::vector<std::optional<ColumnStats>>& stats, int64_t rows)>;
+
+struct FileReadOptions {
+  // Rows per batch at most (a batch never spans two chunks of the file).
+  int64_t batch_rows = 8192;
+  // Chunks to skip (Parquet row groups; other formats read every row). Empty: read all.
+  ChunkFilter chunk_filter;
+};
+
+// The rows of one data file, batch after batch.
+class BatchReader {
+ public:
+  virtual ~BatchReader() = default;
+  // The next batch, or nullptr at the end. Its columns are the requested fields in order, each in
+  // the canonical Arrow type of its field (a MAP with NULL keys in the list form), named as asked.
+  // Batches are never empty. Errors name the file.
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+  // The position in the file (0-based row number) of the first row of the last batch returned.
+  virtual int64_t position() const = 0;
+  // Rows of the file skipped by the chunk filter so far.
+  virtual int64_t rows_skipped() const = 0;
+};
+
+// Opens the data file at `path` for the columns `fields` (named as in the file's own schema).
+// A field the file lacks is a Corruption error naming the file and the column; an unreadable file
+// is Corruption, a missing one NotFound. `io` is used only during the call.
+Result<std::unique_ptr<BatchReader>> OpenDataFile(FileIO* io, const std::string& path,
+                                                  FileFormat format,
+                                                  const std::vector<DataField>& fields,
+                                                  const FileReadOptions& options = {});
+
+// For each of `fields` (named as in the file), whether the file's batches hold it with its MAPs
+// in the list form (arrow_types.h): ORC files that Fjord's own reader reads because a MAP key may
+// be NULL. False for every field of Parquet and Avro files.
+Result<std::vector<bool>> ListFormMapFields(FileIO* io, const std::string& path, FileFormat format,
+                                            const std::vector<DataField>& fields);
+
+// Every row of the file at once (OpenDataFile's batches, concatenated): for small files and
+// tests. The table's columns follow `fields` in order.
 Result<std::shared_ptr<arrow::Table>> ReadDataFile(FileIO* io, const std::string& path,
                                                    FileFormat format,
                                                    const std::vector<DataField>& fields);

@@ -120,7 +120,8 @@ class Task {
       for (const FileRun& run : section) {
         std::vector<DataFileMeta> files;
         for (size_t f : run) files.push_back(unit_.files[f]);
-        FJORD_ASSIGN_OR_RAISE(auto reader, ctx_.open_run(std::move(files)));
+        FJORD_ASSIGN_OR_RAISE(auto reader,
+                              ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
         runs.push_back(std::move(reader));
       }
       FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(ctx_.schema));
@@ -146,7 +147,7 @@ class Task {
   // Keys of `files` (encoded) into `out`.
   Status CollectKeys(std::vector<DataFileMeta> files, std::unordered_set<std::string>* out) {
     if (files.empty()) return Status::OK();
-    FJORD_ASSIGN_OR_RAISE(auto run, ctx_.open_run(std::move(files)));
+    FJORD_ASSIGN_OR_RAISE(auto run, ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
     while (true) {
       FJORD_ASSIGN_OR_RAISE(auto batch, run->Next());
       if (!batch) break;
@@ -231,8 +232,8 @@ class Task {
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,
                                     const CompactContext& context) {
-  if (!context.open_run || !context.namer) {
-    return Status::Invalid("compaction context needs open_run and namer");
+  if (!context.readers || !context.namer) {
+    return Status::Invalid("compaction context needs readers and namer");
   }
   auto started = std::chrono::steady_clock::now();
   Task task(unit, drop_delete, context);

@@ -12,12 +12,12 @@
 // dropped with ignore-delete.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/universal_compaction.h"
@@ -41,9 +41,8 @@ struct CompactContext {
   int32_t max_level = 5;
   // Files at least this big are upgraded instead of rewritten (70% of target-file-size).
   int64_t compaction_file_size = 0;
-  // Opens the given files of one sorted run (key order) as key-value batches of the schema's
-  // KvLayout, files of older schemas evolved.
-  std::function<Result<std::unique_ptr<KvRunReader>>(std::vector<DataFileMeta>)> open_run;
+  // Reads the unit's files (in `schema`, files of older schemas evolved), from `bucket_dir`.
+  KvFileReaderFactory* readers = nullptr;
   // First-row lookup compaction (see above): on for first-row tables; `files_above` are the
   // bucket's files at levels above the unit's output level.
   bool first_row_lookup = false;

@@ -83,44 +83,81 @@ Result<ScanPlan> FileStoreTable::Plan(const ScanSelector& selector,
   return scan.Plan(*snapshot, filter ? &*filter : nullptr);
 }
 
-Result<ReadResult> FileStoreTable::Read(const ReadRequest& request) const {
-  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(request.selector));
-  ReadResult result;
-  result.snapshot = std::move(resolved.first);
-  result.schema = std::move(resolved.second);
-  const TableSchema& schema = result.schema;
+namespace {
 
-  std::optional<Predicate> filter;
-  if (!request.where.empty()) {
-    FJORD_ASSIGN_OR_RAISE(filter, Predicate::Parse(request.where, schema.fields));
+// The read's TableRead and plan, kept alive as long as its batches are pulled.
+class OwningReader : public RowBatchReader {
+ public:
+  OwningReader(std::unique_ptr<TableRead> read, std::unique_ptr<std::vector<DataSplit>> splits)
+      : read_(std::move(read)), splits_(std::move(splits)) {}
+  Status Open(SplitReadOptions options, std::shared_ptr<arrow::Schema> schema) {
+    FJORD_ASSIGN_OR_RAISE(rows_, read_->Open(splits_.get(), std::move(options), std::move(schema)));
+    return Status::OK();
   }
-  std::vector<int> projection;
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override { return rows_->Next(); }
+
+ private:
+  std::unique_ptr<TableRead> read_;
+  std::unique_ptr<std::vector<DataSplit>> splits_;
+  std::unique_ptr<RowBatchReader> rows_;
+};
+
+}  // namespace
+
+Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t batch_rows) const {
+  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(request.selector));
+  ReadStream out;
+  out.snapshot = std::move(resolved.first);
+  out.schema = std::move(resolved.second);
+  const TableSchema& schema = out.schema;
+
+  SplitReadOptions options;
+  options.batch_rows = batch_rows > 0 ? batch_rows : 1;
+  if (!request.where.empty()) {
+    FJORD_ASSIGN_OR_RAISE(Predicate filter, Predicate::Parse(request.where, schema.fields));
+    options.filter = std::make_shared<const Predicate>(std::move(filter));
+  }
   if (request.columns.empty()) {
-    for (size_t i = 0; i < schema.fields.size(); ++i) projection.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < schema.fields.size(); ++i) {
+      options.projection.push_back(static_cast<int>(i));
+    }
   } else {
     for (const std::string& c : request.columns) {
       int i = schema.FieldIndex(c);
       if (i < 0) return Status::Invalid("unknown column '", c, "' in table ", path_);
-      projection.push_back(i);
+      options.projection.push_back(i);
     }
   }
-  for (int i : projection) result.fields.push_back(schema.fields[static_cast<size_t>(i)]);
+  for (int i : options.projection) out.fields.push_back(schema.fields[static_cast<size_t>(i)]);
 
-  ScanPlan plan;
-  if (result.snapshot) {
+  auto splits = std::make_unique<std::vector<DataSplit>>();
+  if (out.snapshot) {
     TableScan scan(io_, path_, schema);
-    FJORD_ASSIGN_OR_RAISE(plan, scan.Plan(*result.snapshot, filter ? &*filter : nullptr));
+    FJORD_ASSIGN_OR_RAISE(ScanPlan plan, scan.Plan(*out.snapshot, options.filter.get()));
+    *splits = std::move(plan.splits);
   }
-  TableRead read(io_, path_, schema);
-  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows, read.ReadAll(plan.splits));
-  if (filter) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(rows, rows->CombineChunks());
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto batch, rows->CombineChunksToBatch());
-    FJORD_ASSIGN_OR_RAISE(auto mask, filter->Evaluate(*batch));
-    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(rows, mask));
-    rows = filtered.table();
+  auto read = std::make_unique<TableRead>(io_, path_, schema, options.batch_rows);
+  FJORD_ASSIGN_OR_RAISE(out.arrow_schema, read->OutputSchema(*splits, options));
+  auto rows = std::make_shared<OwningReader>(std::move(read), std::move(splits));
+  FJORD_RETURN_NOT_OK(rows->Open(std::move(options), out.arrow_schema));
+  out.rows = std::move(rows);
+  return out;
+}
+
+Result<ReadResult> FileStoreTable::Read(const ReadRequest& request) const {
+  FJORD_ASSIGN_OR_RAISE(ReadStream stream, OpenRead(request, int64_t{1} << 16));
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  while (true) {
+    FJORD_ASSIGN_OR_RAISE(auto batch, stream.rows->Next());
+    if (!batch) break;
+    batches.push_back(std::move(batch));
   }
-  FJORD_ARROW_ASSIGN_OR_RAISE(result.rows, rows->SelectColumns(projection));
+  ReadResult result;
+  result.schema = std::move(stream.schema);
+  result.fields = std::move(stream.fields);
+  result.snapshot = std::move(stream.snapshot);
+  FJORD_ARROW_ASSIGN_OR_RAISE(result.rows,
+                              arrow::Table::FromRecordBatches(stream.arrow_schema, batches));
   return result;
 }
 

@@ -23,6 +23,17 @@ struct ReadRequest {
   std::vector<std::string> columns;  // projection by name; empty = all columns
 };
 
+class RowBatchReader;
+
+// A read in progress: the rows come batch by batch from `rows`, in `arrow_schema`.
+struct ReadStream {
+  TableSchema schema;                // the schema the rows follow (a travelled snapshot's own)
+  std::vector<DataField> fields;     // the projected columns
+  std::optional<Snapshot> snapshot;  // the snapshot read; none for an empty table
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  std::shared_ptr<RowBatchReader> rows;  // owns what it reads with
+};
+
 struct ReadResult {
   TableSchema schema;                // the schema the rows follow (a travelled snapshot's own)
   std::vector<DataField> fields;     // the projected columns
@@ -57,7 +68,10 @@ class FileStoreTable {
       const ScanSelector& selector) const;
   // The live files at the selected snapshot, pruned by `where` (may be empty).
   Result<ScanPlan> Plan(const ScanSelector& selector, const std::string& where = "") const;
-  // Reads rows: plan, merge-on-read, exact row filter, projection.
+  // Opens a read: plan, then batches of at most `batch_rows` rows pulled split by split through
+  // merge-on-read, the exact row filter and the projection (table/read/table_read.h).
+  Result<ReadStream> OpenRead(const ReadRequest& request, int64_t batch_rows = 8192) const;
+  // Every row of a read at once (OpenRead's batches, concatenated).
   Result<ReadResult> Read(const ReadRequest& request) const;
 
  private:

@@ -70,6 +70,8 @@ inline TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-inline std::string FixturesDir() { return FJORD_FIXTURES_DIR; }
+// The repository's tests/fixtures (test_paths.cc: one unit holds the checkout's path, so that
+// every other test unit compiles the same in any checkout and hits the compiler cache).
+std::string FixturesDir();
 
 }  // namespace fjord::testing

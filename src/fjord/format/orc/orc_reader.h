@@ -24,8 +24,28 @@
 namespace fjord::orc {
 
 // Reads the top-level columns `fields` (matched by name, nested ROW fields too) of the ORC file
-// of `file_size` bytes read through `read_at`, whose tail is `tail`. Errors name `path` and, for
-// bad column data, the column and stream. A field the file lacks is Corruption.
+// of `file_size` bytes read through `read_at`, whose tail is `tail`, one stripe at a time. Errors
+// name `path` and, for bad column data, the column and stream. A field the file lacks is
+// Corruption. `tail` and `read_at` must outlive the reader.
+class OrcStripeReader {
+ public:
+  static Result<std::unique_ptr<OrcStripeReader>> Make(const OrcTail& tail, uint64_t file_size,
+                                                       const OrcReadAt& read_at, std::string path,
+                                                       std::vector<DataField> fields);
+  ~OrcStripeReader();
+
+  // The next stripe's rows (one array per field; a MAP with NULL keys in the list form), or
+  // nullptr after the last stripe, when the stripes' row count is checked against the footer's.
+  Result<std::shared_ptr<arrow::RecordBatch>> Next();
+
+ private:
+  OrcStripeReader(const OrcTail& tail, uint64_t file_size, const OrcReadAt& read_at,
+                  std::string path, std::vector<DataField> fields);
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Every stripe of the file at once (OrcStripeReader), one chunk per stripe.
 Result<std::shared_ptr<arrow::Table>> ReadOrcFile(const OrcTail& tail, uint64_t file_size,
                                                   const OrcReadAt& read_at, const std::string& path,
                                                   const std::vector<DataField>& fields);

@@ -3,13 +3,12 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "fjord/common/arrow_status.h"
-#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
-#include "fjord/format/arrow_values.h"
-#include "fjord/format/data_file_reader.h"
 #include "fjord/format/deletion_vector.h"
 #include "fjord/lsm/interval_partition.h"
 #include "fjord/lsm/kv_merge.h"
@@ -27,304 +26,375 @@ bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
   return b.ok() && *b;
 }
 
-Result<std::shared_ptr<arrow::Array>> NullArray(const DataType& type, int64_t length) {
-  FJORD_ASSIGN_OR_RAISE(auto arrow_type, ToArrowType(type));
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayOfNull(arrow_type, length));
-  return array;
-}
-
-Result<std::shared_ptr<arrow::Array>> Combined(const std::shared_ptr<arrow::ChunkedArray>& c) {
-  if (c->num_chunks() == 1) return c->chunk(0);
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto array, arrow::Concatenate(c->chunks()));
-  return array;
-}
-
-}  // namespace
-
-TableRead::TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSchema read_schema)
-    : io_(io), root_(table_root), schema_(std::move(read_schema)), snapshots_(io, table_root) {
-  EnsureArrowCompute();
-}
-
-Result<const TableSchema*> TableRead::SchemaOf(int64_t schema_id) {
-  if (schema_id == schema_.id) return &schema_;
-  auto it = schema_cache_.find(schema_id);
-  if (it == schema_cache_.end()) {
-    FJORD_ASSIGN_OR_RAISE(TableSchema s, snapshots_.LoadSchema(schema_id));
-    it = schema_cache_.emplace(schema_id, std::move(s)).first;
-  }
-  return &it->second;
-}
-
-Result<std::shared_ptr<arrow::Table>> TableRead::ReadFile(const DataSplit& split,
-                                                          const DataFileMeta& file,
-                                                          bool with_system_columns) {
-  FJORD_ASSIGN_OR_RAISE(const TableSchema* file_schema, SchemaOf(file.schema_id));
-  std::string path =
-      file.external_path ? *file.external_path : JoinPath(split.bucket_path, file.file_name);
-  FJORD_ASSIGN_OR_RAISE(FileFormat format, FileFormatOfPath(file.file_name));
-
-  // Physical columns to read: the file-schema fields that the read schema still has (by id).
-  std::vector<DataField> physical;
-  std::vector<int> read_to_physical(schema_.fields.size(), -1);
-  for (size_t i = 0; i < schema_.fields.size(); ++i) {
-    for (const DataField& ff : file_schema->fields) {
-      if (ff.id == schema_.fields[i].id) {
-        read_to_physical[i] = static_cast<int>(physical.size());
-        physical.push_back(ff);
-        break;
-      }
-    }
-  }
-  if (with_system_columns) {
-    physical.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
-    physical.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
-  }
-  Result<std::shared_ptr<arrow::Table>> read = ReadDataFile(io_.get(), path, format, physical);
-  if (!read.ok()) {
-    if (read.status().IsNotFound()) {
-      return Status::NotFound("data file ", path, " listed by the snapshot is missing");
-    }
-    return read.status();
-  }
-  std::shared_ptr<arrow::Table> table = *read;
-  if (table->num_rows() != file.row_count) {
-    return Status::Corruption(path, ": has ", table->num_rows(), " rows, manifest says ",
-                              file.row_count);
-  }
-
-  // Deletion vector: keep the positions not deleted.
-  auto dv_it = split.deletion_files.find(file.file_name);
-  if (dv_it != split.deletion_files.end()) {
-    const DeletionFile& df = dv_it->second;
-    auto cached = index_file_cache_.find(df.index_path);
-    if (cached == index_file_cache_.end()) {
-      FJORD_ASSIGN_OR_RAISE(std::string bytes, io_->ReadFile(df.index_path));
-      cached = index_file_cache_.emplace(df.index_path, std::move(bytes)).first;
-    }
-    FJORD_ASSIGN_OR_RAISE(DeletionVector dv, DeletionVector::Decode(cached->second, df.offset,
-                                                                    df.length, df.index_path));
-    arrow::BooleanBuilder keep;
-    FJORD_ARROW_RETURN_NOT_OK(keep.Reserve(table->num_rows()));
-    const auto& deleted = dv.positions();
-    size_t d = 0;
-    for (int64_t r = 0; r < table->num_rows(); ++r) {
-      while (d < deleted.size() && deleted[d] < r) ++d;
-      keep.UnsafeAppend(!(d < deleted.size() && deleted[d] == r));
-    }
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
-    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(table, mask));
-    table = filtered.table();
-  }
-
-  // Evolve to the read schema.
-  int64_t n = table->num_rows();
-  arrow::FieldVector fields;
-  arrow::ArrayVector columns;
-  for (size_t i = 0; i < schema_.fields.size(); ++i) {
-    const DataField& rf = schema_.fields[i];
-    FJORD_ASSIGN_OR_RAISE(auto field, ToArrowField(rf));
-    std::shared_ptr<arrow::Array> column;
-    if (read_to_physical[i] < 0) {
-      FJORD_ASSIGN_OR_RAISE(column, NullArray(*rf.type, n));
-    } else {
-      FJORD_ASSIGN_OR_RAISE(column, Combined(table->column(read_to_physical[i])));
-      Result<std::shared_ptr<arrow::Array>> cast = ToCanonical(column, *rf.type);
-      if (!cast.ok()) return cast.status().WithContext(path, ": column '", rf.name, "'");
-      column = *cast;
-    }
-    fields.push_back(arrow::field(rf.name, column->type(), true));
-    columns.push_back(column);
-  }
-  if (with_system_columns) {
-    int base = static_cast<int>(physical.size()) - 2;
-    for (int k = 0; k < 2; ++k) {
-      FJORD_ASSIGN_OR_RAISE(auto column, Combined(table->column(base + k)));
-      fields.push_back(
-          arrow::field(physical[static_cast<size_t>(base + k)].name, column->type(), false));
-      columns.push_back(column);
-    }
-  }
-  return arrow::Table::Make(arrow::schema(fields), columns, n);
-}
-
-Result<std::shared_ptr<arrow::Table>> TableRead::DropRetracts(std::shared_ptr<arrow::Table> rows) {
-  auto kind = rows->GetColumnByName(kValueKindColumn);
+// Keeps the rows whose _VALUE_KIND is +I or +U (`kind_column`), and the first `keep` columns.
+Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column, int keep) {
+  auto kind = batch->column(kind_column);
   FJORD_ARROW_ASSIGN_OR_RAISE(
-      arrow::Datum keep_insert,
+      arrow::Datum is_insert,
       arrow::compute::CallFunction("equal", {kind, arrow::Datum(int8_t{0})}));
   FJORD_ARROW_ASSIGN_OR_RAISE(
-      arrow::Datum keep_update,
+      arrow::Datum is_update,
       arrow::compute::CallFunction("equal", {kind, arrow::Datum(int8_t{2})}));
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum keep,
-                              arrow::compute::CallFunction("or", {keep_insert, keep_update}));
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(rows, keep));
-  return filtered.table();
+  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum mask,
+                              arrow::compute::CallFunction("or", {is_insert, is_update}));
+  std::vector<int> columns(static_cast<size_t>(keep));
+  std::iota(columns.begin(), columns.end(), 0);
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto values, batch->SelectColumns(columns));
+  if (mask.make_array()->null_count() == 0 &&
+      std::static_pointer_cast<arrow::BooleanArray>(mask.make_array())->true_count() ==
+          batch->num_rows()) {
+    return values;
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(values, mask));
+  return filtered.record_batch();
 }
 
-// The files of one sorted run, read one after another as key-value batches.
-class TableRead::FileRunReader : public KvRunReader {
+// A chunk filter from an exact row filter over `fields` (the columns the file read returns).
+ChunkFilter ChunkFilterOf(std::shared_ptr<const Predicate> filter, std::vector<DataField> fields) {
+  if (!filter) return {};
+  return [filter, fields = std::move(fields)](const std::vector<std::optional<ColumnStats>>& stats,
+                                              int64_t rows) {
+    auto lookup = [&](const std::string& name) -> const ColumnStats* {
+      for (size_t i = 0; i < fields.size() && i < stats.size(); ++i) {
+        if (fields[i].name == name) return stats[i] ? &*stats[i] : nullptr;
+      }
+      return nullptr;
+    };
+    return filter->MayMatch(lookup, rows);
+  };
+}
+
+// The rows of one split in the needed columns.
+class SplitSource {
  public:
-  FileRunReader(TableRead* read, std::shared_ptr<const DataSplit> split,
-                std::vector<DataFileMeta> files, std::shared_ptr<arrow::Schema> schema)
-      : read_(read),
-        split_(std::move(split)),
-        files_(std::move(files)),
-        schema_(std::move(schema)) {}
+  virtual ~SplitSource() = default;
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+};
+
+// Files read one after another without merging: append tables, and primary-key tables read
+// without merging (deletion vectors, first-row: level 0 skipped, retractions dropped).
+class FileSequenceSource : public SplitSource {
+ public:
+  using OpenFn = std::function<Result<std::unique_ptr<BatchReader>>(const DataFileMeta&)>;
+  FileSequenceSource(std::vector<DataFileMeta> files, OpenFn open, bool kv, int values)
+      : files_(std::move(files)), open_(std::move(open)), kv_(kv), values_(values) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
-    if (next_ >= files_.size()) return std::shared_ptr<arrow::RecordBatch>();
-    FJORD_ASSIGN_OR_RAISE(auto table, read_->ReadFile(*split_, files_[next_++], true));
-    FJORD_ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
-    arrow::ArrayVector columns;
-    for (int c = 0; c < table->num_columns(); ++c) {
-      FJORD_ASSIGN_OR_RAISE(auto column, Combined(table->column(c)));
-      columns.push_back(column);
+    while (true) {
+      if (!current_) {
+        if (next_ >= files_.size()) return std::shared_ptr<arrow::RecordBatch>();
+        FJORD_ASSIGN_OR_RAISE(current_, open_(files_[next_++]));
+      }
+      FJORD_ASSIGN_OR_RAISE(auto batch, current_->Next());
+      if (!batch) {
+        current_.reset();
+        continue;
+      }
+      if (kv_) {
+        FJORD_ASSIGN_OR_RAISE(batch, DropRetracts(batch, values_ + 1, values_));
+        if (batch->num_rows() == 0) continue;
+      }
+      return batch;
     }
-    // The layout's names, but each column's own type: a MAP column that may hold NULL keys comes
-    // as a list of entries (arrow_types.h), which a map-typed field must not claim.
-    arrow::FieldVector fields;
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const auto& f = schema_->field(static_cast<int>(c));
-      fields.push_back(arrow::field(f->name(), columns[c]->type(), f->nullable()));
-    }
-    return arrow::RecordBatch::Make(arrow::schema(fields), table->num_rows(), columns);
   }
 
  private:
-  TableRead* read_;
-  std::shared_ptr<const DataSplit> split_;
   std::vector<DataFileMeta> files_;
+  OpenFn open_;
+  bool kv_;
+  int values_;
   size_t next_ = 0;
-  std::shared_ptr<arrow::Schema> schema_;
+  std::unique_ptr<BatchReader> current_;
 };
 
-Result<std::unique_ptr<KvRunReader>> TableRead::OpenKvRun(const std::string& bucket_path,
-                                                          std::vector<DataFileMeta> files) {
-  FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema_));
-  auto split = std::make_shared<DataSplit>();
-  split->bucket_path = bucket_path;
-  return std::unique_ptr<KvRunReader>(
-      new FileRunReader(this, std::move(split), std::move(files), layout.schema));
-}
+// Merge-on-read: sections of overlapping files one after another, each a k-way merge.
+class MergeSource : public SplitSource {
+ public:
+  MergeSource(KvFileReaderFactory* readers, const DataSplit* split, TableSchema merge_schema,
+              KvLayout layout, std::vector<int> needed, std::vector<Section> sections,
+              int64_t batch_rows)
+      : readers_(readers),
+        split_(split),
+        merge_schema_(std::move(merge_schema)),
+        layout_(std::move(layout)),
+        needed_(std::move(needed)),
+        sections_(std::move(sections)),
+        batch_rows_(batch_rows) {}
 
-Result<std::shared_ptr<arrow::Table>> TableRead::MergeOnRead(const DataSplit& split) {
-  FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema_));
-  std::vector<DataTypePtr> key_types;
-  for (int k : layout.key_columns) key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
-  FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(split.files, key_types));
-  // Files of older schemas may name their columns differently; the merge sees the read schema.
-  std::vector<std::shared_ptr<arrow::Table>> parts;
-  for (const Section& section : PartitionIntervals(ranges)) {
-    std::vector<std::unique_ptr<KvRunReader>> runs;
-    // The split outlives the merge: share it without owning it.
-    std::shared_ptr<const DataSplit> shared(std::shared_ptr<const DataSplit>(), &split);
-    for (const FileRun& run : section) {
-      std::vector<DataFileMeta> files;
-      for (size_t f : run) files.push_back(split.files[f]);
-      runs.push_back(
-          std::make_unique<FileRunReader>(this, shared, std::move(files), layout.schema));
-    }
-    FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
-    KvMergeOptions options;
-    options.drop_retracts = true;
-    options.runs_have_unique_keys = true;
-    FJORD_ASSIGN_OR_RAISE(auto reader,
-                          KvMergeReader::Make(layout, std::move(merge), std::move(runs), options));
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
-      FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
-      if (!batch) break;
-      std::vector<int> value_indices(schema_.fields.size());
-      std::iota(value_indices.begin(), value_indices.end(), 0);
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto values, batch->SelectColumns(value_indices));
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto t, arrow::Table::FromRecordBatches({values}));
-      parts.push_back(t);
+      if (!merge_) {
+        if (next_ >= sections_.size()) return std::shared_ptr<arrow::RecordBatch>();
+        std::vector<std::unique_ptr<KvRunReader>> runs;
+        for (const FileRun& run : sections_[next_]) {
+          std::vector<DataFileMeta> files;
+          for (size_t f : run) files.push_back(split_->files[f]);
+          FJORD_ASSIGN_OR_RAISE(auto reader,
+                                readers_->OpenRun(split_->bucket_path, std::move(files), layout_));
+          runs.push_back(std::move(reader));
+        }
+        ++next_;
+        FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(merge_schema_));
+        KvMergeOptions options;
+        options.drop_retracts = true;
+        options.runs_have_unique_keys = true;
+        options.batch_rows = batch_rows_;
+        FJORD_ASSIGN_OR_RAISE(
+            merge_, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), options));
+      }
+      FJORD_ASSIGN_OR_RAISE(auto batch, merge_->Next());
+      if (!batch) {
+        merge_.reset();
+        continue;
+      }
+      if (batch->num_rows() == 0) continue;
+      FJORD_ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(needed_));
+      return batch;
     }
   }
-  FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(schema_.fields));
-  if (parts.empty()) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow_schema));
-    return empty;
-  }
-  arrow::ConcatenateTablesOptions opts;
-  opts.unify_schemas = false;
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(parts, opts));
-  return all;
-}
 
-namespace {
-
-// `table` under `schema` when their columns have the same types (only the fields' nullability
-// and metadata may differ); else `table` unchanged.
-std::shared_ptr<arrow::Table> WithFieldFlagsOf(const std::shared_ptr<arrow::Table>& table,
-                                               const std::shared_ptr<arrow::Schema>& schema) {
-  if (table->num_columns() != schema->num_fields()) return table;
-  for (int i = 0; i < schema->num_fields(); ++i) {
-    if (table->schema()->field(i)->name() != schema->field(i)->name() ||
-        !table->column(i)->type()->Equals(*schema->field(i)->type())) {
-      return table;
-    }
-  }
-  return arrow::Table::Make(schema, table->columns(), table->num_rows());
-}
+ private:
+  KvFileReaderFactory* readers_;
+  const DataSplit* split_;
+  TableSchema merge_schema_;
+  KvLayout layout_;
+  std::vector<int> needed_;  // the needed columns in the layout
+  std::vector<Section> sections_;
+  int64_t batch_rows_;
+  size_t next_ = 0;
+  std::unique_ptr<KvMergeReader> merge_;
+};
 
 }  // namespace
 
-Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
-  bool pk = !schema_.primary_keys.empty();
-  std::string engine = schema_.Option("merge-engine").value_or("deduplicate");
-  bool dv = OptionIsTrue(schema_, "deletion-vectors.enabled");
-  // Deletion-vector and first-row tables are read without merging: batch readers skip level 0
-  // and trust that higher levels hold each key once (spec/format.md §7.3).
-  bool no_merge = pk && (dv || engine == "first-row");
-  if (pk && !no_merge) return MergeOnRead(split);
-  std::vector<std::shared_ptr<arrow::Table>> parts;
-  for (const DataFileMeta& file : split.files) {
-    if (no_merge && file.level == 0) continue;
-    FJORD_ASSIGN_OR_RAISE(auto t, ReadFile(split, file, pk));
-    parts.push_back(t);
+class TableRead::SplitReader : public RowBatchReader {
+ public:
+  SplitReader(TableRead* read, const std::vector<DataSplit>* splits, SplitReadOptions options,
+              std::shared_ptr<arrow::Schema> schema)
+      : read_(read), splits_(splits), options_(std::move(options)), schema_(std::move(schema)) {}
+
+  Status Init() {
+    const TableSchema& schema = read_->schema();
+    if (options_.projection.empty()) {
+      options_.projection.resize(schema.fields.size());
+      std::iota(options_.projection.begin(), options_.projection.end(), 0);
+    }
+    // The columns read: projected and filtered ones, in schema order.
+    std::vector<bool> need(schema.fields.size(), false);
+    for (int i : options_.projection) need[static_cast<size_t>(i)] = true;
+    if (options_.filter) {
+      for (const std::string& c : options_.filter->Columns()) {
+        int i = schema.FieldIndex(c);
+        if (i >= 0) need[static_cast<size_t>(i)] = true;
+      }
+    }
+    for (size_t i = 0; i < need.size(); ++i) {
+      if (need[i]) needed_.push_back(static_cast<int>(i));
+    }
+    for (int i : needed_) needed_fields_.push_back(schema.fields[static_cast<size_t>(i)]);
+    for (int p : options_.projection) {
+      output_.push_back(
+          static_cast<int>(std::find(needed_.begin(), needed_.end(), p) - needed_.begin()));
+    }
+    bool identity = output_.size() == needed_.size();
+    for (size_t i = 0; identity && i < output_.size(); ++i) identity = output_[i] == int(i);
+    project_ = !identity;
+    return Status::OK();
   }
-  std::shared_ptr<arrow::Table> rows;
-  std::vector<DataField> fields = schema_.fields;
-  if (pk) {
-    fields.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
-    fields.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    while (true) {
+      if (!source_) {
+        if (next_split_ >= splits_->size()) return std::shared_ptr<arrow::RecordBatch>();
+        FJORD_ASSIGN_OR_RAISE(source_, OpenSource((*splits_)[next_split_++]));
+      }
+      FJORD_ASSIGN_OR_RAISE(auto batch, source_->Next());
+      if (!batch) {
+        source_.reset();
+        continue;
+      }
+      if (options_.filter) {
+        FJORD_ASSIGN_OR_RAISE(auto mask, options_.filter->Evaluate(*batch));
+        FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum kept, arrow::compute::Filter(batch, mask));
+        batch = kept.record_batch();
+        if (batch->num_rows() == 0) continue;
+      }
+      if (project_) {
+        FJORD_ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(output_));
+      }
+      return ConformToSchema(batch, schema_);
+    }
   }
-  FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(fields));
-  if (parts.empty()) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(arrow_schema));
-  } else {
-    arrow::ConcatenateTablesOptions opts;
-    opts.unify_schemas = false;
-    FJORD_ASSIGN_OR_RAISE(parts, UnifyMapForms(parts));
-    // Files need not carry the schema's NOT NULL flags (a Parquet file Fjord flushed reads back
-    // with nullable key columns): give every part the schema's flags, so that parts of one split,
-    // and the empty part of a split whose files are all skipped, concatenate.
-    for (auto& part : parts) part = WithFieldFlagsOf(part, arrow_schema);
-    FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateTables(parts, opts));
+
+ private:
+  Result<std::unique_ptr<SplitSource>> OpenSource(const DataSplit& split) {
+    const TableSchema& schema = read_->schema();
+    bool pk = !schema.primary_keys.empty();
+    std::string engine = schema.Option("merge-engine").value_or("deduplicate");
+    bool dv = OptionIsTrue(schema, "deletion-vectors.enabled");
+    // Deletion-vector and first-row tables are read without merging: batch readers skip level 0
+    // and trust that higher levels hold each key once (spec/format.md §7.3).
+    bool no_merge = pk && (dv || engine == "first-row");
+    if (!pk || no_merge) {
+      std::vector<DataFileMeta> files;
+      for (const DataFileMeta& f : split.files) {
+        if (no_merge && f.level == 0) continue;
+        files.push_back(f);
+      }
+      ChunkFilter chunks = ChunkFilterOf(options_.filter, needed_fields_);
+      TableRead* read = read_;
+      const DataSplit* s = &split;
+      auto open = [read, s, fields = needed_fields_, pk,
+                   chunks](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
+        FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*s, f));
+        return read->readers_.OpenFile(s->bucket_path, f, fields, pk, deletion, chunks);
+      };
+      return std::unique_ptr<SplitSource>(new FileSequenceSource(
+          std::move(files), std::move(open), pk, static_cast<int>(needed_fields_.size())));
+    }
+    // Merge-on-read. With "the last record wins" (no merge function) only the key and sequence
+    // columns are read besides the needed ones; other engines combine whole rows.
+    FJORD_ASSIGN_OR_RAISE(KvLayout full, KvLayout::Make(schema));
+    FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema));
+    TableSchema merge_schema = schema;
+    std::vector<int> kept(schema.fields.size());
+    std::iota(kept.begin(), kept.end(), 0);
+    if (!merge) {
+      std::vector<bool> keep(schema.fields.size(), false);
+      for (int i : needed_) keep[static_cast<size_t>(i)] = true;
+      for (int i : full.key_columns) keep[static_cast<size_t>(i)] = true;
+      for (int i : full.sequence_columns) keep[static_cast<size_t>(i)] = true;
+      kept.clear();
+      merge_schema.fields.clear();
+      for (size_t i = 0; i < keep.size(); ++i) {
+        if (!keep[i]) continue;
+        kept.push_back(static_cast<int>(i));
+        merge_schema.fields.push_back(schema.fields[i]);
+      }
+    }
+    FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(merge_schema));
+    std::vector<int> needed_in_layout;
+    for (int i : needed_) {
+      needed_in_layout.push_back(
+          static_cast<int>(std::find(kept.begin(), kept.end(), i) - kept.begin()));
+    }
+    std::vector<DataTypePtr> key_types;
+    for (int k : full.key_columns) key_types.push_back(schema.fields[static_cast<size_t>(k)].type);
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(split.files, key_types));
+    return std::unique_ptr<SplitSource>(new MergeSource(
+        &read_->readers_, &split, std::move(merge_schema), std::move(layout),
+        std::move(needed_in_layout), PartitionIntervals(ranges), options_.batch_rows));
   }
-  if (!pk) return rows;
-  FJORD_ASSIGN_OR_RAISE(rows, DropRetracts(rows));
-  std::vector<int> value_indices;
-  for (size_t f = 0; f < schema_.fields.size(); ++f) value_indices.push_back(static_cast<int>(f));
-  FJORD_ARROW_ASSIGN_OR_RAISE(rows, rows->SelectColumns(value_indices));
-  return rows;
+
+  TableRead* read_;
+  const std::vector<DataSplit>* splits_;
+  SplitReadOptions options_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int> needed_;  // read-schema indices of the columns read
+  std::vector<DataField> needed_fields_;
+  std::vector<int> output_;  // projection, as indices into needed_
+  bool project_ = false;
+  size_t next_split_ = 0;
+  std::unique_ptr<SplitSource> source_;
+};
+
+TableRead::TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSchema read_schema,
+                     int64_t batch_rows)
+    : io_(io), readers_(io, std::move(table_root), std::move(read_schema), batch_rows) {
+  EnsureArrowCompute();
+}
+
+Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(const DataSplit& split,
+                                                                    const DataFileMeta& file) {
+  auto it = split.deletion_files.find(file.file_name);
+  if (it == split.deletion_files.end()) return std::shared_ptr<const DeletionVector>();
+  const DeletionFile& df = it->second;
+  auto cached = index_files_.find(df.index_path);
+  if (cached == index_files_.end()) {
+    FJORD_ASSIGN_OR_RAISE(std::string bytes, io_->ReadFile(df.index_path));
+    cached = index_files_.emplace(df.index_path, std::move(bytes)).first;
+  }
+  FJORD_ASSIGN_OR_RAISE(DeletionVector dv, DeletionVector::Decode(cached->second, df.offset,
+                                                                  df.length, df.index_path));
+  return std::make_shared<const DeletionVector>(std::move(dv));
+}
+
+Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(const std::vector<DataSplit>& splits,
+                                                               const SplitReadOptions& options) {
+  const TableSchema& schema = readers_.read_schema();
+  std::vector<int> projection = options.projection;
+  if (projection.empty()) {
+    projection.resize(schema.fields.size());
+    std::iota(projection.begin(), projection.end(), 0);
+  }
+  std::vector<DataField> fields;
+  for (int i : projection) fields.push_back(schema.fields[static_cast<size_t>(i)]);
+  FJORD_ASSIGN_OR_RAISE(auto out, ToArrowSchema(fields));
+  // MAP columns: in the list form when a file returns them so.
+  std::vector<bool> lists(fields.size(), false);
+  for (const DataSplit& split : splits) {
+    for (const DataFileMeta& f : split.files) {
+      FJORD_ASSIGN_OR_RAISE(FileFormat format, FileFormatOfPath(f.file_name));
+      if (format != FileFormat::kOrc) continue;
+      FJORD_ASSIGN_OR_RAISE(const TableSchema* file_schema, readers_.SchemaOf(f.schema_id));
+      std::vector<DataField> physical;
+      std::vector<size_t> which;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        for (const DataField& ff : file_schema->fields) {
+          if (ff.id == fields[i].id) {
+            physical.push_back(ff);
+            which.push_back(i);
+          }
+        }
+      }
+      std::string path =
+          f.external_path ? *f.external_path : JoinPath(split.bucket_path, f.file_name);
+      FJORD_ASSIGN_OR_RAISE(auto in_list, ListFormMapFields(io_.get(), path, format, physical));
+      for (size_t k = 0; k < which.size(); ++k) {
+        if (in_list[k]) lists[which[k]] = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (!lists[i]) continue;
+    int c = static_cast<int>(i);
+    FJORD_ARROW_ASSIGN_OR_RAISE(
+        out, out->SetField(c, out->field(c)->WithType(WithListFormMaps(out->field(c)->type()))));
+  }
+  return out;
+}
+
+Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSplit>* splits,
+                                                        SplitReadOptions options,
+                                                        std::shared_ptr<arrow::Schema> schema) {
+  auto reader = std::make_unique<SplitReader>(this, splits, std::move(options), std::move(schema));
+  FJORD_RETURN_NOT_OK(reader->Init());
+  return std::unique_ptr<RowBatchReader>(std::move(reader));
 }
 
 Result<std::shared_ptr<arrow::Table>> TableRead::ReadAll(const std::vector<DataSplit>& splits) {
-  std::vector<std::shared_ptr<arrow::Table>> parts;
-  for (const DataSplit& s : splits) {
-    FJORD_ASSIGN_OR_RAISE(auto t, Read(s));
-    parts.push_back(t);
+  SplitReadOptions options;
+  FJORD_ASSIGN_OR_RAISE(auto schema, OutputSchema(splits, options));
+  FJORD_ASSIGN_OR_RAISE(auto reader, Open(&splits, options, schema));
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  while (true) {
+    FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
+    if (!batch) break;
+    batches.push_back(std::move(batch));
   }
-  if (parts.empty()) {
-    FJORD_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(schema_.fields));
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow_schema));
-    return empty;
-  }
-  FJORD_ASSIGN_OR_RAISE(parts, UnifyMapForms(parts));
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(parts));
-  return all;
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(schema, batches));
+  return table;
+}
+
+Result<std::shared_ptr<arrow::Table>> TableRead::Read(const DataSplit& split) {
+  std::vector<DataSplit> one{split};
+  return ReadAll(one);
+}
+
+Result<std::unique_ptr<KvRunReader>> TableRead::OpenKvRun(const std::string& bucket_path,
+                                                          std::vector<DataFileMeta> files) {
+  return readers_.OpenRun(bucket_path, std::move(files));
 }
 
 }  // namespace fjord

@@ -1,60 +1,83 @@
-// Reading the rows of a split: data files in their own schemas mapped to the read schema by field
-// id (schema evolution), deletion vectors applied, and for primary-key tables merge-on-read with
-// the table's merge engine (behaviour.md §3).
+// Reading the rows of splits, batch after batch: data files in their own schemas mapped to the
+// read schema by field id (schema evolution), deletion vectors applied, and for primary-key
+// tables merge-on-read with the table's merge engine (behaviour.md §3), section by section of
+// overlapping files, each a k-way merge of its sorted runs pulled batch by batch from the file
+// readers (lsm/kv_file_reader.h). Only the projected and filtered columns are read (plus, when
+// merging, the key and sequence columns the merge needs); the filter also skips Parquet row
+// groups where rows are not merged. Memory: one batch per open sorted run of one section.
 #pragma once
 
 #include <arrow/type_fwd.h>
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "fjord/expr/predicate.h"
 #include "fjord/file_io.h"
-#include "fjord/lsm/kv_merge.h"
-#include "fjord/meta/snapshot_manager.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/table/read/scan.h"
 
 namespace fjord {
 
+// Batches of rows; never empty; nullptr at the end.
+class RowBatchReader {
+ public:
+  virtual ~RowBatchReader() = default;
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+};
+
+struct SplitReadOptions {
+  // Columns to return, as indices into the read schema in output order; empty = all, in order.
+  std::vector<int> projection;
+  // Rows to keep (exact, per batch); null = all. Its columns need not be projected.
+  std::shared_ptr<const Predicate> filter;
+  // Rows per batch at most.
+  int64_t batch_rows = 8192;
+};
+
 class TableRead {
  public:
   // `read_schema` is the schema rows are returned in (the table's, or a travelled snapshot's).
-  TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSchema read_schema);
+  TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSchema read_schema,
+            int64_t batch_rows = 8192);
 
-  // Every visible row of `split` (retract results dropped), all columns of the read schema.
+  const TableSchema& schema() const { return readers_.read_schema(); }
+
+  // The Arrow schema of the rows a read of `splits` with `options` returns: the projected fields,
+  // a MAP column in the list form when one of the files holds it so (arrow_types.h; ORC files
+  // whose MAP keys may be NULL; their tails are read to tell).
+  Result<std::shared_ptr<arrow::Schema>> OutputSchema(const std::vector<DataSplit>& splits,
+                                                      const SplitReadOptions& options);
+
+  // The visible rows of `splits` (retract results dropped), one split after the other, in
+  // `schema` (OutputSchema's). This TableRead and `splits` must outlive the reader.
+  Result<std::unique_ptr<RowBatchReader>> Open(const std::vector<DataSplit>* splits,
+                                               SplitReadOptions options,
+                                               std::shared_ptr<arrow::Schema> schema);
+
+  // Every visible row of `split`, all columns of the read schema, at once (tests, small reads).
   Result<std::shared_ptr<arrow::Table>> Read(const DataSplit& split);
   // All splits, concatenated.
   Result<std::shared_ptr<arrow::Table>> ReadAll(const std::vector<DataSplit>& splits);
 
-  const TableSchema& schema() const { return schema_; }
-
   // Files of one sorted run of a primary-key bucket (directory `bucket_path`), read one after
-  // another as key-value batches (lsm/key_value.h) in the read schema: for compaction. Deletion
-  // vectors are not applied.
+  // another as key-value batches (lsm/key_value.h) in the read schema. Deletion vectors are not
+  // applied.
   Result<std::unique_ptr<KvRunReader>> OpenKvRun(const std::string& bucket_path,
                                                  std::vector<DataFileMeta> files);
 
+  class SplitReader;
+
  private:
-  struct FileColumns;
-  Result<const TableSchema*> SchemaOf(int64_t schema_id);
-  // Reads one file, evolved to the read schema; for primary-key tables the last two columns are
-  // _SEQUENCE_NUMBER and _VALUE_KIND.
-  Result<std::shared_ptr<arrow::Table>> ReadFile(const DataSplit& split, const DataFileMeta& file,
-                                                 bool with_system_columns);
-  // Merge-on-read of a primary-key split: sections of overlapping files, each a k-way merge of
-  // its sorted runs (lsm/interval_partition.h, lsm/kv_merge.h).
-  Result<std::shared_ptr<arrow::Table>> MergeOnRead(const DataSplit& split);
-  class FileRunReader;
-  Result<std::shared_ptr<arrow::Table>> DropRetracts(std::shared_ptr<arrow::Table> rows);
+  friend class SplitReader;
+  Result<std::shared_ptr<const DeletionVector>> DeletionOf(const DataSplit& split,
+                                                           const DataFileMeta& file);
 
   std::shared_ptr<FileIO> io_;
-  std::string root_;
-  TableSchema schema_;
-  SnapshotManager snapshots_;
-  std::map<int64_t, TableSchema> schema_cache_;
-  std::map<std::string, std::string> index_file_cache_;
+  KvFileReaderFactory readers_;
+  std::map<std::string, std::string> index_files_;  // index file path -> bytes
 };
 
 }  // namespace fjord

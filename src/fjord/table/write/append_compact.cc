@@ -8,10 +8,10 @@
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/binary_row.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/read/scan.h"
-#include "fjord/table/read/table_read.h"
 #include "fjord/table/write/append_file_writer.h"
 
 namespace fjord {
@@ -140,22 +140,20 @@ Result<std::vector<DataFileMeta>> AppendCompactRewriter::Rewrite(
     const std::string& partition, int32_t bucket, const std::vector<DataFileMeta>& files) {
   if (files.empty()) return std::vector<DataFileMeta>{};
   auto started = std::chrono::steady_clock::now();
-  if (!reader_) reader_ = std::make_unique<TableRead>(io_, root_, schema_);
+  if (!readers_) readers_ = std::make_unique<KvFileReaderFactory>(io_, root_, schema_);
   FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema_));
   FJORD_ASSIGN_OR_RAISE(std::string dir, BucketPath(root_, schema_, partition, bucket));
   RollingAppendFileWriter writer(io_, &schema_, &settings, dir, namer_,
                                  files.front().min_sequence_number, kFileSourceCompact);
   int64_t bytes_in = 0;
   for (const DataFileMeta& f : files) {
-    // One input file in memory at a time.
-    DataSplit split;
-    split.partition = partition;
-    split.bucket = bucket;
-    split.bucket_path = dir;
-    split.files = {f};
-    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows, reader_->Read(split));
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto batches, arrow::TableBatchReader(*rows).ToRecordBatches());
-    for (const auto& batch : batches) FJORD_RETURN_NOT_OK(writer.Write(*batch));
+    // One batch of one input file in memory at a time.
+    FJORD_ASSIGN_OR_RAISE(auto reader, readers_->OpenFile(dir, f, schema_.fields, false));
+    while (true) {
+      FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
+      if (!batch) break;
+      FJORD_RETURN_NOT_OK(writer.Write(*batch));
+    }
     bytes_in += f.file_size;
   }
   FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> after, writer.Finish());

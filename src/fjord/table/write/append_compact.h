@@ -39,7 +39,7 @@
 namespace fjord {
 
 class FileStoreTable;
-class TableRead;
+class KvFileReaderFactory;
 
 struct AppendCompactOptions {
   int32_t min_file_num = 5;                             // compaction.min.file-num
@@ -121,7 +121,7 @@ class AppendCompactRewriter {
   std::string root_;
   TableSchema schema_;
   DataFileNamer* namer_;
-  std::unique_ptr<TableRead> reader_;
+  std::unique_ptr<KvFileReaderFactory> readers_;
   AppendCompactMetrics metrics_;
 };
 

@@ -12,10 +12,10 @@
 #include "fjord/common/ids.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/lsm/compact_task.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/options.h"
-#include "fjord/table/read/table_read.h"
 #include "fjord/table/write/write_input.h"
 
 namespace fjord {
@@ -346,7 +346,9 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (!unit) return Status::OK();
   // Retractions can go when nothing older lies below the output.
   bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
-  if (!reader_) reader_ = std::make_unique<TableRead>(table_->io(), table_->path(), schema_);
+  if (!readers_) {
+    readers_ = std::make_unique<KvFileReaderFactory>(table_->io(), table_->path(), schema_);
+  }
   if (!executor_) executor_ = std::make_unique<SingleThreadExecutor>();
   CompactContext ctx;
   ctx.io = table_->io();
@@ -363,12 +365,8 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
     }
   }
   writer.running_output_level = unit->output_level;
-  // The reader is used by the compaction thread only.
-  TableRead* reader = reader_.get();
-  std::string dir = writer.bucket_dir;
-  ctx.open_run = [reader, dir](std::vector<DataFileMeta> files) {
-    return reader->OpenKvRun(dir, std::move(files));
-  };
+  // The readers are used by the compaction thread only.
+  ctx.readers = readers_.get();
   writer.running = executor_->Submit(
       [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
   return Status::OK();

@@ -29,6 +29,7 @@
 #include "fjord/common/executor.h"
 #include "fjord/lsm/compact_strategy.h"
 #include "fjord/lsm/compact_task.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/levels.h"
 #include "fjord/lsm/universal_compaction.h"
@@ -36,7 +37,6 @@
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
-#include "fjord/table/read/table_read.h"
 #include "fjord/table/write/compaction_metrics.h"
 #include "fjord/table/write/dynamic_bucket.h"
 #include "fjord/table/write/full_compaction_trigger.h"
@@ -145,7 +145,8 @@ class PrimaryKeyTableWrite {
   bool write_only_ = false;
   bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;
-  std::unique_ptr<TableRead> reader_;  // reads files for compaction (compaction thread only)
+  // Reads files for compaction (compaction thread only).
+  std::unique_ptr<KvFileReaderFactory> readers_;
   std::unique_ptr<SingleThreadExecutor> executor_;
   TableWriteMetrics metrics_;
 };

@@ -1,0 +1,183 @@
+// The batch readers of data files: bounded batches that never span a row group, positions, the
+// chunk filter on Parquet row-group statistics, and the evolved reader's deletion vectors across
+// skipped row groups.
+#include "fjord/format/data_file_reader.h"
+
+#include <arrow/api.h>
+#include <gtest/gtest.h>
+
+#include "fjord/format/data_file_writer.h"
+#include "fjord/format/evolved_file_reader.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord {
+namespace {
+
+using testing::TempDir;
+
+std::vector<DataField> Fields() {
+  return {DataField{0, "id", DataType::Int(false), {}, {}},
+          DataField{1, "name", DataType::String(true), {}, {}}};
+}
+
+// Ten row groups (Parquet) of 100 rows: ids 0..999, names "n<id>".
+std::string WriteFile(const TempDir& dir, FileFormat format) {
+  std::string path = dir.Join(std::string("data-0.") + std::string(FileFormatName(format)));
+  auto io = FileIO::Local();
+  DataFileWriterOptions options;
+  options.parquet_block_size = 1;  // a new row group for every batch after the first
+  auto writer = *DataFileWriter::Open(io.get(), path, format, Fields(), options);
+  for (int g = 0; g < 10; ++g) {
+    arrow::Int32Builder ids;
+    arrow::StringBuilder names;
+    for (int i = g * 100; i < (g + 1) * 100; ++i) {
+      EXPECT_TRUE(ids.Append(i).ok());
+      EXPECT_TRUE(names.Append("n" + std::to_string(i)).ok());
+    }
+    auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int32(), false),
+                                                         arrow::field("name", arrow::utf8())}),
+                                          100, {*ids.Finish(), *names.Finish()});
+    EXPECT_OK(writer->Write(*batch));
+  }
+  EXPECT_TRUE(writer->Finish().ok());
+  return path;
+}
+
+// Reads every batch; checks the bounds and that positions follow the ids (id = position here).
+std::vector<int32_t> ReadIds(BatchReader* reader, int64_t batch_rows) {
+  std::vector<int32_t> out;
+  while (true) {
+    auto batch = reader->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok() || !*batch) break;
+    EXPECT_GT((*batch)->num_rows(), 0);
+    EXPECT_LE((*batch)->num_rows(), batch_rows);
+    auto ids = std::static_pointer_cast<arrow::Int32Array>((*batch)->column(0));
+    for (int64_t r = 0; r < ids->length(); ++r) out.push_back(ids->Value(r));
+  }
+  return out;
+}
+
+TEST(DataFileReaderTest, BatchesAreBoundedInEveryFormat) {
+  for (FileFormat format : {FileFormat::kParquet, FileFormat::kOrc, FileFormat::kAvro}) {
+    TempDir dir;
+    std::string path = WriteFile(dir, format);
+    auto io = FileIO::Local();
+    FileReadOptions options;
+    options.batch_rows = 64;
+    ASSERT_OK_AND_ASSIGN(auto reader, OpenDataFile(io.get(), path, format, Fields(), options));
+    std::vector<int32_t> ids = ReadIds(reader.get(), 64);
+    ASSERT_EQ(ids.size(), 1000u) << FileFormatName(format);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i);
+  }
+}
+
+TEST(DataFileReaderTest, ParquetBatchesNeverSpanRowGroupsAndKnowTheirPosition) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kParquet);
+  auto io = FileIO::Local();
+  FileReadOptions options;
+  options.batch_rows = 30;
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenDataFile(io.get(), path, FileFormat::kParquet, Fields(), options));
+  int64_t rows = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (!batch) break;
+    EXPECT_EQ(reader->position(), rows);
+    // A batch ends at a row group boundary or holds 30 rows.
+    EXPECT_EQ(reader->position() / 100, (reader->position() + batch->num_rows() - 1) / 100);
+    auto ids = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+    EXPECT_EQ(ids->Value(0), reader->position());
+    rows += batch->num_rows();
+  }
+  EXPECT_EQ(rows, 1000);
+}
+
+TEST(DataFileReaderTest, ChunkFilterSkipsParquetRowGroupsByStatistics) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kParquet);
+  auto io = FileIO::Local();
+  FileReadOptions options;
+  int asked = 0;
+  options.chunk_filter = [&asked](const std::vector<std::optional<ColumnStats>>& stats,
+                                  int64_t rows) {
+    ++asked;
+    EXPECT_EQ(rows, 100);
+    EXPECT_EQ(stats.size(), 2u);
+    EXPECT_TRUE(stats[0] && stats[0]->max && stats[0]->min);
+    EXPECT_EQ(stats[0]->null_count, 0);
+    EXPECT_TRUE(stats[1] && stats[1]->min);  // strings too
+    return stats[0]->max->AsInt64() >= 750;  // id >= 750
+  };
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenDataFile(io.get(), path, FileFormat::kParquet, Fields(), options));
+  EXPECT_EQ(asked, 10);
+  EXPECT_EQ(reader->rows_skipped(), 700);
+  std::vector<int32_t> ids = ReadIds(reader.get(), 8192);
+  ASSERT_EQ(ids.size(), 300u);
+  EXPECT_EQ(ids.front(), 700);
+  EXPECT_EQ(ids.back(), 999);
+}
+
+TEST(DataFileReaderTest, EvolvedReaderAppliesDeletionVectorsAcrossSkippedRowGroups) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kParquet);
+  auto io = FileIO::Local();
+  EvolvedReadSpec spec;
+  spec.file_fields = Fields();
+  // The read schema renamed `id` to `key` (same field id) and added `extra`.
+  spec.read_fields = {DataField{0, "key", DataType::BigInt(false), {}, {}},
+                      DataField{7, "extra", DataType::String(true), {}, {}}};
+  spec.deletion = std::make_shared<DeletionVector>(std::vector<int64_t>{0, 705, 706, 999});
+  spec.expected_rows = 1000;
+  spec.options.batch_rows = 50;
+  spec.options.chunk_filter = [](const std::vector<std::optional<ColumnStats>>& stats, int64_t) {
+    EXPECT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[1]->null_count, 100);  // `extra` is NULL in every row of the file
+    return stats[0] && stats[0]->max && stats[0]->max->AsInt64() >= 750;
+  };
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenEvolvedFile(io.get(), path, FileFormat::kParquet, std::move(spec)));
+  std::vector<int64_t> keys;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (!batch) break;
+    ASSERT_EQ(batch->schema()->field(0)->name(), "key");
+    ASSERT_EQ(batch->column(0)->type()->id(), arrow::Type::INT64);
+    EXPECT_EQ(batch->column(1)->null_count(), batch->num_rows());
+    auto k = std::static_pointer_cast<arrow::Int64Array>(batch->column(0));
+    for (int64_t r = 0; r < k->length(); ++r) keys.push_back(k->Value(r));
+  }
+  ASSERT_EQ(keys.size(), 297u);
+  EXPECT_EQ(keys.front(), 700);
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), 705), 0);
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), 706), 0);
+  EXPECT_EQ(keys.back(), 998);
+}
+
+TEST(DataFileReaderTest, EvolvedReaderChecksTheRowCount) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kOrc);
+  auto io = FileIO::Local();
+  EvolvedReadSpec spec;
+  spec.file_fields = Fields();
+  spec.read_fields = Fields();
+  spec.expected_rows = 999;
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenEvolvedFile(io.get(), path, FileFormat::kOrc, std::move(spec)));
+  Status st;
+  while (true) {
+    auto batch = reader->Next();
+    if (!batch.ok()) {
+      st = batch.status();
+      break;
+    }
+    if (!*batch) break;
+  }
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.ToString().find("manifest says 999"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace fjord

@@ -1,0 +1,68 @@
+// Reading a table's data files in a read schema, beside the writers that made them: one file as
+// batches (format/evolved_file_reader.h: schema evolution by field id, deletion vectors, the
+// projection and chunk filter pushed into the file read), or the files of one sorted run of a
+// primary-key bucket, one after another, as key-value batches (lsm/key_value.h) for the k-way
+// merge of merge-on-read and compaction. Files of older schemas are read with their own schema,
+// loaded once per schema id.
+//
+// Not thread-safe: one factory per thread that reads. A run reader borrows the factory, which
+// must outlive it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fjord/file_io.h"
+#include "fjord/format/evolved_file_reader.h"
+#include "fjord/lsm/key_value.h"
+#include "fjord/lsm/kv_merge.h"
+#include "fjord/meta/manifest.h"
+#include "fjord/meta/snapshot_manager.h"
+
+namespace fjord {
+
+class KvFileReaderFactory {
+ public:
+  // `read_schema` is the schema rows come out in; `batch_rows` bounds every batch.
+  KvFileReaderFactory(std::shared_ptr<FileIO> io, std::string table_root, TableSchema read_schema,
+                      int64_t batch_rows = 8192);
+
+  const TableSchema& read_schema() const { return read_schema_; }
+  int64_t batch_rows() const { return batch_rows_; }
+
+  // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
+  // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
+  // Positions in `deletion` (may be null) are skipped; `filter` (may be empty) skips chunks.
+  // NotFound names a file listed by the snapshot that is missing.
+  Result<std::unique_ptr<BatchReader>> OpenFile(const std::string& bucket_dir,
+                                                const DataFileMeta& file,
+                                                std::vector<DataField> fields,
+                                                bool with_system_columns,
+                                                std::shared_ptr<const DeletionVector> deletion = {},
+                                                ChunkFilter filter = {});
+
+  // The files of one sorted run (ascending keys, no key twice) as key-value batches of
+  // `layout` (the read schema's, or one of a projection of it that keeps the key and sequence
+  // fields). Deletion vectors are not applied.
+  Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
+                                               std::vector<DataFileMeta> files,
+                                               const KvLayout& layout);
+  // The same in the read schema's own layout.
+  Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
+                                               std::vector<DataFileMeta> files);
+
+  // The schema of `schema_id` (the read schema's own id: the read schema), loaded once.
+  Result<const TableSchema*> SchemaOf(int64_t schema_id);
+
+ private:
+  std::shared_ptr<FileIO> io_;
+  std::string root_;
+  TableSchema read_schema_;
+  int64_t batch_rows_;
+  SnapshotManager snapshots_;
+  std::map<int64_t, TableSchema> schemas_;
+};
+
+}  // namespace fjord
