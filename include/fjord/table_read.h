@@ -79,7 +79,8 @@ class ReadBuilder {
   ReadBuilder& AtSnapshot(int64_t snapshot_id);
   ReadBuilder& AtTimestamp(int64_t epoch_millis);
   ReadBuilder& AtTag(std::string tag);
-  // Rows per batch at most (default 65536).
+  // Rows per batch at most (default 8192). Memory of a read grows with it: each open sorted run of
+  // a primary-key bucket holds one batch.
   ReadBuilder& WithBatchRows(int64_t rows);
 
   // The files the read would visit.

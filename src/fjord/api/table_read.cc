@@ -16,7 +16,7 @@ namespace fjord {
 
 struct ReadBuilder::State {
   ReadRequest request;
-  int64_t batch_rows = 65536;
+  int64_t batch_rows = 8192;
 };
 
 namespace {

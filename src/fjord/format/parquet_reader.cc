@@ -166,7 +166,7 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
   FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
   parquet::ReaderProperties props = parquet::default_reader_properties();
   props.enable_buffered_stream();
-  props.set_buffer_size(1 << 20);
+  props.set_buffer_size(1 << 20);  // also one request per MB on S3
   parquet::ArrowReaderProperties arrow_props;
   arrow_props.set_coerce_int96_timestamp_unit(arrow::TimeUnit::NANO);
   arrow_props.set_batch_size(options.batch_rows > 0 ? options.batch_rows : 1);
