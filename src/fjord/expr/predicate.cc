@@ -13,6 +13,9 @@
 #include <utility>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/calendar.h"
+#include "fjord/common/float_format.h"
+#include "fjord/common/strings.h"
 
 namespace fjord {
 
@@ -107,18 +110,6 @@ std::optional<int> CompareForFilter(const Value& a, const Value& b, const DataTy
   return CompareValues(a, b, TypeOrDefault(type));
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 constexpr std::string_view kReservedWords[] = {"AND",  "OR",   "NOT",   "IN",     "IS",
                                                "NULL", "TRUE", "FALSE", "BETWEEN"};
 
@@ -130,13 +121,10 @@ bool IsReservedWord(std::string_view word) {
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c) || c == '$'; }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
+// White space between tokens and around literals (no vertical tab).
+constexpr std::string_view kSpaceChars = " \t\n\r\f";
+bool IsSpace(char c) { return kSpaceChars.find(c) != std::string_view::npos; }
+std::string_view TrimSpace(std::string_view s) { return Trim(s, kSpaceChars); }
 
 // A column name as the parser reads it back: bare when it is a plain identifier, else `quoted`.
 std::string QuoteName(const std::string& name) {
@@ -153,11 +141,8 @@ std::string QuoteName(const std::string& name) {
 
 template <typename F>
 std::string FloatingToString(F v) {
-  if (std::isnan(v)) return "'NaN'";
-  if (std::isinf(v)) return v < 0 ? "'-Infinity'" : "'Infinity'";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
+  if (std::isnan(v) || std::isinf(v)) return "'" + ShortestFloatText(v) + "'";
+  return ShortestFloatDigits(v);
 }
 
 // A literal as the parser reads it back for a column of `type`.
@@ -189,21 +174,6 @@ std::string LiteralToString(const Value& v, const DataType* type) {
 
 // ---------------------------------------------------------------------------------------------
 // Dates and times
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-unsigned DaysInMonth(int64_t y, unsigned m) {
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : kDays[m - 1];
-}
 
 bool ReadDigits(std::string_view s, size_t* i, size_t min_digits, size_t max_digits, int64_t* out) {
   size_t start = *i;
@@ -264,7 +234,7 @@ bool ReadTime(std::string_view s, size_t* i, TimeOfDay* out) {
 }
 
 std::optional<int64_t> ParseDateText(std::string_view text) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimSpace(text);
   size_t i = 0;
   int64_t days;
   if (!ReadDate(s, &i, &days) || i != s.size()) return std::nullopt;
@@ -272,7 +242,7 @@ std::optional<int64_t> ParseDateText(std::string_view text) {
 }
 
 std::optional<TimeOfDay> ParseTimeText(std::string_view text) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimSpace(text);
   size_t i = 0;
   TimeOfDay t;
   if (!ReadTime(s, &i, &t) || i != s.size()) return std::nullopt;
@@ -286,7 +256,7 @@ struct TimestampText {
 
 // "yyyy-mm-dd[( |T)hh:mm[:ss[.fffffffff]]]".
 std::optional<TimestampText> ParseTimestampText(std::string_view text) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimSpace(text);
   size_t i = 0;
   int64_t days;
   if (!ReadDate(s, &i, &days)) return std::nullopt;
@@ -340,7 +310,7 @@ std::optional<T> ParseNumber(std::string_view s, bool* out_of_range) {
 
 template <typename F>
 std::optional<F> ParseFloating(std::string_view s, bool* out_of_range) {
-  s = Trim(s);
+  s = TrimSpace(s);
   *out_of_range = false;
   bool negative = !s.empty() && s[0] == '-';
   std::string_view body = s;
@@ -365,7 +335,7 @@ Result<Value> ConvertInteger(const RawLiteral& lit, const DataField& field) {
     return LiteralError(field, lit.source, " is not an integer");
   }
   bool out_of_range;
-  std::optional<int64_t> v = ParseNumber<int64_t>(Trim(lit.text), &out_of_range);
+  std::optional<int64_t> v = ParseNumber<int64_t>(TrimSpace(lit.text), &out_of_range);
   if (!v) {
     if (out_of_range) return LiteralError(field, lit.source, " is out of range");
     return LiteralError(field, lit.source, " is not an integer");
@@ -430,7 +400,7 @@ Result<Value> ConvertLiteral(const RawLiteral& lit, const DataField& field) {
   switch (type.root()) {
     case TypeRoot::kBoolean: {
       if (lit.kind == LiteralKind::kBool || lit.kind == LiteralKind::kString) {
-        std::string_view t = Trim(lit.text);
+        std::string_view t = TrimSpace(lit.text);
         if (EqualsIgnoreCase(t, "TRUE")) return Value(true);
         if (EqualsIgnoreCase(t, "FALSE")) return Value(false);
       }

@@ -1,11 +1,11 @@
 #include "fjord/lsm/merge_function.h"
 
-#include <cctype>
 #include <charconv>
 #include <limits>
 #include <string>
 #include <utility>
 
+#include "fjord/common/strings.h"
 #include "fjord/lsm/merge_internal.h"
 #include "fjord/options.h"
 
@@ -30,9 +30,7 @@ Result<RowKind> ParseRowKind(std::string_view text) {
   if (text == "-U") return RowKind::kUpdateBefore;
   if (text == "+U") return RowKind::kUpdateAfter;
   if (text == "-D") return RowKind::kDelete;
-  std::string upper;
-  for (char c : text)
-    upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  std::string upper = Upper(text);
   if (upper == "INSERT") return RowKind::kInsert;
   if (upper == "UPDATE_BEFORE") return RowKind::kUpdateBefore;
   if (upper == "UPDATE_AFTER") return RowKind::kUpdateAfter;
@@ -43,13 +41,7 @@ Result<RowKind> ParseRowKind(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-std::string TrimCopy(std::string_view text) {
-  size_t b = 0;
-  size_t e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
-}
+std::string TrimCopy(std::string_view text) { return std::string(Trim(text)); }
 
 std::vector<std::string> SplitLikeJava(std::string_view text, char separator) {
   std::vector<std::string> out;
@@ -197,12 +189,6 @@ class FirstRowMergeFunction final : public MergeFunction {
   bool has_first_ = false;
   MergeRecord first_;
 };
-
-std::string Lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
 
 }  // namespace
 
