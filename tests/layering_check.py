@@ -18,8 +18,12 @@ ALLOWED = {
     "common": set(),
     "io": BASE,
     "format/avro": BASE,
+    # Fjord's ORC reader and writer (format/orc/) use the Arrow type mapping of format/ and nothing
+    # else of it: format/ uses orc/, never the reverse.
+    "format/arrow_types": BASE,
+    "format/orc": BASE | {"format/arrow_types"},
     "expr": BASE,
-    "format": BASE | {"io", "format/avro"},
+    "format": BASE | {"io", "format/avro", "format/arrow_types", "format/orc"},
     "meta": BASE | {"io", "format", "format/avro"},
     "lsm": BASE | {"io", "format", "format/avro", "meta"},
     "table/read": BASE | {"io", "format", "format/avro", "meta", "lsm", "expr"},
@@ -31,6 +35,10 @@ ALLOWED = {
                              "table/commit", "table/write"},
     "table/catalog": BASE | {"io", "format", "meta", "expr", "table/read", "table"},
 }
+# A room that may use format/ may use all of it.
+for _room in list(ALLOWED):
+    if "format" in ALLOWED[_room]:
+        ALLOWED[_room] = ALLOWED[_room] | {"format/arrow_types", "format/orc"}
 ALLOWED["api"] = set(ALLOWED) - {"api"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(fjord/[^"]+)"', re.M)
@@ -39,8 +47,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"(fjord/[^"]+)"', re.M)
 def room_of_src(rel):
     """Room of a path relative to src/fjord/."""
     parts = rel.split("/")
-    if parts[0] == "format" and len(parts) > 2 and parts[1] == "avro":
-        return "format/avro"
+    if parts[0] == "format" and len(parts) > 2 and parts[1] in ("avro", "orc"):
+        return "format/" + parts[1]
+    if rel == "format/arrow_types.h" or rel == "format/arrow_types.cc":
+        return "format/arrow_types"
     if parts[0] == "format":
         return "format"
     if parts[0] == "table" and len(parts) > 2:

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_tail.h"
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "fjord/common/strings.h"
 #include "fjord/data_type.h"
 
 namespace fjord {
@@ -90,12 +91,6 @@ class TypeParser {
     return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
   }
   const Token& Next() { return tokens_[std::min(pos_++, tokens_.size() - 1)]; }
-
-  static std::string Upper(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return s;
-  }
 
   bool PeekWord(std::string_view word, size_t ahead = 0) const {
     const Token& t = Peek(ahead);

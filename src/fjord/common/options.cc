@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "fjord/common/strings.h"
+
 namespace fjord {
 
 namespace {
@@ -24,19 +26,6 @@ const std::vector<OptionDef>& Registry() {
     return v;
   }();
   return defs;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 // Splits "64 mb" into (64, "mb"). The number must be a non-negative integer.

@@ -1,4 +1,4 @@
-// Small string helpers shared across layers.
+// Small string helpers shared across layers: comma lists, ASCII case, trimming.
 #pragma once
 
 #include <string>
@@ -6,6 +6,46 @@
 #include <vector>
 
 namespace fjord {
+
+// The C locale's white space.
+inline constexpr std::string_view kAsciiWhitespace = " \t\n\v\f\r";
+
+// ASCII case mapping; bytes outside A-Z / a-z are kept as they are (UTF-8 passes through).
+inline char LowerChar(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+inline char UpperChar(char c) {
+  return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+inline std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = LowerChar(c);
+  return out;
+}
+
+inline std::string Upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = UpperChar(c);
+  return out;
+}
+
+// Equal but for ASCII case.
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (LowerChar(a[i]) != LowerChar(b[i])) return false;
+  }
+  return true;
+}
+
+// `text` without the characters of `chars` at either end.
+inline std::string_view Trim(std::string_view text, std::string_view chars = kAsciiWhitespace) {
+  size_t b = text.find_first_not_of(chars);
+  if (b == std::string_view::npos) return {};
+  size_t e = text.find_last_not_of(chars);
+  return text.substr(b, e - b + 1);
+}
 
 // Splits "a, b,,c " at commas into trimmed, non-empty parts: {"a", "b", "c"}.
 inline std::vector<std::string> SplitCommaList(std::string_view text) {
@@ -15,9 +55,8 @@ inline std::vector<std::string> SplitCommaList(std::string_view text) {
     size_t comma = text.find(',', start);
     std::string_view part = text.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    size_t b = part.find_first_not_of(" \t");
-    size_t e = part.find_last_not_of(" \t");
-    if (b != std::string_view::npos) out.emplace_back(part.substr(b, e - b + 1));
+    part = Trim(part, " \t");
+    if (!part.empty()) out.emplace_back(part);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "fjord/common/calendar.h"
+#include "fjord/common/float_format.h"
 
 namespace fjord {
 
@@ -100,20 +102,6 @@ const DataType* ChildType(const DataType& type, size_t i) {
   }
 }
 
-// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's civil_from_days).
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yy + (*m <= 2);
-}
-
 std::string Pad(int64_t v, int width) {
   std::string s = std::to_string(v);
   if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), '0');
@@ -121,11 +109,9 @@ std::string Pad(int64_t v, int width) {
 }
 
 std::string FormatDate(int64_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  std::string out = y < 0 ? "-" + Pad(-y, 4) : Pad(y, 4);
-  return out + "-" + Pad(m, 2) + "-" + Pad(d, 2);
+  CivilDate date = CivilFromDays(days);
+  std::string out = date.year < 0 ? "-" + Pad(-date.year, 4) : Pad(date.year, 4);
+  return out + "-" + Pad(date.month, 2) + "-" + Pad(date.day, 2);
 }
 
 // Fractional digits: at least `min_digits`, more if needed to show the value exactly.
@@ -152,15 +138,6 @@ std::string FormatTimestamp(const Timestamp& ts, int precision) {
   }
   int64_t nanos_of_second = (ms % 1000) * 1000000 + ts.nanos_of_milli;
   return FormatDate(days) + " " + FormatTimeOfDay(ms, nanos_of_second, precision);
-}
-
-template <typename F>
-std::string FormatFloating(F v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v < 0 ? "-Infinity" : "Infinity";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
 }
 
 std::string Quote(const std::string& s) {
@@ -457,7 +434,7 @@ std::string ValueToString(const Value& v, const DataType& type) {
         } else if constexpr (std::is_same_v<T, bool>) {
           return x ? "true" : "false";
         } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-          return FormatFloating(x);
+          return ShortestFloatText(x);
         } else if constexpr (std::is_same_v<T, std::string>) {
           return Quote(x);
         } else if constexpr (std::is_same_v<T, Decimal>) {

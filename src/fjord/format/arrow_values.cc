@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/calendar.h"
 #include "fjord/format/arrow_types.h"
 
 namespace fjord {
@@ -21,8 +22,6 @@ int64_t UnitsPerSecond(const arrow::DataType& t) {
       return 1000000000;
   }
 }
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 Int128 FromDecimal128(const arrow::Decimal128& d) {
   return (static_cast<Int128>(d.high_bits()) << 64) | static_cast<Int128>(d.low_bits());

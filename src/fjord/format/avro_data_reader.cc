@@ -4,6 +4,7 @@
 #include <arrow/api.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/calendar.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
@@ -12,8 +13,6 @@
 namespace fjord {
 
 namespace {
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // Big-endian two's complement bytes to a 128-bit integer.
 Result<Int128> UnscaledFromBytes(std::string_view bytes) {

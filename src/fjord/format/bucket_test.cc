@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "fjord/common/calendar.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/testing/test_util.h"
 
@@ -60,15 +61,6 @@ std::vector<std::vector<Token>> ReadGolden(const std::string& name) {
     if (line.find('[') != std::string::npos) rows.push_back(ParseLine(line));
   }
   return rows;
-}
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 // "2004-05-05T12:46:23.081836" read as UTC wall clock. Java's LocalDateTime.toString() leaves

@@ -7,18 +7,13 @@
 #include <cmath>
 #include <utility>
 
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
 
 namespace fjord {
 
 namespace {
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsStringType(const DataType& t) {
   return t.root() == TypeRoot::kChar || t.root() == TypeRoot::kVarChar;

@@ -2,25 +2,12 @@
 
 #include <arrow/api.h>
 
-#include <algorithm>
-#include <cctype>
-
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/file_batches.h"
 
 namespace fjord {
-
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 std::string_view FileFormatName(FileFormat format) {
   switch (format) {

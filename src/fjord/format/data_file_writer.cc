@@ -11,12 +11,13 @@
 #include <parquet/schema.h>
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <utility>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/calendar.h"
 #include "fjord/common/json.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
@@ -25,12 +26,6 @@
 namespace fjord {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsTimestamp(const DataType& t) {
   return t.root() == TypeRoot::kTimestamp || t.root() == TypeRoot::kTimestampLtz;
@@ -441,8 +436,6 @@ Result<Json> AvroSchemaJson(const std::vector<DataField>& fields) {
   DataTypePtr row = DataType::Row(fields, false);
   return AvroType(*row, kAvroRecordName);
 }
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 Result<avro::Datum> ToDatum(const Value& v, const DataType& type);
 

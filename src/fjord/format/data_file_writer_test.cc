@@ -12,7 +12,7 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/binary_row.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_tail.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {

@@ -14,7 +14,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/file_batches.h"
 #include "fjord/format/orc/orc_reader.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_tail.h"
 
 namespace fjord {
 

@@ -2,10 +2,11 @@
 
 #include <arrow/api.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 
+#include "fjord/common/calendar.h"
+#include "fjord/common/float_format.h"
 #include "fjord/common/json.h"
 #include "fjord/format/arrow_types.h"
 
@@ -13,37 +14,13 @@ namespace fjord {
 
 namespace {
 
-// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  *y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  if (*m <= 2) ++*y;
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 template <typename T>
 void AppendFloat(T v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-  } else if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  if (std::isnan(v) || std::isinf(v)) {
+    out->append("\"").append(ShortestFloatText(v)).append("\"");
   } else {
-    // Shortest round-trip digits. From 1e16 up the plain form would spell out the binary value's
-    // exact integer digits (999999999999999868928 for 9.999999999999999E20), so those print in
-    // scientific notation, like Java's Double.toString.
-    char buf[64];
-    auto format = std::fabs(v) >= 1e16 ? std::chars_format::scientific : std::chars_format{};
-    auto [p, ec] = format == std::chars_format{} ? std::to_chars(buf, buf + sizeof(buf), v)
-                                                 : std::to_chars(buf, buf + sizeof(buf), v, format);
-    out->append(buf, static_cast<size_t>(p - buf));
+    // From 1e16 up in scientific notation, like Java's Double.toString.
+    out->append(ShortestFloatDigits(v, 1e16));
   }
 }
 
@@ -63,9 +40,9 @@ std::string DecimalText(const arrow::Decimal128& value, int32_t scale) {
 }  // namespace
 
 std::string FormatDate(int32_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
+  CivilDate date = CivilFromDays(days);
+  int64_t y = date.year;
+  unsigned m = date.month, d = date.day;
   char buf[32];
   if (y >= 0 && y <= 9999) {
     std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02u", static_cast<long long>(y), m, d);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/calendar.h"
 #include "fjord/common/json.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
@@ -14,15 +15,6 @@
 namespace fjord {
 
 namespace {
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 bool ParseNumber(std::string_view s, int64_t* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);

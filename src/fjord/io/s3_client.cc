@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "fjord/common/strings.h"
+
 namespace fjord::s3 {
 
 namespace {
@@ -31,12 +33,6 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
   return std::string(reinterpret_cast<const char*>(out), len);
-}
-
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
 }
 
 std::vector<std::pair<std::string, std::string>> SortedHeaders(const SignedRequest& req) {
@@ -130,7 +126,8 @@ std::string AmzDate(std::chrono::system_clock::time_point t) {
 std::string CanonicalRequest(const SignedRequest& req) {
   auto sorted = SortedHeaders(req);
   std::string out = req.method + "\n" + req.canonical_uri + "\n" + req.canonical_query + "\n";
-  for (const auto& [name, value] : sorted) out += name + ":" + Trim(value) + "\n";
+  for (const auto& [name, value] : sorted)
+    out += name + ":" + std::string(Trim(value, " \t")) + "\n";
   out += "\n" + SignedHeaderList(sorted) + "\n" + req.payload_sha256;
   return out;
 }

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "fjord/common/strings.h"
+
 namespace fjord {
 
 Status FieldAggregator::AggReversed(Value* acc, const Value& in) {
@@ -991,7 +993,7 @@ Result<std::vector<size_t>> NestedKeyIndices(const DataField& field, const DataT
   std::optional<std::string> text = options.FieldOption(field.name, "nested-key");
   if (!text) return out;
   for (const std::string& piece : SplitLikeJava(*text, ',')) {
-    std::string name = TrimCopy(piece);
+    std::string name(Trim(piece));
     int index = FindField(row_type.fields(), name);
     if (index < 0) {
       return Status::Invalid("nested key field '", name, "' of 'fields.", field.name,
@@ -1043,14 +1045,14 @@ Result<std::unique_ptr<FieldAggregator>> CreateBare(const DataField& field,
     if (type.root() != TypeRoot::kVarChar || type.length() != DataType::kMaxLength) {
       return TypeError(field, function, "STRING (unbounded VARCHAR)");
     }
-    std::string delimiter = options.FieldOption(column, "list-agg-delimiter").value_or(",");
-    FJORD_ASSIGN_OR_RAISE(bool distinct, options.FieldBool(column, "distinct", false));
+    std::string delimiter = options.FieldString(column, "list-agg-delimiter");
+    FJORD_ASSIGN_OR_RAISE(bool distinct, options.FieldBool(column, "distinct"));
     return std::make_unique<ListAggAgg>(std::move(delimiter), distinct, function, column,
                                         field.type);
   }
   if (function == "collect") {
     if (type.root() != TypeRoot::kArray) return TypeError(field, function, "an ARRAY");
-    FJORD_ASSIGN_OR_RAISE(bool distinct, options.FieldBool(column, "distinct", false));
+    FJORD_ASSIGN_OR_RAISE(bool distinct, options.FieldBool(column, "distinct"));
     return std::make_unique<CollectAgg>(distinct, function, column, field.type);
   }
   if (function == "merge_map") {
@@ -1090,8 +1092,7 @@ Result<std::unique_ptr<FieldAggregator>> CreateBare(const DataField& field,
       return std::make_unique<NestedPartialUpdateAgg>(std::move(keys), function, column,
                                                       field.type);
     }
-    FJORD_ASSIGN_OR_RAISE(int32_t limit, options.GetInt32("fields." + column + ".count-limit",
-                                                          std::numeric_limits<int32_t>::max()));
+    FJORD_ASSIGN_OR_RAISE(int32_t limit, options.FieldInt32(column, "count-limit"));
     return std::make_unique<NestedUpdateAgg>(std::move(keys), limit, function, column, field.type);
   }
   if (function == "hll_sketch" || function == "theta_sketch" || function == "rbm32" ||
@@ -1133,10 +1134,8 @@ Result<std::unique_ptr<FieldAggregator>> CreateFieldAggregator(const DataField& 
                                                             "rbm32",
                                                             "rbm64"};
   if (kKnown.count(name) > 0) {
-    FJORD_ASSIGN_OR_RAISE(bool remove_on_delete,
-                          options.GetBool(kAggregationRemoveRecordOnDelete, false));
-    FJORD_ASSIGN_OR_RAISE(bool ignore_retract,
-                          options.FieldBool(field.name, "ignore-retract", false));
+    FJORD_ASSIGN_OR_RAISE(bool remove_on_delete, options.GetBool(kAggregationRemoveRecordOnDelete));
+    FJORD_ASSIGN_OR_RAISE(bool ignore_retract, options.FieldBool(field.name, "ignore-retract"));
     if (remove_on_delete && ignore_retract) {
       return Status::Invalid("'", kAggregationRemoveRecordOnDelete, "' and 'fields.", field.name,
                              ".ignore-retract' conflict; enable only one of them");

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "fjord/data_type.h"
-#include "fjord/lsm/merge_internal.h"
+#include "fjord/lsm/merge_options.h"
 #include "fjord/result.h"
 #include "fjord/value.h"
 

@@ -9,6 +9,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
+#include "fjord/lsm/merge_engine.h"
 #include "fjord/options.h"
 
 namespace fjord {

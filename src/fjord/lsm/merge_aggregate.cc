@@ -1,4 +1,4 @@
-// The aggregation merge engine (spec/behaviour.md §3.4; Java: AggregateMergeFunction).
+#include "fjord/lsm/merge_aggregate.h"
 
 #include <memory>
 #include <string>
@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "fjord/lsm/aggregators.h"
-#include "fjord/lsm/merge_function.h"
-#include "fjord/lsm/merge_internal.h"
+#include "fjord/lsm/merge_options.h"
 
 namespace fjord {
 namespace {
@@ -91,8 +90,7 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 
 Result<std::unique_ptr<MergeFunction>> CreateAggregateMergeFunction(const MergeContext& context) {
   MergeOptions options(context.options);
-  FJORD_ASSIGN_OR_RAISE(bool remove_on_delete,
-                        options.GetBool(kAggregationRemoveRecordOnDelete, false));
+  FJORD_ASSIGN_OR_RAISE(bool remove_on_delete, options.GetBool(kAggregationRemoveRecordOnDelete));
   std::vector<std::string> sequence_fields = options.SequenceFields();
   std::optional<std::string> default_function = options.Get(kDefaultAggregateFunction);
   std::vector<std::unique_ptr<FieldAggregator>> aggregators;

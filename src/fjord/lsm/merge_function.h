@@ -1,6 +1,7 @@
 // Merge functions: how the records of one primary key, fed in merge order (key, then user
 // sequence fields, then system sequence number, ascending), become one result (behaviour.md §3.4).
-// Used by merge-on-read, by the write buffer and by compaction.
+// Used by merge-on-read, by the write buffer and by compaction. This header is the interface every
+// engine implements; the factory that knows the engines is merge_engine.h.
 //
 // Contract: Reset(), then Add() for each record of one key in order, then GetResult(). A key with
 // a single record is passed through by callers without calling the function (Java does the same,
@@ -10,7 +11,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,10 +54,5 @@ struct MergeContext {
   std::vector<std::string> primary_keys;  // full primary key
   std::map<std::string, std::string> options;
 };
-
-// The function of the table's `merge-engine` (deduplicate, partial-update, aggregation,
-// first-row) with its options (ignore-delete, sequence groups, aggregate functions,
-// ignore-retract, remove-record-on-delete, ...). Invalid option combinations are Invalid errors.
-Result<std::unique_ptr<MergeFunction>> CreateMergeFunction(const MergeContext& context);
 
 }  // namespace fjord

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fjord/lsm/aggregators.h"
+#include "fjord/lsm/merge_engine.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {

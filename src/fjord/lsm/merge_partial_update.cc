@@ -1,4 +1,4 @@
-// The partial-update merge engine (spec/behaviour.md §3.4; Java: PartialUpdateMergeFunction).
+#include "fjord/lsm/merge_partial_update.h"
 
 #include <map>
 #include <memory>
@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "fjord/lsm/aggregators.h"
-#include "fjord/lsm/merge_function.h"
-#include "fjord/lsm/merge_internal.h"
+#include "fjord/lsm/merge_options.h"
 
 namespace fjord {
 namespace {
@@ -262,7 +261,7 @@ Result<std::unique_ptr<MergeFunction>> CreatePartialUpdateMergeFunction(
   const std::vector<DataField>& fields = context.fields;
   FJORD_ASSIGN_OR_RAISE(config.ignore_delete, options.IgnoreDelete());
   FJORD_ASSIGN_OR_RAISE(config.remove_record_on_delete,
-                        options.GetBool(kPartialUpdateRemoveRecordOnDelete, false));
+                        options.GetBool(kPartialUpdateRemoveRecordOnDelete));
   std::optional<std::string> remove_on_group =
       options.Get(kPartialUpdateRemoveRecordOnSequenceGroup);
 

@@ -5,11 +5,11 @@
 #include <arrow/io/memory.h>
 
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <utility>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/avro/datum.h"
 #include "fjord/format/avro/schema.h"
@@ -455,17 +455,13 @@ Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
     out.compression_level = value;
     return Status::OK();
   };
-  std::string format = option("manifest.format").value_or("avro");
-  std::transform(format.begin(), format.end(), format.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string format = Lower(option("manifest.format").value_or("avro"));
   if (format == "orc") {
     out.format = ManifestFormat::kOrc;
     // Java: orc.compress if set, else CompressionKind.valueOf(manifest.compression.toUpperCase()).
     std::string name =
         option("orc.compress").value_or(option("manifest.compression").value_or("zstd"));
-    std::string kind = name;
-    std::transform(kind.begin(), kind.end(), kind.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    std::string kind = Upper(name);
     if (kind == "LZO") {
       return Status::NotImplemented("ORC manifests compressed with LZO (liborc cannot write it)");
     }

@@ -1,10 +1,8 @@
 #include "fjord/meta/partition_path.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
 
+#include "fjord/common/float_format.h"
 #include "fjord/file_io.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/row_json.h"
@@ -37,53 +35,7 @@ bool NeedsEscape(unsigned char c) {
   }
 }
 
-// Shortest digits and decimal exponent of a finite non-zero double: value = 0.d1d2... * 10^exp10.
-template <typename T>
-void ShortestDigits(T v, std::string* digits, int* point) {
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string s(buf, p);
-  size_t e = s.find('e');
-  std::string mant = s.substr(0, e);
-  int exp = std::stoi(s.substr(e + 1));
-  digits->clear();
-  for (char c : mant) {
-    if (c >= '0' && c <= '9') *digits += c;
-  }
-  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
-  *point = exp + 1;  // digits d1.d2... * 10^exp  ==  0.d1d2... * 10^(exp+1)
-}
-
-template <typename T>
-std::string JavaFloating(T v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  std::string sign = v < 0 ? "-" : "";
-  T a = std::fabs(v);
-  std::string digits;
-  int point;
-  ShortestDigits(a, &digits, &point);
-  if (a >= T(1e-3) && a < T(1e7)) {
-    std::string out;
-    if (point <= 0) {
-      out = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
-    } else if (static_cast<size_t>(point) >= digits.size()) {
-      out = digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
-    } else {
-      out = digits.substr(0, static_cast<size_t>(point)) + "." +
-            digits.substr(static_cast<size_t>(point));
-    }
-    return sign + out;
-  }
-  std::string out = digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0");
-  return sign + out + "E" + std::to_string(point - 1);
-}
-
 }  // namespace
-
-std::string JavaDoubleString(double v) { return JavaFloating(v); }
-std::string JavaFloatString(float v) { return JavaFloating(v); }
 
 std::string EscapePathName(std::string_view text) {
   static const char* kHex = "0123456789ABCDEF";
@@ -113,9 +65,9 @@ std::string LegacyPartitionString(const Value& value, const DataType& type) {
     case TypeRoot::kBigInt:
       return std::to_string(value.AsInt64());
     case TypeRoot::kFloat:
-      return JavaFloatString(value.get<float>());
+      return JavaFloatText(value.get<float>());
     case TypeRoot::kDouble:
-      return JavaDoubleString(value.get<double>());
+      return JavaDoubleText(value.get<double>());
     case TypeRoot::kDecimal:
       return value.get<Decimal>().ToString();
     case TypeRoot::kChar:

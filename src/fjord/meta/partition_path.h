@@ -51,8 +51,4 @@ class PartitionMatcher {
   std::vector<std::pair<size_t, std::string>> wanted_;  // field index, "k=v/" path segment
 };
 
-// Java's Double.toString / Float.toString.
-std::string JavaDoubleString(double v);
-std::string JavaFloatString(float v);
-
 }  // namespace fjord

@@ -6,7 +6,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/json.h"
 #include "fjord/format/avro/container.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_tail.h"
 
 namespace fjord {
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fjord/format/orc/orc_reader.h"
+#include "fjord/format/orc/orc_tail.h"
 #include "fjord/format/orc/orc_test_file.h"
 #include "fjord/testing/test_util.h"
 

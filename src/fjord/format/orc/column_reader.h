@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "fjord/data_type.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/format/orc/stripe.h"
-#include "fjord/format/orc_tail.h"
 
 namespace fjord::orc {
 

@@ -37,10 +37,10 @@
 #include <vector>
 
 #include "fjord/data_type.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/format/orc/out_stream.h"
 #include "fjord/format/orc/rle_encoders.h"
 #include "fjord/format/orc/stripe.h"
-#include "fjord/format/orc_tail.h"
 #include "fjord/value.h"
 
 namespace fjord::orc {

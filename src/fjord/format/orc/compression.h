@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/result.h"
 
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;

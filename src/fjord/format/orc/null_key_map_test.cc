@@ -12,6 +12,7 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/orc/orc_reader.h"
+#include "fjord/format/orc/orc_tail.h"
 #include "fjord/format/orc/orc_test_file.h"
 #include "fjord/format/row_json.h"
 #include "fjord/testing/test_util.h"

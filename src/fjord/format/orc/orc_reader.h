@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "fjord/data_type.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_types.h"
 
 namespace fjord::orc {
 

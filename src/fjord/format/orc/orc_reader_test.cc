@@ -14,6 +14,7 @@
 #include "fjord/file_io.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/orc/orc_reader.h"
+#include "fjord/format/orc/orc_tail.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord::orc {

@@ -4,9 +4,9 @@
 #include <arrow/io/interfaces.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/orc/column_writer.h"
 #include "fjord/format/orc/out_stream.h"
@@ -72,8 +72,7 @@ std::string TypeMessage(const OrcTypeNode& node) {
 }  // namespace
 
 Result<OrcCompression> OrcCompressionFor(std::string_view name) {
-  std::string n(name);
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string n = Lower(name);
   if (n == "zstd" || n == "zstandard") return OrcCompression::kZstd;
   if (n == "lz4") return OrcCompression::kLz4;
   if (n == "snappy") return OrcCompression::kSnappy;

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "fjord/data_type.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/result.h"
 
 namespace fjord::orc {

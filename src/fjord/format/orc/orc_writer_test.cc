@@ -18,8 +18,8 @@
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/orc/int_rle.h"
 #include "fjord/format/orc/orc_reader.h"
+#include "fjord/format/orc/orc_tail.h"
 #include "fjord/format/orc/stripe.h"
-#include "fjord/format/orc_tail.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord::orc {

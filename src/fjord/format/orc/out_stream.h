@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/result.h"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fjord/format/orc/compression.h"
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_types.h"
 #include "fjord/result.h"
 
 namespace fjord::orc {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/meta/partition_path.h"
@@ -23,9 +24,7 @@ bool BySequence(const DataFileMeta& a, const DataFileMeta& b) {
 }
 
 bool OptionTrue(const Options& options, std::string_view key) {
-  std::string v = options.GetOr(key, "false");
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  return v == "true";
+  return Lower(options.GetOr(key, "false")) == "true";
 }
 
 }  // namespace

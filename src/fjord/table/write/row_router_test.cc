@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "fjord/common/calendar.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
@@ -413,15 +414,6 @@ std::vector<std::string> ParseTokens(const std::string& line, std::vector<bool>*
     }
   }
   return out;
-}
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 // A golden token as the Value of `type` (the encodings bucket_test.cc documents).

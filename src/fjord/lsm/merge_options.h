@@ -1,16 +1,16 @@
-// Private to the merge engines (merge_function.cc, merge_partial_update.cc, merge_aggregate.cc,
-// aggregators.cc): the option reading they share and the per-engine factories.
+// The option reading the merge engines share (merge_deduplicate.cc, merge_partial_update.cc,
+// merge_aggregate.cc, aggregators.cc): the engines' option names and a view of a table's effective
+// options with Java's parsing rules. Engine-independent; it knows no engine.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fjord/lsm/merge_function.h"
+#include "fjord/data_type.h"
 #include "fjord/result.h"
 
 namespace fjord {
@@ -27,19 +27,23 @@ inline constexpr std::string_view kPartialUpdateRemoveRecordOnSequenceGroup =
     "partial-update.remove-record-on-sequence-group";
 inline constexpr std::string_view kDefaultAggregateFunction = "fields.default-aggregate-function";
 
-// Read-only view of a table's effective options with Java's parsing rules. Absent options take
-// Java's defaults, given by the caller.
+// Read-only view of a table's effective options. An absent option takes the option registry's
+// default (fjord/options.h); errors name the option and the bad value.
 class MergeOptions {
  public:
   explicit MergeOptions(const std::map<std::string, std::string>& options) : options_(options) {}
 
+  // The value set in the table, or nullopt.
   std::optional<std::string> Get(std::string_view key) const;
-  // Errors name the option and the bad value.
-  Result<bool> GetBool(std::string_view key, bool fallback) const;
-  Result<int32_t> GetInt32(std::string_view key, int32_t fallback) const;
-  // `fields.<field>.<suffix>`.
+  // The value set, else the registry's default, else "".
+  std::string GetString(std::string_view key) const;
+  Result<bool> GetBool(std::string_view key) const;
+  Result<int32_t> GetInt32(std::string_view key) const;
+  // `fields.<field>.<suffix>`: set, or with the registry's default of `fields.#.<suffix>`.
   std::optional<std::string> FieldOption(std::string_view field, std::string_view suffix) const;
-  Result<bool> FieldBool(std::string_view field, std::string_view suffix, bool fallback) const;
+  std::string FieldString(std::string_view field, std::string_view suffix) const;
+  Result<bool> FieldBool(std::string_view field, std::string_view suffix) const;
+  Result<int32_t> FieldInt32(std::string_view field, std::string_view suffix) const;
 
   // `ignore-delete`, else its deprecated aliases first-row.ignore-delete,
   // deduplicate.ignore-delete, partial-update.ignore-delete (the first one set wins).
@@ -50,19 +54,16 @@ class MergeOptions {
   const std::map<std::string, std::string>& all() const { return options_; }
 
  private:
+  std::optional<std::string> GetOrDefault(std::string_view key) const;
+
   const std::map<std::string, std::string>& options_;
 };
 
 // Java's String.split(","): pieces between separators, trailing empty pieces dropped (so "" gives
 // one empty piece, "a,b," gives two).
 std::vector<std::string> SplitLikeJava(std::string_view text, char separator);
-std::string TrimCopy(std::string_view text);
 
 // Index of the column named `name`, or -1.
 int FindField(const std::vector<DataField>& fields, std::string_view name);
-
-Result<std::unique_ptr<MergeFunction>> CreatePartialUpdateMergeFunction(
-    const MergeContext& context);
-Result<std::unique_ptr<MergeFunction>> CreateAggregateMergeFunction(const MergeContext& context);
 
 }  // namespace fjord

@@ -1,4 +1,4 @@
-#include "fjord/format/orc_tail.h"
+#include "fjord/format/orc/orc_tail.h"
 
 #include <arrow/adapters/orc/adapter.h>
 #include <arrow/api.h>
