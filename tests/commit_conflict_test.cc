@@ -224,13 +224,17 @@ TEST(CommitConflictTest, CheckerOnItsOwn) {
   ManifestEntry live{FileKind::kAdd, fx.partition, 0, 2, File("x")};
   ManifestEntry gone{FileKind::kDelete, fx.partition, 0, 2, File("y")};
   ConflictContext ctx{"me", "them", 7};
-  EXPECT_OK(CheckConflicts({live}, {}, CommitKind::kCompact, fx.table->schema(), ctx));
-  EXPECT_THAT(CheckConflicts({live}, {gone}, CommitKind::kCompact, fx.table->schema(), ctx),
+  EXPECT_OK(CheckConflicts({live}, {}, CommitKind::kCompact, fx.table->schema(),
+                           fx.table->core_options(), ctx));
+  EXPECT_THAT(CheckConflicts({live}, {gone}, CommitKind::kCompact, fx.table->schema(),
+                             fx.table->core_options(), ctx),
               IsError(StatusCode::kConflict, "not live in snapshot 7"));
   ManifestEntry three{FileKind::kAdd, fx.partition, 1, 3, File("z")};
-  EXPECT_THAT(CheckConflicts({live}, {three}, CommitKind::kCompact, fx.table->schema(), ctx),
+  EXPECT_THAT(CheckConflicts({live}, {three}, CommitKind::kCompact, fx.table->schema(),
+                             fx.table->core_options(), ctx),
               IsError(StatusCode::kConflict, "changed from 2 to 3"));
-  EXPECT_OK(CheckConflicts({live}, {three}, CommitKind::kOverwrite, fx.table->schema(), ctx));
+  EXPECT_OK(CheckConflicts({live}, {three}, CommitKind::kOverwrite, fx.table->schema(),
+                           fx.table->core_options(), ctx));
 }
 
 }  // namespace

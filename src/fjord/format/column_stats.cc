@@ -202,8 +202,9 @@ bool IsSystemFieldName(std::string_view name) {
 Result<std::vector<StatsMode>> StatsModesFor(const std::vector<std::string>& field_names,
                                              const Options& options, FileFormat format,
                                              std::string_view mode_key) {
-  std::string table_text = options.GetOr(mode_key, "truncate(16)");
-  Result<StatsMode> table_mode = StatsMode::Parse(table_text);
+  std::optional<std::string> table_text = options.Get(mode_key);  // else the registry's default
+  if (!table_text) return Status::Invalid("option '", mode_key, "' has no value");
+  Result<StatsMode> table_mode = StatsMode::Parse(*table_text);
   if (!table_mode.ok()) return table_mode.status().WithContext("option '", mode_key, "'");
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> keep,
                         options.GetInt("metadata.stats-keep-first-n-columns"));

@@ -617,7 +617,9 @@ class AvroImpl : public DataFileWriter::Impl {
 Result<DataFileWriterOptions> DataFileWriterOptions::FromOptions(
     const Options& options, const std::vector<DataField>& fields, FileFormat format) {
   DataFileWriterOptions out;
-  out.compression = options.GetOr("file.compression", "zstd");
+  if (std::optional<std::string> compression = options.Get("file.compression")) {
+    out.compression = *compression;
+  }
   FJORD_ASSIGN_OR_RAISE(auto level, options.GetInt("file.compression.zstd-level"));
   if (level) out.zstd_level = static_cast<int32_t>(*level);
   if (options.Get("parquet.block.size")) {

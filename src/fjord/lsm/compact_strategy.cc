@@ -1,5 +1,6 @@
 #include "fjord/lsm/compact_strategy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -15,46 +16,33 @@ CompactUnit AllRuns(const std::vector<LevelSortedRun>& runs, int32_t max_level) 
   return unit;
 }
 
-Result<bool> BoolOption(const Options& options, const char* key, bool fallback) {
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> v, options.GetBool(key));
-  return v.value_or(fallback);
-}
-
 }  // namespace
 
-Result<LookupNeeds> LookupNeeds::FromOptions(const Options& options) {
+LookupNeeds LookupNeeds::FromOptions(const CoreOptions& options) {
   LookupNeeds n;
-  n.first_row = options.GetOr("merge-engine", "deduplicate") == "first-row";
-  n.produce_changelog = options.GetOr("changelog-producer", "none") == "lookup";
-  FJORD_ASSIGN_OR_RAISE(n.deletion_vectors, BoolOption(options, "deletion-vectors.enabled", false));
-  FJORD_ASSIGN_OR_RAISE(n.force_lookup, BoolOption(options, "force-lookup", false));
+  n.first_row = options.merge_engine() == MergeEngine::kFirstRow;
+  n.produce_changelog = options.changelog_producer() == ChangelogProducer::kLookup;
+  n.deletion_vectors = options.deletion_vectors_enabled();
+  n.force_lookup = options.force_lookup();
   return n;
 }
 
-Result<CompactStrategyOptions> CompactStrategyOptions::FromOptions(const Options& options) {
+Result<CompactStrategyOptions> CompactStrategyOptions::FromOptions(const CoreOptions& options) {
   CompactStrategyOptions o;
   FJORD_ASSIGN_OR_RAISE(o.universal, UniversalCompactionOptions::FromOptions(options));
-  FJORD_ASSIGN_OR_RAISE(o.optimization_interval_millis,
-                        options.GetDurationMillis("compaction.optimization-interval"));
-  FJORD_ASSIGN_OR_RAISE(o.total_size_threshold,
-                        options.GetMemorySize("compaction.total-size-threshold"));
-  FJORD_ASSIGN_OR_RAISE(o.incremental_size_threshold,
-                        options.GetMemorySize("compaction.incremental-size-threshold"));
-  FJORD_ASSIGN_OR_RAISE(LookupNeeds lookup, LookupNeeds::FromOptions(options));
-  if (lookup.needed()) {
+  o.optimization_interval_millis = options.compaction_optimization_interval_millis();
+  o.total_size_threshold = options.compaction_total_size_threshold();
+  o.incremental_size_threshold = options.compaction_incremental_size_threshold();
+  if (LookupNeeds::FromOptions(options).needed()) {
     o.force_up_level0 = true;
-    std::string mode = options.GetOr("lookup-compact", "radical");
-    if (mode == "gentle") {
-      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> interval,
-                            options.GetInt("lookup-compact.max-interval"));
-      int64_t trigger = o.universal.compaction_trigger;
-      o.force_interval = static_cast<int32_t>(std::max(trigger, interval.value_or(2 * trigger)));
-    } else if (mode != "radical") {
-      return Status::Invalid("option 'lookup-compact' must be radical or gentle, got '", mode, "'");
+    if (options.lookup_compact() == LookupCompactMode::kGentle) {
+      // Java's default max interval is twice the compaction trigger.
+      int32_t trigger = o.universal.compaction_trigger;
+      o.force_interval =
+          std::max(trigger, options.lookup_compact_max_interval().value_or(2 * trigger));
     }
   } else {
-    FJORD_ASSIGN_OR_RAISE(o.force_up_level0,
-                          BoolOption(options, "compaction.force-up-level-0", false));
+    o.force_up_level0 = options.compaction_force_up_level_0();
   }
   return o;
 }

@@ -26,7 +26,7 @@ struct LookupNeeds {
   bool force_lookup = false;       // force-lookup
   bool needed() const { return first_row || produce_changelog || deletion_vectors || force_lookup; }
 
-  static Result<LookupNeeds> FromOptions(const Options& options);
+  static LookupNeeds FromOptions(const CoreOptions& options);
 };
 
 struct CompactStrategyOptions {
@@ -41,7 +41,8 @@ struct CompactStrategyOptions {
   // time (radical, or compaction.force-up-level-0 without lookup).
   std::optional<int32_t> force_interval;
 
-  static Result<CompactStrategyOptions> FromOptions(const Options& options);
+  // Invalid for a bad combination (lookup-compact.max-interval below 1).
+  static Result<CompactStrategyOptions> FromOptions(const CoreOptions& options);
 };
 
 class CompactStrategy {

@@ -14,8 +14,11 @@ std::vector<std::string> Names(const CompactUnit& u) {
   return out;
 }
 
-Options TableOptions(std::map<std::string, std::string> values) {
-  return Options::FromTable(values);
+// The options of a table with `values` set (registry defaults for the rest).
+CoreOptions TableOptions(std::map<std::string, std::string> values) {
+  Result<CoreOptions> options = CoreOptions::FromMap(values);
+  EXPECT_TRUE(options.ok()) << options.status().ToString();
+  return options.ok() ? std::move(options).value() : CoreOptions::FromMap({}).value();
 }
 
 struct FakeClock {
@@ -133,20 +136,18 @@ TEST(CompactStrategyTest, ForceUpLevel0WithoutLookupAndPlainTables) {
   ASSERT_OK_AND_ASSIGN(auto plain, CompactStrategyOptions::FromOptions(TableOptions({})));
   EXPECT_FALSE(plain.force_up_level0);
   EXPECT_FALSE(CompactStrategy(plain).Pick(Runs({{0, 1}, {5, 1000}}), 5));
-  EXPECT_THAT(CompactStrategyOptions::FromOptions(
-                  TableOptions({{"merge-engine", "first-row"}, {"lookup-compact", "soft"}}))
-                  .status(),
-              IsError(StatusCode::kInvalid, "lookup-compact"));
+  // A mode that is neither radical nor gentle fails when the options are parsed.
+  EXPECT_THAT(
+      CoreOptions::FromMap({{"merge-engine", "first-row"}, {"lookup-compact", "soft"}}).status(),
+      IsError(StatusCode::kInvalid, "lookup-compact"));
 }
 
 TEST(CompactStrategyTest, LookupNeeds) {
-  ASSERT_OK_AND_ASSIGN(auto none, LookupNeeds::FromOptions(TableOptions({})));
+  LookupNeeds none = LookupNeeds::FromOptions(TableOptions({}));
   EXPECT_FALSE(none.needed());
-  ASSERT_OK_AND_ASSIGN(
-      auto dv, LookupNeeds::FromOptions(TableOptions({{"deletion-vectors.enabled", "true"}})));
+  LookupNeeds dv = LookupNeeds::FromOptions(TableOptions({{"deletion-vectors.enabled", "true"}}));
   EXPECT_TRUE(dv.needed());
-  ASSERT_OK_AND_ASSIGN(auto cl,
-                       LookupNeeds::FromOptions(TableOptions({{"changelog-producer", "lookup"}})));
+  LookupNeeds cl = LookupNeeds::FromOptions(TableOptions({{"changelog-producer", "lookup"}}));
   EXPECT_TRUE(cl.produce_changelog);
 }
 

@@ -2,12 +2,16 @@
 
 #include <arrow/api.h>
 
-#include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
 
 namespace fjord {
 
 Result<KvLayout> KvLayout::Make(const TableSchema& schema) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  return Make(schema, options);
+}
+
+Result<KvLayout> KvLayout::Make(const TableSchema& schema, const CoreOptions& options) {
   if (schema.primary_keys.empty()) {
     return Status::Invalid("key-value layout needs a primary-key table");
   }
@@ -20,13 +24,12 @@ Result<KvLayout> KvLayout::Make(const TableSchema& schema) {
     if (i < 0) return Status::Invalid("primary key '", k, "' is not a column");
     layout.key_columns.push_back(i);
   }
-  for (const std::string& s : SplitCommaList(schema.Option("sequence.field").value_or(""))) {
+  for (const std::string& s : options.sequence_fields()) {
     int i = schema.FieldIndex(s);
     if (i < 0) return Status::Invalid("option 'sequence.field': '", s, "' is not a column");
     layout.sequence_columns.push_back(i);
   }
-  layout.sequence_descending =
-      schema.Option("sequence.field.sort-order").value_or("ascending") == "descending";
+  layout.sequence_descending = options.sequence_field_descending();
   std::vector<DataField> all = schema.fields;
   all.push_back(DataField{0, kSequenceNumberColumn, DataType::BigInt(false), {}, {}});
   all.push_back(DataField{0, kValueKindColumn, DataType::TinyInt(false), {}, {}});

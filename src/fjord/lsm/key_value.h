@@ -13,6 +13,7 @@
 
 #include "fjord/data_type.h"
 #include "fjord/lsm/sort_key.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/schema.h"
 
 namespace fjord {
@@ -30,7 +31,10 @@ struct KvLayout {
   int sequence_number_column() const { return static_cast<int>(fields.size()); }
   int value_kind_column() const { return static_cast<int>(fields.size()) + 1; }
 
-  // From a primary-key table schema; Invalid for append tables or unknown sequence fields.
+  // From a primary-key table schema and its parsed options; Invalid for append tables or unknown
+  // sequence fields.
+  static Result<KvLayout> Make(const TableSchema& schema, const CoreOptions& options);
+  // The same, parsing the schema's options first.
   static Result<KvLayout> Make(const TableSchema& schema);
 
   // Encodes the key columns: equal encodings = same key.

@@ -9,7 +9,6 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
-#include "fjord/options.h"
 
 namespace fjord {
 
@@ -55,23 +54,27 @@ Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(std::shared_ptr<FileIO>
                                                          std::string bucket_dir, int32_t level,
                                                          DataFileNamer* namer,
                                                          int32_t file_source) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  return Make(std::move(io), schema, options, std::move(bucket_dir), level, namer, file_source);
+}
+
+Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(
+    std::shared_ptr<FileIO> io, const TableSchema& schema, const CoreOptions& options,
+    std::string bucket_dir, int32_t level, DataFileNamer* namer, int32_t file_source) {
   std::unique_ptr<KvFileWriter> w(new KvFileWriter());
   w->io_ = std::move(io);
   w->schema_ = schema;
-  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(schema));
+  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(schema, options));
   w->bucket_dir_ = std::move(bucket_dir);
   w->level_ = level;
   w->file_source_ = file_source;
   w->namer_ = namer;
-  Options options = Options::FromTable(schema.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(w->format_, ParseFileFormat(options.GetOr("file.format", "parquet")));
+  FJORD_ASSIGN_OR_RAISE(w->format_, options.file_format());
   w->physical_ = KeyValuePhysicalFields(schema);
-  FJORD_ASSIGN_OR_RAISE(w->writer_options_,
-                        DataFileWriterOptions::FromOptions(options, w->physical_, w->format_));
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> dense, options.GetBool("metadata.stats-dense-store"));
-  w->dense_stats_ = dense.value_or(true);
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
-  w->target_file_size_ = target.value_or(int64_t{128} << 20);  // primary-key tables: 128 MB
+  FJORD_ASSIGN_OR_RAISE(w->writer_options_, DataFileWriterOptions::FromOptions(
+                                                options.options(), w->physical_, w->format_));
+  w->dense_stats_ = options.metadata_stats_dense_store();
+  w->target_file_size_ = options.target_file_size(/*has_primary_key=*/true);
   return w;
 }
 

@@ -15,6 +15,7 @@
 #include "fjord/file_io.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/lsm/key_value.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/schema.h"
 
@@ -43,7 +44,15 @@ std::vector<DataField> KeyValuePhysicalFields(const TableSchema& schema);
 
 class KvFileWriter {
  public:
-  // Files go to `bucket_dir` (which need not exist), named by `namer`, at LSM level `level`.
+  // Files go to `bucket_dir` (which need not exist), named by `namer`, at LSM level `level`;
+  // `options` are the schema's, parsed.
+  static Result<std::unique_ptr<KvFileWriter>> Make(std::shared_ptr<FileIO> io,
+                                                    const TableSchema& schema,
+                                                    const CoreOptions& options,
+                                                    std::string bucket_dir, int32_t level,
+                                                    DataFileNamer* namer,
+                                                    int32_t file_source = kFileSourceAppend);
+  // The same, parsing the schema's options first.
   static Result<std::unique_ptr<KvFileWriter>> Make(std::shared_ptr<FileIO> io,
                                                     const TableSchema& schema,
                                                     std::string bucket_dir, int32_t level,

@@ -93,23 +93,17 @@ int32_t UniversalCompactionOptions::CurrentOffPeakRatio() const {
   return off_peak ? offpeak_ratio : 0;
 }
 
-Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(const Options& options) {
+Result<UniversalCompactionOptions> UniversalCompactionOptions::FromOptions(
+    const CoreOptions& options) {
   UniversalCompactionOptions o;
-  auto get = [&](const char* key, int32_t fallback) -> Result<int32_t> {
-    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> v, options.GetInt(key));
-    return static_cast<int32_t>(v.value_or(fallback));
-  };
-  FJORD_ASSIGN_OR_RAISE(o.max_size_amplification_percent,
-                        get("compaction.max-size-amplification-percent", 200));
-  FJORD_ASSIGN_OR_RAISE(o.size_ratio, get("compaction.size-ratio", 1));
-  FJORD_ASSIGN_OR_RAISE(o.compaction_trigger, get("num-sorted-run.compaction-trigger", 5));
-  FJORD_ASSIGN_OR_RAISE(o.stop_trigger,
-                        get("num-sorted-run.stop-trigger", o.compaction_trigger + 3));
-  o.stop_trigger = std::max(o.stop_trigger, o.compaction_trigger);
-  FJORD_ASSIGN_OR_RAISE(o.num_levels, get("num-levels", o.compaction_trigger + 1));
-  FJORD_ASSIGN_OR_RAISE(o.offpeak_start_hour, get("compaction.offpeak.start.hour", -1));
-  FJORD_ASSIGN_OR_RAISE(o.offpeak_end_hour, get("compaction.offpeak.end.hour", -1));
-  FJORD_ASSIGN_OR_RAISE(o.offpeak_ratio, get("compaction.offpeak-ratio", 0));
+  o.max_size_amplification_percent = options.compaction_max_size_amplification_percent();
+  o.size_ratio = options.compaction_size_ratio();
+  o.compaction_trigger = options.num_sorted_run_compaction_trigger();
+  o.stop_trigger = std::max(options.num_sorted_run_stop_trigger(), o.compaction_trigger);
+  o.num_levels = options.num_levels();
+  o.offpeak_start_hour = options.compaction_offpeak_start_hour();
+  o.offpeak_end_hour = options.compaction_offpeak_end_hour();
+  o.offpeak_ratio = options.compaction_offpeak_ratio();
   if (o.compaction_trigger < 1) {
     return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be >= 1");
   }

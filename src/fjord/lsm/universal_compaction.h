@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fjord/lsm/levels.h"
-#include "fjord/options.h"
+#include "fjord/meta/core_options.h"
 
 namespace fjord {
 
@@ -34,7 +34,8 @@ struct UniversalCompactionOptions {
   // The extra size ratio that applies now (Java's OffPeakHours#currentRatio).
   int32_t CurrentOffPeakRatio() const;
 
-  static Result<UniversalCompactionOptions> FromOptions(const Options& options);
+  // Invalid when num-sorted-run.compaction-trigger is below 1.
+  static Result<UniversalCompactionOptions> FromOptions(const CoreOptions& options);
 };
 
 // The unit to compact now, or nullopt. `runs` as Levels::SortedRuns gives them (newest first);

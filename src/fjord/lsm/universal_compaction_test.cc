@@ -61,7 +61,8 @@ TEST(UniversalCompactionTest, FullCompactionSkipsALoneMaxLevelRun) {
 }
 
 TEST(UniversalCompactionTest, OptionsFollowJavaDefaults) {
-  ASSERT_OK_AND_ASSIGN(auto o, UniversalCompactionOptions::FromOptions(Options{}));
+  ASSERT_OK_AND_ASSIGN(auto o,
+                       UniversalCompactionOptions::FromOptions(CoreOptions::FromMap({}).value()));
   EXPECT_EQ(o.compaction_trigger, 5);
   EXPECT_EQ(o.stop_trigger, 8);
   EXPECT_EQ(o.num_levels, 6);
@@ -70,10 +71,11 @@ TEST(UniversalCompactionTest, OptionsFollowJavaDefaults) {
 }
 
 TEST(UniversalCompactionTest, OffPeakHoursRaiseTheSizeRatio) {
-  ASSERT_OK_AND_ASSIGN(auto o, UniversalCompactionOptions::FromOptions(
-                                   Options::FromTable({{"compaction.offpeak.start.hour", "22"},
-                                                       {"compaction.offpeak.end.hour", "6"},
-                                                       {"compaction.offpeak-ratio", "50"}})));
+  ASSERT_OK_AND_ASSIGN(CoreOptions table,
+                       CoreOptions::FromMap({{"compaction.offpeak.start.hour", "22"},
+                                             {"compaction.offpeak.end.hour", "6"},
+                                             {"compaction.offpeak-ratio", "50"}}));
+  ASSERT_OK_AND_ASSIGN(auto o, UniversalCompactionOptions::FromOptions(table));
   int32_t hour = 12;
   o.hour_of_day = [&hour] { return hour; };
   // Runs 100, 140, 500, 1000, 100000: 100 x 1.01 < 140 stops the size ratio at peak hours and

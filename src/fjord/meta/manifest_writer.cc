@@ -433,11 +433,18 @@ Result<int64_t> Publish(FileIO* io, const std::string& path, Result<std::string>
 
 Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
     const std::map<std::string, std::string>& table_options) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::FromMap(table_options));
+  return FromOptions(options);
+}
+
+Result<ManifestWriterOptions> ManifestWriterOptions::FromOptions(const CoreOptions& options) {
   ManifestWriterOptions out;
+  // The file formats' own options (orc.compress, avro.codec, orc.compression.zstd.level), and
+  // file.compression.zstd-level only when the table sets it (else each codec's default level).
   auto option = [&](const char* key) -> std::optional<std::string> {
-    auto it = table_options.find(key);
-    if (it == table_options.end()) return std::nullopt;
-    return it->second;
+    std::optional<OptionLayer> layer = options.options().LayerOf(key);
+    if (!layer || *layer == OptionLayer::kDefault) return std::nullopt;
+    return options.options().Get(key);
   };
   auto level = [&](const char* key) -> Status {
     std::optional<std::string> text = option(key);
@@ -455,12 +462,11 @@ Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
     out.compression_level = value;
     return Status::OK();
   };
-  std::string format = Lower(option("manifest.format").value_or("avro"));
+  const std::string& format = options.manifest_format();
   if (format == "orc") {
     out.format = ManifestFormat::kOrc;
     // Java: orc.compress if set, else CompressionKind.valueOf(manifest.compression.toUpperCase()).
-    std::string name =
-        option("orc.compress").value_or(option("manifest.compression").value_or("zstd"));
+    std::string name = option("orc.compress").value_or(options.manifest_compression());
     std::string kind = Upper(name);
     if (kind == "LZO") {
       return Status::NotImplemented("ORC manifests compressed with LZO (liborc cannot write it)");
@@ -482,7 +488,7 @@ Result<ManifestWriterOptions> ManifestWriterOptions::FromTableOptions(
     return Status::NotImplemented("writing manifest.format 'parquet' (avro and orc are supported)");
   }
   if (format != "avro") return Status::Invalid("unknown manifest.format '", format, "'");
-  std::string name = option("avro.codec").value_or(option("manifest.compression").value_or("zstd"));
+  std::string name = option("avro.codec").value_or(options.manifest_compression());
   if (name == "zstd") name = "zstandard";
   auto codec = avro::CodecFromName(name);
   if (!codec.ok()) {

@@ -26,6 +26,7 @@
 
 #include "fjord/file_io.h"
 #include "fjord/format/avro/codec.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/result.h"
 
@@ -58,6 +59,8 @@ struct ManifestWriterOptions {
   // `orc.compress` if set, else `manifest.compression`, upper-cased as Java does (Invalid for a
   // name Java's ORC does not know, such as "deflate"; NotImplemented for LZO, which liborc cannot
   // write). Both: `file.compression.zstd-level`. Invalid for a bad level.
+  static Result<ManifestWriterOptions> FromOptions(const CoreOptions& options);
+  // The same from an effective table options map (parsed as CoreOptions first).
   static Result<ManifestWriterOptions> FromTableOptions(
       const std::map<std::string, std::string>& table_options);
 };

@@ -118,15 +118,14 @@ std::string PartitionPath(const std::vector<DataField>& partition_fields,
 }
 
 Result<std::string> BucketPath(const std::string& root, const TableSchema& schema,
-                               const std::string& stored_partition, int32_t bucket) {
+                               const CoreOptions& options, const std::string& stored_partition,
+                               int32_t bucket) {
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataTypePtr> types;
   for (const DataField& f : partition_fields) types.push_back(f.type->WithNullable(true));
   FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredBinaryRow(stored_partition, types));
   std::string dir = root;
-  std::string ppath =
-      PartitionPath(partition_fields, values,
-                    schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__"));
+  std::string ppath = PartitionPath(partition_fields, values, options.partition_default_name());
   if (!ppath.empty()) dir = JoinPath(dir, ppath);
   return JoinPath(dir, "bucket-" + std::to_string(bucket));
 }
@@ -154,11 +153,12 @@ Result<PartitionSpec> ParsePartitionSpec(std::string_view text) {
 }
 
 Result<PartitionMatcher> PartitionMatcher::Make(const TableSchema& schema,
+                                                const CoreOptions& options,
                                                 const PartitionSpec& spec) {
   PartitionMatcher m;
   m.fields_ = schema.FieldsByName(schema.partition_keys);
   for (const DataField& f : m.fields_) m.types_.push_back(f.type->WithNullable(true));
-  m.default_name_ = schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  m.default_name_ = options.partition_default_name();
   for (const auto& [key, value] : spec) {
     auto field = std::find_if(m.fields_.begin(), m.fields_.end(),
                               [&](const DataField& f) { return f.name == key; });

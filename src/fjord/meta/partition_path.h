@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fjord/data_type.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/partition.h"
 #include "fjord/result.h"
 #include "fjord/schema.h"
@@ -29,17 +30,20 @@ std::string PartitionPath(const std::vector<DataField>& partition_fields,
                           const std::vector<Value>& values, const std::string& default_name);
 
 // The directory of one bucket: `root`/<partition path>bucket-N, the partition given as its stored
-// BinaryRow; `partition.default-name` of `schema` names NULL and empty values.
+// BinaryRow; `partition.default-name` of `options` (the schema's) names NULL and empty values.
 Result<std::string> BucketPath(const std::string& root, const TableSchema& schema,
-                               const std::string& stored_partition, int32_t bucket);
+                               const CoreOptions& options, const std::string& stored_partition,
+                               int32_t bucket);
 
 // Matches stored partitions (BinaryRow bytes) against a PartitionSpec: a partition matches when
 // each column of the spec has the spec's value, compared as partition paths spell values (so
 // NULL is `partition.default-name`). Immutable, thread-safe.
 class PartitionMatcher {
  public:
-  // Invalid when a key of `spec` is not a partition column of `schema`.
-  static Result<PartitionMatcher> Make(const TableSchema& schema, const PartitionSpec& spec);
+  // Invalid when a key of `spec` is not a partition column of `schema`; `options` are the
+  // schema's.
+  static Result<PartitionMatcher> Make(const TableSchema& schema, const CoreOptions& options,
+                                       const PartitionSpec& spec);
   bool empty() const { return wanted_.empty(); }
   // An error when `stored_partition` is not a row of the partition columns.
   Result<bool> Matches(const std::string& stored_partition) const;

@@ -10,11 +10,12 @@
 
 namespace fjord {
 
-FileStoreTable::FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema)
+FileStoreTable::FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema,
+                               CoreOptions core_options)
     : io_(io),
       path_(path),
       schema_(std::move(schema)),
-      options_(Options::FromTable(schema_.EffectiveOptions())),
+      core_options_(std::move(core_options)),
       snapshots_(io, path) {}
 
 Result<std::unique_ptr<FileStoreTable>> FileStoreTable::Open(const std::string& path) {
@@ -30,7 +31,10 @@ Result<std::unique_ptr<FileStoreTable>> FileStoreTable::Open(const std::string& 
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   SnapshotManager sm(io, root);
   FJORD_ASSIGN_OR_RAISE(TableSchema schema, sm.LatestSchema());
-  return std::unique_ptr<FileStoreTable>(new FileStoreTable(io, root, std::move(schema)));
+  Result<CoreOptions> core = CoreOptions::Make(schema);
+  if (!core.ok()) return core.status().WithContext("table ", root);
+  return std::unique_ptr<FileStoreTable>(
+      new FileStoreTable(io, root, std::move(schema), std::move(core).value()));
 }
 
 Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions(
@@ -53,7 +57,9 @@ Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions
       schema.options.emplace_back(key, value);
     }
   }
-  return std::shared_ptr<const FileStoreTable>(new FileStoreTable(io_, path_, std::move(schema)));
+  FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(schema));
+  return std::shared_ptr<const FileStoreTable>(
+      new FileStoreTable(io_, path_, std::move(schema), std::move(core)));
 }
 
 Result<std::pair<std::optional<Snapshot>, TableSchema>> FileStoreTable::Resolve(

@@ -11,6 +11,7 @@
 
 #include "fjord/expr/predicate.h"
 #include "fjord/file_io.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/options.h"
 #include "fjord/table/read/scan.h"
@@ -43,7 +44,8 @@ struct ReadResult {
 
 class FileStoreTable {
  public:
-  // Opens the table at `path` (local path or s3:// URI). NotFound when it has no schema.
+  // Opens the table at `path` (local path or s3:// URI). NotFound when it has no schema; Invalid
+  // when an option of its schema does not parse (the error names the option and the value).
   static Result<std::unique_ptr<FileStoreTable>> Open(const std::string& path);
   // The same through `io` (tests pass a fault-injecting FileIO; every read and write of the
   // table and of its writers goes through it).
@@ -53,7 +55,9 @@ class FileStoreTable {
   const std::string& path() const { return path_; }
   const TableSchema& schema() const { return schema_; }
   // The schema's options over the registry defaults.
-  const Options& options() const { return options_; }
+  const Options& options() const { return core_options_.options(); }
+  // The same, parsed: built once when the table is opened (or made by WithDynamicOptions).
+  const CoreOptions& core_options() const { return core_options_; }
   const SnapshotManager& snapshots() const { return snapshots_; }
   const std::shared_ptr<FileIO>& io() const { return io_; }
 
@@ -75,12 +79,13 @@ class FileStoreTable {
   Result<ReadResult> Read(const ReadRequest& request) const;
 
  private:
-  FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema);
+  FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema,
+                 CoreOptions core_options);
 
   std::shared_ptr<FileIO> io_;
   std::string path_;
   TableSchema schema_;
-  Options options_;
+  CoreOptions core_options_;
   SnapshotManager snapshots_;
 };
 

@@ -414,7 +414,12 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
           return Status::Invalid("option '", c.name, "' is immutable and cannot be changed");
         }
         if (c.name == "bucket") {
-          int64_t from = std::stoll(old.value_or("-1"));
+          // The current count: the schema's, else the registry's default. Only this option is
+          // parsed, so that an ALTER can still repair other options that do not parse.
+          Options current;
+          if (old) current.Set(OptionLayer::kTable, c.name, *old);
+          FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> from_option, current.GetInt(c.name));
+          int64_t from = *from_option;
           if (!set) return Status::Invalid("option 'bucket' cannot be reset");
           FJORD_RETURN_NOT_OK(ValidateOptionValue(c.name, c.value));
           int64_t to = std::stoll(c.value);

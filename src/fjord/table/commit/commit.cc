@@ -28,41 +28,42 @@ int64_t NowMillis() {
 
 // The options a commit reads, parsed once per snapshot attempt loop.
 struct Settings {
-  int64_t max_retries = 10;
-  int64_t min_wait_ms = 10;
-  int64_t max_wait_ms = 10000;
+  int64_t max_retries = 0;
+  int64_t min_wait_ms = 0;
+  int64_t max_wait_ms = 0;
   std::optional<int64_t> timeout_ms;
   ManifestMergeOptions merge;
   ManifestWriterOptions writer;
-  std::string format = "avro";
-  bool dynamic_overwrite = true;
-  bool overwrite_upgrade = true;
-  int32_t max_level = 5;
-  int64_t bucket = -1;
+  std::string format;
+  bool dynamic_overwrite = false;
+  bool overwrite_upgrade = false;
+  int32_t max_level = 0;
+  int64_t bucket = 0;
 };
 
-Result<Settings> ReadSettings(const Options& o, const std::map<std::string, std::string>& merged) {
+Result<Settings> ReadSettings(const Result<CoreOptions>& options) {
+  if (!options.ok()) return options.status();
+  const CoreOptions& o = options.value();
   Settings s;
-  FJORD_ASSIGN_OR_RAISE(auto retries, o.GetInt("commit.max-retries"));
-  FJORD_ASSIGN_OR_RAISE(auto min_wait, o.GetDurationMillis("commit.min-retry-wait"));
-  FJORD_ASSIGN_OR_RAISE(auto max_wait, o.GetDurationMillis("commit.max-retry-wait"));
-  FJORD_ASSIGN_OR_RAISE(s.timeout_ms, o.GetDurationMillis("commit.timeout"));
+  s.max_retries = o.commit_max_retries();
+  s.min_wait_ms = o.commit_min_retry_wait_millis();
+  s.max_wait_ms = o.commit_max_retry_wait_millis();
+  s.timeout_ms = o.commit_timeout_millis();
   FJORD_ASSIGN_OR_RAISE(s.merge, ManifestMergeOptions::FromOptions(o));
-  FJORD_ASSIGN_OR_RAISE(s.writer, ManifestWriterOptions::FromTableOptions(merged));
-  FJORD_ASSIGN_OR_RAISE(auto dynamic, o.GetBool("dynamic-partition-overwrite"));
-  FJORD_ASSIGN_OR_RAISE(auto upgrade, o.GetBool("overwrite-upgrade"));
-  FJORD_ASSIGN_OR_RAISE(auto levels, o.GetInt("num-levels"));
-  FJORD_ASSIGN_OR_RAISE(auto trigger, o.GetInt("num-sorted-run.compaction-trigger"));
-  FJORD_ASSIGN_OR_RAISE(auto bucket, o.GetInt("bucket"));
-  if (retries) s.max_retries = *retries;
-  if (min_wait) s.min_wait_ms = *min_wait;
-  if (max_wait) s.max_wait_ms = *max_wait;
-  if (dynamic) s.dynamic_overwrite = *dynamic;
-  if (upgrade) s.overwrite_upgrade = *upgrade;
-  if (bucket) s.bucket = *bucket;
-  s.max_level = static_cast<int32_t>(levels.value_or(trigger.value_or(5) + 1)) - 1;
-  s.format = o.GetOr("manifest.format", "avro");
+  FJORD_ASSIGN_OR_RAISE(s.writer, ManifestWriterOptions::FromOptions(o));
+  s.dynamic_overwrite = o.dynamic_partition_overwrite();
+  s.overwrite_upgrade = o.overwrite_upgrade();
+  s.bucket = o.bucket();
+  s.max_level = o.num_levels() - 1;
+  s.format = o.manifest_format();
   return s;
+}
+
+Options CommitOptions(const TableSchema& schema,
+                      const std::map<std::string, std::string>& dynamic_options) {
+  Options options = Options::FromTable(schema.EffectiveOptions());
+  for (const auto& [key, value] : dynamic_options) options.Set(OptionLayer::kDynamic, key, value);
+  return options;
 }
 
 // Java's RetryWaiter: min(min_wait * 2^retry, max_wait) plus up to 20 % random jitter.
@@ -180,9 +181,8 @@ FileStoreCommit::FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_r
       root_(std::move(table_root)),
       schema_(std::move(schema)),
       commit_user_(std::move(commit_user)),
-      options_(Options::FromTable(schema_.EffectiveOptions())) {
-  for (auto& [key, value] : dynamic_options) options_.Set(OptionLayer::kDynamic, key, value);
-}
+      options_(CommitOptions(schema_, dynamic_options)),
+      core_options_(CoreOptions::FromOptions(options_)) {}
 
 Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
   if (!filter_committed_) return false;
@@ -208,9 +208,7 @@ Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
 Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool fixed,
                                            int64_t identifier, CommitKind kind,
                                            bool detect_conflicts) {
-  std::map<std::string, std::string> merged_options = schema_.EffectiveOptions();
-  for (const auto& [k, v] : options_.layer(OptionLayer::kDynamic)) merged_options[k] = v;
-  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(options_, merged_options));
+  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(core_options_));
   TablePaths paths{root_};
   SnapshotManager sm(io_, root_);
   ManifestFileWriter writer(io_, paths, schema_, settings.writer, settings.format,
@@ -320,6 +318,7 @@ Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool 
         base_id = latest->id;
         base_partitions = std::move(partitions);
         return CheckConflicts(base_entries, changes.table_files, kind, schema_,
+                              core_options_.value(),
                               ConflictContext{commit_user_, latest->commit_user, latest->id});
       }();
       if (!st.ok()) {
@@ -488,8 +487,9 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
   if (ignore_empty_commit_) {
     ignore_empty = *ignore_empty_commit_;
   } else {
-    FJORD_ASSIGN_OR_RAISE(auto option, options_.GetBool("snapshot.ignore-empty-commit"));
-    ignore_empty = option.value_or(true);
+    if (!core_options_.ok()) return core_options_.status();
+    // Batch commits ignore empty commits unless the table says otherwise.
+    ignore_empty = core_options_.value().snapshot_ignore_empty_commit().value_or(true);
   }
   if (!ignore_empty || !c.append_table.empty() || !c.append_changelog.empty() ||
       !c.append_index.empty()) {
@@ -518,9 +518,7 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
 Result<std::optional<int64_t>> FileStoreCommit::OverwriteScoped(
     std::vector<ManifestEntry> new_files, std::vector<IndexManifestEntry> new_index,
     Changes compact, int64_t identifier, const PartitionFilter& scope) {
-  std::map<std::string, std::string> merged_options = schema_.EffectiveOptions();
-  for (const auto& [k, v] : options_.layer(OptionLayer::kDynamic)) merged_options[k] = v;
-  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(options_, merged_options));
+  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(core_options_));
   TablePaths paths{root_};
   // Every live file in scope is deleted (real buckets only, except in postpone-bucket tables),
   // so are the index files of those partitions; then the new files are added.
@@ -572,9 +570,7 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
     const std::vector<CommitMessage>& messages, int64_t identifier,
     const std::map<std::string, std::string>& static_partition) {
   stats_ = {};
-  std::map<std::string, std::string> merged_options = schema_.EffectiveOptions();
-  for (const auto& [k, v] : options_.layer(OptionLayer::kDynamic)) merged_options[k] = v;
-  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(options_, merged_options));
+  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(core_options_));
   FJORD_ASSIGN_OR_RAISE(bool done, AlreadyCommitted(identifier));
   if (done) {
     stats_.already_committed = true;
@@ -597,7 +593,8 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
     }
     FJORD_ASSIGN_OR_RAISE(scope, PartitionFilter::Of(PartitionsOf(c.append_table), schema_));
   } else {
-    FJORD_ASSIGN_OR_RAISE(scope, PartitionFilter::OfSpecs({static_partition}, schema_));
+    FJORD_ASSIGN_OR_RAISE(
+        scope, PartitionFilter::OfSpecs({static_partition}, schema_, core_options_.value()));
     for (const ManifestEntry& e : c.append_table) {
       FJORD_ASSIGN_OR_RAISE(bool inside, scope.Contains(e.partition));
       if (!inside) {
@@ -605,7 +602,7 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
         for (const auto& [k, v] : static_partition) spec += (spec.empty() ? "" : ",") + k + "=" + v;
         return Status::Invalid("trying to overwrite partition ", spec, ", but the new file ",
                                e.file.file_name, " is in partition ",
-                               PartitionDisplay(e.partition, schema_),
+                               PartitionDisplay(e.partition, schema_, core_options_.value()),
                                ", which does not belong to it");
       }
     }
@@ -625,7 +622,9 @@ Result<std::optional<int64_t>> FileStoreCommit::DropPartitions(
   for (const auto& p : partitions) {
     if (p.empty()) return Status::Invalid("DropPartitions got an empty partition spec");
   }
-  FJORD_ASSIGN_OR_RAISE(PartitionFilter scope, PartitionFilter::OfSpecs(partitions, schema_));
+  if (!core_options_.ok()) return core_options_.status();
+  FJORD_ASSIGN_OR_RAISE(PartitionFilter scope,
+                        PartitionFilter::OfSpecs(partitions, schema_, core_options_.value()));
   return OverwriteScoped({}, {}, {}, identifier, scope);
 }
 

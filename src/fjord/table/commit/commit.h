@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/options.h"
@@ -143,6 +144,7 @@ class FileStoreCommit {
   TableSchema schema_;
   std::string commit_user_;
   Options options_;
+  Result<CoreOptions> core_options_;  // options_, parsed; an error fails every commit
   std::optional<bool> ignore_empty_commit_;
   bool filter_committed_ = true;
   CommitStats stats_;

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     for (const std::string* list :
          {&(*latest)->base_manifest_list, &(*latest)->delta_manifest_list}) {
       auto metas = ReadManifestList(t.io().get(), t.path() + "/manifest/" + *list,
-                                    t.schema().Option("manifest.format").value_or("avro"));
+                                    t.core_options().manifest_format());
       if (!metas.ok()) return Fail(metas.status());
       manifests += metas->size();
     }

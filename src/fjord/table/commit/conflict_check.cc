@@ -11,8 +11,8 @@ namespace fjord {
 
 namespace {
 
-std::string Where(const ManifestEntry& e, const TableSchema& schema) {
-  std::string partition = PartitionDisplay(e.partition, schema);
+std::string Where(const ManifestEntry& e, const TableSchema& schema, const CoreOptions& options) {
+  std::string partition = PartitionDisplay(e.partition, schema, options);
   std::string out = partition.empty() ? "" : "partition " + partition + ", ";
   return out + "bucket " + std::to_string(e.bucket) + ", level " + std::to_string(e.file.level) +
          ", file " + e.file.file_name;
@@ -38,7 +38,7 @@ int CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b,
 }
 
 Status CheckKeyRanges(const std::vector<ManifestEntry>& merged, const TableSchema& schema,
-                      const ConflictContext& context) {
+                      const CoreOptions& options, const ConflictContext& context) {
   if (schema.primary_keys.empty()) return Status::OK();
   std::vector<DataTypePtr> types;
   for (const DataField& f : schema.FieldsByName(schema.TrimmedPrimaryKeys())) {
@@ -54,8 +54,8 @@ Status CheckKeyRanges(const std::vector<ManifestEntry>& merged, const TableSchem
     Ranged r{&e, {}, {}};
     Result<std::vector<Value>> min = DecodeStoredBinaryRow(e.file.min_key, types);
     Result<std::vector<Value>> max = DecodeStoredBinaryRow(e.file.max_key, types);
-    if (!min.ok()) return min.status().WithContext("min key of " + Where(e, schema));
-    if (!max.ok()) return max.status().WithContext("max key of " + Where(e, schema));
+    if (!min.ok()) return min.status().WithContext("min key of " + Where(e, schema, options));
+    if (!max.ok()) return max.status().WithContext("max key of " + Where(e, schema, options));
     r.min = std::move(*min);
     r.max = std::move(*max);
     levels[{e.partition, e.bucket, e.file.level}].push_back(std::move(r));
@@ -71,7 +71,8 @@ Status CheckKeyRanges(const std::vector<ManifestEntry>& merged, const TableSchem
         return Status::Conflict(
             "LSM conflicts detected! Give up committing. Files with overlapping key ranges in "
             "one level: ",
-            Where(*a.entry, schema), " and ", Where(*b.entry, schema), ". ", Users(context));
+            Where(*a.entry, schema, options), " and ", Where(*b.entry, schema, options), ". ",
+            Users(context));
       }
     }
   }
@@ -82,7 +83,8 @@ Status CheckKeyRanges(const std::vector<ManifestEntry>& merged, const TableSchem
 
 Status CheckConflicts(const std::vector<ManifestEntry>& base,
                       const std::vector<ManifestEntry>& delta, CommitKind kind,
-                      const TableSchema& schema, const ConflictContext& context) {
+                      const TableSchema& schema, const CoreOptions& options,
+                      const ConflictContext& context) {
   // 1. Total buckets of a partition stay the same unless overwritten.
   if (kind != CommitKind::kOverwrite) {
     std::map<std::string, const ManifestEntry*> first;
@@ -91,11 +93,12 @@ Status CheckConflicts(const std::vector<ManifestEntry>& base,
         if (e.total_buckets <= 0) continue;
         auto [it, inserted] = first.emplace(e.partition, &e);
         if (inserted || it->second->total_buckets == e.total_buckets) continue;
-        std::string partition = PartitionDisplay(e.partition, schema);
-        return Status::Conflict(
-            "Total buckets of ", partition.empty() ? "the table" : "partition " + partition,
-            " changed from ", it->second->total_buckets, " to ", e.total_buckets,
-            " without overwrite (", Where(e, schema), "). Give up committing. ", Users(context));
+        std::string partition = PartitionDisplay(e.partition, schema, options);
+        return Status::Conflict("Total buckets of ",
+                                partition.empty() ? "the table" : "partition " + partition,
+                                " changed from ", it->second->total_buckets, " to ",
+                                e.total_buckets, " without overwrite (", Where(e, schema, options),
+                                "). Give up committing. ", Users(context));
       }
     }
   }
@@ -108,7 +111,7 @@ Status CheckConflicts(const std::vector<ManifestEntry>& base,
         return Status::Conflict(
             "File deletion conflicts detected! Give up committing. The "
             "commit itself adds ",
-            Where(e, schema), " twice or deletes and re-adds it. ", Users(context));
+            Where(e, schema, options), " twice or deletes and re-adds it. ", Users(context));
       }
     }
   }
@@ -124,7 +127,7 @@ Status CheckConflicts(const std::vector<ManifestEntry>& base,
     if (!st.ok()) {
       return Status::Conflict(
           "File deletion conflicts detected! Give up committing. The commit adds ",
-          Where(e, schema), ", which is live already. ", Users(context));
+          Where(e, schema, options), ", which is live already. ", Users(context));
     }
   }
   std::vector<ManifestEntry> merged = all.Take();
@@ -132,12 +135,12 @@ Status CheckConflicts(const std::vector<ManifestEntry>& base,
     if (e.kind == FileKind::kDelete) {
       return Status::Conflict(
           "File deletion conflicts detected! Give up committing. Trying to delete ",
-          Where(e, schema), ", which is not live in snapshot ", context.base_snapshot_id,
+          Where(e, schema, options), ", which is not live in snapshot ", context.base_snapshot_id,
           " (another commit removed or rewrote it). ", Users(context));
     }
   }
   // 4. Sorted runs at level >= 1 do not overlap.
-  return CheckKeyRanges(merged, schema, context);
+  return CheckKeyRanges(merged, schema, options, context);
 }
 
 }  // namespace fjord

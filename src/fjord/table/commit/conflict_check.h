@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/schema.h"
@@ -30,9 +31,11 @@ struct ConflictContext {
 //     ("File deletion conflicts detected");
 //  4. primary-key tables: in every (partition, bucket, level >= 1) the files' key ranges do not
 //     overlap ("LSM conflicts detected").
-// Conflict errors name the file(s), partition and bucket, and both commit users.
+// Conflict errors name the file(s), partition and bucket, and both commit users. `options` are
+// the schema's.
 Status CheckConflicts(const std::vector<ManifestEntry>& base,
                       const std::vector<ManifestEntry>& delta, CommitKind kind,
-                      const TableSchema& schema, const ConflictContext& context);
+                      const TableSchema& schema, const CoreOptions& options,
+                      const ConflictContext& context);
 
 }  // namespace fjord

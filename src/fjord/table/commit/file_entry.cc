@@ -137,9 +137,9 @@ Result<PartitionFilter> PartitionFilter::Of(std::set<std::string> partitions,
 }
 
 Result<PartitionFilter> PartitionFilter::OfSpecs(
-    const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema) {
-  std::string default_name =
-      schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+    const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema,
+    const CoreOptions& options) {
+  const std::string& default_name = options.partition_default_name();
   std::string text;
   for (const auto& spec : specs) {
     if (spec.empty()) return All();
@@ -204,13 +204,13 @@ Result<bool> PartitionFilter::Contains(const std::string& partition) const {
   return predicate_->Test(lookup);
 }
 
-std::string PartitionDisplay(const std::string& partition, const TableSchema& schema) {
+std::string PartitionDisplay(const std::string& partition, const TableSchema& schema,
+                             const CoreOptions& options) {
   std::vector<DataField> fields = NullablePartitionFields(schema);
   if (fields.empty()) return "";
   Result<std::vector<Value>> values = DecodeStoredBinaryRow(partition, TypesOf(fields));
   if (!values.ok()) return "0x" + Hex(partition);
-  std::string path = PartitionPath(
-      fields, *values, schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__"));
+  std::string path = PartitionPath(fields, *values, options.partition_default_name());
   if (!path.empty() && path.back() == '/') path.pop_back();
   return path;
 }

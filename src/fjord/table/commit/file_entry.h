@@ -15,6 +15,7 @@
 
 #include "fjord/expr/predicate.h"
 #include "fjord/file_io.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/table_paths.h"
 #include "fjord/schema.h"
@@ -63,9 +64,10 @@ class PartitionFilter {
   // The partitions matching any of `specs`. A spec maps partition columns (all or some) to their
   // text values as in partition paths; a value equal to `partition.default-name` means NULL; an
   // empty spec matches every partition. Invalid for a column that is not a partition column or a
-  // value the column cannot hold.
+  // value the column cannot hold. `options` are the schema's.
   static Result<PartitionFilter> OfSpecs(
-      const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema);
+      const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema,
+      const CoreOptions& options);
 
   bool is_all() const { return !set_ && !predicate_; }
   // Conservative, on the manifest's partition statistics: false only when no entry of `m` can
@@ -81,8 +83,9 @@ class PartitionFilter {
 };
 
 // "k1=v1/k2=v2" for a stored partition row, for messages ("" for an unpartitioned table; the raw
-// bytes in hex when the row cannot be decoded).
-std::string PartitionDisplay(const std::string& partition, const TableSchema& schema);
+// bytes in hex when the row cannot be decoded). `options` are the schema's.
+std::string PartitionDisplay(const std::string& partition, const TableSchema& schema,
+                             const CoreOptions& options);
 
 // Reads `manifests` in order, skipping those `filter` rules out, keeps the entries of selected
 // partitions and merges them (EntryMerger). For a snapshot's base + delta lists this is the set

@@ -12,15 +12,11 @@
 
 namespace fjord {
 
-Result<ManifestMergeOptions> ManifestMergeOptions::FromOptions(const Options& options) {
+Result<ManifestMergeOptions> ManifestMergeOptions::FromOptions(const CoreOptions& options) {
   ManifestMergeOptions out;
-  FJORD_ASSIGN_OR_RAISE(auto target, options.GetMemorySize("manifest.target-file-size"));
-  FJORD_ASSIGN_OR_RAISE(auto count, options.GetInt("manifest.merge-min-count"));
-  FJORD_ASSIGN_OR_RAISE(auto full,
-                        options.GetMemorySize("manifest.full-compaction-threshold-size"));
-  if (target) out.target_file_size = *target;
-  if (count) out.merge_min_count = *count;
-  if (full) out.full_compaction_threshold_size = *full;
+  out.target_file_size = options.manifest_target_file_size();
+  out.merge_min_count = options.manifest_merge_min_count();
+  out.full_compaction_threshold_size = options.manifest_full_compaction_threshold_size();
   if (out.target_file_size <= 0) {
     return Status::Invalid("manifest.target-file-size must be positive, got ",
                            out.target_file_size);

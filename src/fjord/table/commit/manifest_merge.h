@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/manifest_writer.h"
 #include "fjord/meta/table_paths.h"
-#include "fjord/options.h"
 #include "fjord/schema.h"
 
 namespace fjord {
@@ -27,7 +27,8 @@ struct ManifestMergeOptions {
   int64_t merge_min_count = 30;                       // manifest.merge-min-count
   int64_t full_compaction_threshold_size = 16 << 20;  // manifest.full-compaction-threshold-size
 
-  static Result<ManifestMergeOptions> FromOptions(const Options& options);
+  // Invalid for sizes that are not positive.
+  static Result<ManifestMergeOptions> FromOptions(const CoreOptions& options);
 };
 
 // Writes manifest files named manifest-<uuid>-<n> into a table's manifest/ directory and

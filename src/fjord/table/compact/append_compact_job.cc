@@ -92,11 +92,10 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
   if (!schema.primary_keys.empty()) {
     return Status::Invalid(table.path(), " has a primary key; not an append table");
   }
-  FJORD_RETURN_NOT_OK(CheckAppendCompactionSupported(schema));
-  Options options = Options::FromTable(schema.EffectiveOptions());
+  const CoreOptions& options = table.core_options();
+  FJORD_RETURN_NOT_OK(CheckAppendCompactionSupported(options));
   FJORD_ASSIGN_OR_RAISE(AppendCompactOptions compact, AppendCompactOptions::FromOptions(options));
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> bucket_option, options.GetInt("bucket"));
-  const int32_t buckets = static_cast<int32_t>(bucket_option.value_or(-1));
+  const int32_t buckets = options.bucket();
   std::vector<CommitMessage> messages;
   FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table.snapshots().Latest());
   if (!latest) return messages;
@@ -106,9 +105,9 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
     std::erase_if(entries, [&](const ManifestEntry& e) { return !partition_filter(e.partition); });
   }
 
-  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema));
+  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::Make(schema, options));
   DataFileNamer namer(settings.prefix, std::string(FileFormatName(settings.format)));
-  AppendCompactRewriter rewriter(table.io(), table.path(), schema, &namer);
+  AppendCompactRewriter rewriter(table.io(), table.path(), schema, options, &namer);
   AppendCompactMetrics local;
   if (!metrics) metrics = &local;
   // On failure the files this job wrote go again.
@@ -117,7 +116,7 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
     Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(partition, bucket, before);
     if (!after.ok()) {
       for (const CommitMessage& m : messages) {
-        Result<std::string> dir = BucketPath(table.path(), schema, m.partition, m.bucket);
+        Result<std::string> dir = BucketPath(table.path(), schema, options, m.partition, m.bucket);
         if (!dir.ok()) continue;
         for (const DataFileMeta& f : m.compact_after) {
           (void)table.io()->Delete(JoinPath(*dir, f.file_name));

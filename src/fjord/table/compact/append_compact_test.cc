@@ -121,26 +121,28 @@ TEST(BucketCompactQueueTest, FullCompactionRules) {
 }
 
 TEST(AppendCompactOptionsTest, DefaultsAndOptions) {
-  ASSERT_OK_AND_ASSIGN(AppendCompactOptions d, AppendCompactOptions::FromOptions(Options()));
+  ASSERT_OK_AND_ASSIGN(AppendCompactOptions d,
+                       AppendCompactOptions::FromOptions(CoreOptions::FromMap({}).value()));
   EXPECT_EQ(d.min_file_num, 5);
   EXPECT_EQ(d.target_file_size, int64_t{256} << 20);
   EXPECT_EQ(d.compaction_file_size, (int64_t{256} << 20) / 10 * 7);
   EXPECT_EQ(d.open_file_cost, int64_t{4} << 20);
   EXPECT_EQ(d.file_num_limit, 100000);
   EXPECT_FALSE(d.write_only);
-  ASSERT_OK_AND_ASSIGN(AppendCompactOptions o,
-                       AppendCompactOptions::FromOptions(Options::FromTable(
-                           {{"compaction.min.file-num", "3"},
+  ASSERT_OK_AND_ASSIGN(
+      CoreOptions table,
+      CoreOptions::FromMap({{"compaction.min.file-num", "3"},
                             {"target-file-size", "1 kb"},
                             {"write.compaction-skip", "true"},
                             // Java 1.0's option; 1.1+ ignore it, and so does Fjord.
-                            {"compaction.max.file-num", "2"}})));
+                            {"compaction.max.file-num", "2"}}));
+  ASSERT_OK_AND_ASSIGN(AppendCompactOptions o, AppendCompactOptions::FromOptions(table));
   EXPECT_EQ(o.min_file_num, 3);
   EXPECT_EQ(o.compaction_file_size, 1024 / 10 * 7);
   EXPECT_TRUE(o.write_only);
-  EXPECT_THAT(
-      AppendCompactOptions::FromOptions(Options::FromTable({{"compaction.min.file-num", "0"}})),
-      IsError(StatusCode::kInvalid, "compaction.min.file-num"));
+  EXPECT_THAT(AppendCompactOptions::FromOptions(
+                  CoreOptions::FromMap({{"compaction.min.file-num", "0"}}).value()),
+              IsError(StatusCode::kInvalid, "compaction.min.file-num"));
 }
 
 // ---- Bucket-unaware: Java's AppendCompactCoordinator -------------------------------------------

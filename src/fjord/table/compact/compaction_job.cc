@@ -35,7 +35,7 @@ Result<CompactionResult> CompactAppend(const FileStoreTable& table, const Partit
                         CompactAppendTable(table, filter, options.full, &m));
   FJORD_RETURN_NOT_OK(bad_partition);
   CompactionResult result;
-  result.buckets = table.schema().Option("bucket").value_or("-1") != "-1";
+  result.buckets = table.core_options().bucket() != -1;
   if (!matcher.empty() && m.scanned == 0 && result.buckets) {
     return Status::NotFound("no files in the partitions matching the spec in ", table.path());
   }
@@ -88,8 +88,9 @@ Result<CompactionResult> CompactPrimaryKey(const FileStoreTable& table,
 
 Result<CompactionResult> RunCompactionJob(const FileStoreTable& table,
                                           const CompactionOptions& options) {
-  FJORD_ASSIGN_OR_RAISE(PartitionMatcher matcher,
-                        PartitionMatcher::Make(table.schema(), options.partition));
+  FJORD_ASSIGN_OR_RAISE(
+      PartitionMatcher matcher,
+      PartitionMatcher::Make(table.schema(), table.core_options(), options.partition));
   if (table.schema().primary_keys.empty()) return CompactAppend(table, matcher, options);
   return CompactPrimaryKey(table, matcher, options);
 }

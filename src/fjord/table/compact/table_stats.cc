@@ -41,8 +41,8 @@ Result<TableStats> ComputeTableStats(const FileStoreTable& table) {
   const TableSchema& schema = table.schema();
   TableStats stats;
   stats.primary_key = !schema.primary_keys.empty();
-  Options options = Options::FromTable(schema.EffectiveOptions());
-  std::string format = options.GetOr("manifest.format", "avro");
+  const CoreOptions& options = table.core_options();
+  const std::string& format = options.manifest_format();
   std::map<BucketKey, BucketStats> buckets;
   auto bucket_of = [&](const std::string& partition, int32_t bucket) -> BucketStats& {
     BucketStats& b = buckets[{partition, bucket}];
@@ -64,7 +64,7 @@ Result<TableStats> ComputeTableStats(const FileStoreTable& table) {
     FJORD_ASSIGN_OR_RAISE(UniversalCompactionOptions universal,
                           UniversalCompactionOptions::FromOptions(options));
     max_level = universal.num_levels - 1;
-    FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema));
+    FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema, options));
     std::vector<DataTypePtr> key_types;
     for (int k : layout.key_columns)
       key_types.push_back(schema.fields[static_cast<size_t>(k)].type);
@@ -121,7 +121,7 @@ Result<TableStats> ComputeTableStats(const FileStoreTable& table) {
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataTypePtr> partition_types;
   for (const DataField& f : partition_fields) partition_types.push_back(f.type->WithNullable(true));
-  std::string default_name = options.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
+  const std::string& default_name = options.partition_default_name();
   for (auto& [key, b] : buckets) {
     auto it = files.find(key);
     if (it != files.end()) {

@@ -7,6 +7,7 @@
 
 #include "fjord/format/binary_row.h"
 #include "fjord/format/bucket.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/meta/snapshot_manager.h"
 
@@ -190,7 +191,8 @@ Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& s
 Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapshot,
                                                           const Predicate* partition_filter) const {
   TablePaths paths{root_};
-  std::string format = schema_.Option("manifest.format").value_or("avro");
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema_));
+  const std::string& format = options.manifest_format();
   std::vector<ManifestFileMeta> manifests;
   for (const std::string* list : {&snapshot.base_manifest_list, &snapshot.delta_manifest_list}) {
     FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas,
@@ -242,19 +244,19 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapsh
 Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filter) const {
   ScanPlan plan;
   plan.snapshot = snapshot;
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema_));
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
   std::optional<Predicate> partition_filter;
   if (filter != nullptr) partition_filter = filter->Restrict(schema_.partition_keys);
   FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
                         LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr));
 
-  std::string default_name =
-      schema_.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  const std::string& default_name = options.partition_default_name();
   std::map<std::pair<std::string, int32_t>, DataSplit> splits;
   std::vector<DataTypePtr> partition_types = TypesOf(partition_fields);
   bool pk = !schema_.primary_keys.empty();
   std::vector<DataField> bucket_key_fields = schema_.FieldsByName(schema_.BucketKeys());
-  if (schema_.Option("bucket-function.type").value_or("default") != "default") {
+  if (options.bucket_function_type() != "default") {
     bucket_key_fields.clear();  // only the default (murmur) bucket function is replicated here
   }
   std::map<int32_t, std::optional<std::set<int32_t>>> buckets_by_total;
@@ -309,7 +311,7 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
   // Deletion vectors of this snapshot.
   if (snapshot.index_manifest) {
     TablePaths paths{root_};
-    std::string format = schema_.Option("manifest.format").value_or("avro");
+    const std::string& format = options.manifest_format();
     FJORD_ASSIGN_OR_RAISE(
         std::vector<IndexManifestEntry> index,
         ReadIndexManifest(io_.get(), paths.ManifestFile(*snapshot.index_manifest), format));

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "fjord/common/arrow_status.h"
-#include "fjord/common/strings.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/meta/partition_path.h"
@@ -23,48 +22,32 @@ bool BySequence(const DataFileMeta& a, const DataFileMeta& b) {
   return a.min_sequence_number < b.min_sequence_number;
 }
 
-bool OptionTrue(const Options& options, std::string_view key) {
-  return Lower(options.GetOr(key, "false")) == "true";
-}
-
 }  // namespace
 
-Result<AppendCompactOptions> AppendCompactOptions::FromOptions(const Options& options) {
+Result<AppendCompactOptions> AppendCompactOptions::FromOptions(const CoreOptions& options) {
   AppendCompactOptions o;
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> min_files,
-                        options.GetInt("compaction.min.file-num"));
-  if (min_files) o.min_file_num = static_cast<int32_t>(*min_files);
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
-  if (target) o.target_file_size = *target;
+  o.min_file_num = options.compaction_min_file_num();
+  o.target_file_size = options.target_file_size(/*has_primary_key=*/false);
   // Java's compactionFileSize: integer 70 % of the target.
   o.compaction_file_size = o.target_file_size / 10 * 7;
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> force,
-                        options.GetBool("compaction.force-rewrite-all-files"));
-  o.force_rewrite_all_files = force.value_or(false);
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> cost,
-                        options.GetMemorySize("source.split.open-file-cost"));
-  if (cost) o.open_file_cost = *cost;
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> limit, options.GetInt("compaction.file-num-limit"));
-  if (limit) o.file_num_limit = static_cast<int32_t>(*limit);
+  o.force_rewrite_all_files = options.compaction_force_rewrite_all_files();
+  o.open_file_cost = options.source_split_open_file_cost();
+  o.file_num_limit = options.compaction_file_num_limit();
   if (o.min_file_num < 1 || o.file_num_limit < 1) {
     return Status::Invalid("compaction.min.file-num and compaction.file-num-limit must be >= 1");
   }
-  // write-only, with Java's fallback key write.compaction-skip when write-only is not set.
-  bool write_only_set =
-      options.LayerOf("write-only").value_or(OptionLayer::kDefault) != OptionLayer::kDefault;
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only,
-                        options.GetBool(write_only_set || !options.Contains("write.compaction-skip")
-                                            ? "write-only"
-                                            : "write.compaction-skip"));
-  o.write_only = write_only.value_or(false);
+  o.write_only = options.write_only();
   return o;
 }
 
-Status CheckAppendCompactionSupported(const TableSchema& schema) {
-  Options options = Options::FromTable(schema.EffectiveOptions());
-  for (const char* key : {"deletion-vectors.enabled", "clustering.incremental",
-                          "data-evolution.enabled", "row-tracking.enabled"}) {
-    if (OptionTrue(options, key)) {
+Status CheckAppendCompactionSupported(const CoreOptions& options) {
+  const std::pair<const char*, bool> features[] = {
+      {"deletion-vectors.enabled", options.deletion_vectors_enabled()},
+      {"clustering.incremental", options.clustering_incremental()},
+      {"data-evolution.enabled", options.data_evolution_enabled()},
+      {"row-tracking.enabled", options.row_tracking_enabled()}};
+  for (const auto& [key, enabled] : features) {
+    if (enabled) {
       return Status::NotImplemented("compacting append tables with '", key,
                                     "' = true (their index files or row ids would have to be "
                                     "rewritten too)");
@@ -130,8 +113,13 @@ void BucketCompactQueue::Compacted(const std::vector<DataFileMeta>& after) {
 // ---- UnawareCompactCoordinator -----------------------------------------------------------------
 
 AppendCompactRewriter::AppendCompactRewriter(std::shared_ptr<FileIO> io, std::string table_root,
-                                             TableSchema schema, DataFileNamer* namer)
-    : io_(std::move(io)), root_(std::move(table_root)), schema_(std::move(schema)), namer_(namer) {}
+                                             TableSchema schema, CoreOptions options,
+                                             DataFileNamer* namer)
+    : io_(std::move(io)),
+      root_(std::move(table_root)),
+      schema_(std::move(schema)),
+      options_(std::move(options)),
+      namer_(namer) {}
 
 AppendCompactRewriter::~AppendCompactRewriter() = default;
 
@@ -140,8 +128,8 @@ Result<std::vector<DataFileMeta>> AppendCompactRewriter::Rewrite(
   if (files.empty()) return std::vector<DataFileMeta>{};
   auto started = std::chrono::steady_clock::now();
   if (!readers_) readers_ = std::make_unique<KvFileReaderFactory>(io_, root_, schema_);
-  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::FromSchema(schema_));
-  FJORD_ASSIGN_OR_RAISE(std::string dir, BucketPath(root_, schema_, partition, bucket));
+  FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::Make(schema_, options_));
+  FJORD_ASSIGN_OR_RAISE(std::string dir, BucketPath(root_, schema_, options_, partition, bucket));
   RollingAppendFileWriter writer(io_, &schema_, &settings, dir, namer_,
                                  files.front().min_sequence_number, kFileSourceCompact);
   int64_t bytes_in = 0;

@@ -50,13 +50,14 @@ struct AppendCompactOptions {
   int32_t file_num_limit = 100000;                      // compaction.file-num-limit
   bool write_only = false;                              // write-only (write.compaction-skip)
 
-  static Result<AppendCompactOptions> FromOptions(const Options& options);
+  // Invalid when compaction.min.file-num or compaction.file-num-limit is below 1.
+  static Result<AppendCompactOptions> FromOptions(const CoreOptions& options);
 };
 
 // NotImplemented when the table has a feature whose compaction Fjord does not do (deletion
 // vectors, incremental clustering, data evolution, row tracking): those need index files or row
 // ids rewritten too.
-Status CheckAppendCompactionSupported(const TableSchema& schema);
+Status CheckAppendCompactionSupported(const CoreOptions& options);
 
 // The files of one bucket of a fixed-bucket append table waiting for compaction: Java's
 // BucketedAppendCompactManager, without its executor (the caller runs what is picked).
@@ -102,10 +103,10 @@ struct AppendCompactMetrics {
 // current schema (older files evolved), rolled at target-file-size, with file source COMPACT.
 class AppendCompactRewriter {
  public:
-  // `schema`: the schema to write (the table's, with any dynamic options). `namer` names the new
-  // files and must outlive the rewriter.
+  // `schema`: the schema to write (the table's, with any dynamic options), `options` its parsed
+  // options. `namer` names the new files and must outlive the rewriter.
   AppendCompactRewriter(std::shared_ptr<FileIO> io, std::string table_root, TableSchema schema,
-                        DataFileNamer* namer);
+                        CoreOptions options, DataFileNamer* namer);
   ~AppendCompactRewriter();
 
   // Reads `files` one after another, in the given order, and writes their rows in that order,
@@ -120,6 +121,7 @@ class AppendCompactRewriter {
   std::shared_ptr<FileIO> io_;
   std::string root_;
   TableSchema schema_;
+  CoreOptions options_;
   DataFileNamer* namer_;
   std::unique_ptr<KvFileReaderFactory> readers_;
   AppendCompactMetrics metrics_;

@@ -5,7 +5,6 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
-#include "fjord/options.h"
 
 namespace fjord {
 
@@ -36,16 +35,15 @@ Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
   return f;
 }
 
-Result<AppendFileSettings> AppendFileSettings::FromSchema(const TableSchema& schema) {
-  Options options = Options::FromTable(schema.EffectiveOptions());
+Result<AppendFileSettings> AppendFileSettings::Make(const TableSchema& schema,
+                                                    const CoreOptions& options) {
   AppendFileSettings s;
-  FJORD_ASSIGN_OR_RAISE(s.format, ParseFileFormat(options.GetOr("file.format", "parquet")));
-  FJORD_ASSIGN_OR_RAISE(s.writer_options,
-                        DataFileWriterOptions::FromOptions(options, schema.fields, s.format));
-  s.dense_stats = options.GetOr("metadata.stats-dense-store", "true") == "true";
-  s.prefix = options.GetOr("data-file.prefix", "data-");
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, options.GetMemorySize("target-file-size"));
-  if (target) s.target_file_size = *target;
+  FJORD_ASSIGN_OR_RAISE(s.format, options.file_format());
+  FJORD_ASSIGN_OR_RAISE(s.writer_options, DataFileWriterOptions::FromOptions(
+                                              options.options(), schema.fields, s.format));
+  s.dense_stats = options.metadata_stats_dense_store();
+  s.prefix = options.data_file_prefix();
+  s.target_file_size = options.target_file_size(/*has_primary_key=*/false);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include "fjord/file_io.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/lsm/kv_file_writer.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/schema.h"
 
@@ -31,7 +32,8 @@ struct AppendFileSettings {
   std::string prefix = "data-";                   // data-file.prefix
   int64_t target_file_size = int64_t{256} << 20;  // target-file-size (append default)
 
-  static Result<AppendFileSettings> FromSchema(const TableSchema& schema);
+  // From the schema and its parsed options.
+  static Result<AppendFileSettings> Make(const TableSchema& schema, const CoreOptions& options);
 };
 
 // Writes rows of one (partition, bucket) into data files in `bucket_dir`, rolled once

@@ -16,7 +16,6 @@
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/meta/partition_path.h"
-#include "fjord/options.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -39,18 +38,17 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   EnsureArrowCompute();
   std::unique_ptr<AppendTableWrite> w(new AppendTableWrite(table, options));
   const TableSchema& schema = table->schema();
-  Options opts = Options::FromTable(schema.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(w->compact_options_, AppendCompactOptions::FromOptions(opts));
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> buckets, opts.GetInt("bucket"));
+  const CoreOptions& core = table->core_options();
+  FJORD_ASSIGN_OR_RAISE(w->compact_options_, AppendCompactOptions::FromOptions(core));
   // Bucket-unaware tables are compacted by a dedicated job (Java's coordinator), never by the
   // writer; so are tables whose compaction Fjord does not do.
-  w->compaction_ = buckets.value_or(-1) > 0 && !w->compact_options_.write_only &&
-                   CheckAppendCompactionSupported(schema).ok();
-  w->total_buckets_ = static_cast<int32_t>(buckets.value_or(-1));
-  FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::FromSchema(schema));
+  w->compaction_ = core.bucket() > 0 && !w->compact_options_.write_only &&
+                   CheckAppendCompactionSupported(core).ok();
+  w->total_buckets_ = core.bucket();
+  FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
-  w->default_partition_ = opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__");
+  w->default_partition_ = core.partition_default_name();
   w->partition_fields_ = schema.FieldsByName(schema.partition_keys);
   w->partition_types_ = NullableTypes(w->partition_fields_);
   return w;
@@ -59,7 +57,8 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
 Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   const TableSchema& schema = table_->schema();
   // Columns in schema order, canonical types, NOT NULL enforced before anything is written.
-  FJORD_ASSIGN_OR_RAISE(WriteInput prepared, PrepareWriteInput(schema, input));
+  FJORD_ASSIGN_OR_RAISE(WriteInput prepared,
+                        PrepareWriteInput(schema, table_->core_options(), input));
   for (size_t i = 0; i < prepared.kinds.size(); ++i) {
     if (prepared.kinds[i] != 0) {
       return Status::Invalid("append tables take only +I rows, row ", i, " has kind ",
@@ -68,7 +67,7 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
     }
   }
   const arrow::RecordBatch& batch = *prepared.rows;
-  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema));
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema, table_->core_options()));
   FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
   // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
   // not the commit (as Java's append writer without write-buffer-for-append).
@@ -145,7 +144,8 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& 
   for (DataFileMeta& f : new_files) queue.Add(std::move(f));
   std::optional<std::vector<DataFileMeta>> picked = queue.PickBestEffort();
   if (!picked) return Status::OK();
-  AppendCompactRewriter rewriter(table_->io(), table_->path(), table_->schema(), namer);
+  AppendCompactRewriter rewriter(table_->io(), table_->path(), table_->schema(),
+                                 table_->core_options(), namer);
   Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(key.first, key.second, *picked);
   if (!after.ok()) {
     // Nothing was rewritten: the files stay queued for the next attempt.

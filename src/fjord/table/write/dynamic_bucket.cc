@@ -80,24 +80,17 @@ struct DynamicBucketAssigner::PartitionIndex {
   std::map<int32_t, std::vector<int32_t>> new_hashes;  // keys added since the last commit
 };
 
-Result<DynamicBucketOptions> DynamicBucketOptions::FromOptions(const Options& options) {
+Result<DynamicBucketOptions> DynamicBucketOptions::FromOptions(const CoreOptions& options) {
   DynamicBucketOptions o;
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target,
-                        options.GetInt("dynamic-bucket.target-row-num"));
-  if (target) {
-    if (*target < 1) {
-      return Status::Invalid("option 'dynamic-bucket.target-row-num' must be at least 1, got ",
-                             *target);
-    }
-    o.target_row_num = *target;
+  o.target_row_num = options.dynamic_bucket_target_row_num();
+  if (o.target_row_num < 1) {
+    return Status::Invalid("option 'dynamic-bucket.target-row-num' must be at least 1, got ",
+                           o.target_row_num);
   }
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> max, options.GetInt("dynamic-bucket.max-buckets"));
-  if (max) {
-    if (*max != -1 && (*max < 1 || *max > kMaxBucketsUnbounded)) {
-      return Status::Invalid("option 'dynamic-bucket.max-buckets' must be -1 (no limit) or 1 to ",
-                             kMaxBucketsUnbounded, ", got ", *max);
-    }
-    o.max_buckets = static_cast<int32_t>(*max);
+  o.max_buckets = options.dynamic_bucket_max_buckets();
+  if (o.max_buckets != -1 && (o.max_buckets < 1 || o.max_buckets > kMaxBucketsUnbounded)) {
+    return Status::Invalid("option 'dynamic-bucket.max-buckets' must be -1 (no limit) or 1 to ",
+                           kMaxBucketsUnbounded, ", got ", o.max_buckets);
   }
   return o;
 }

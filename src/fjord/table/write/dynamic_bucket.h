@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot_manager.h"
-#include "fjord/options.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -39,8 +39,8 @@ struct DynamicBucketOptions {
   int64_t target_row_num = 2'000'000;  // dynamic-bucket.target-row-num, >= 1
   int32_t max_buckets = -1;            // dynamic-bucket.max-buckets, -1 or >= 1
 
-  // Invalid for values out of range or not numbers.
-  static Result<DynamicBucketOptions> FromOptions(const Options& options);
+  // Invalid for values out of range.
+  static Result<DynamicBucketOptions> FromOptions(const CoreOptions& options);
 };
 
 // One bucket's new hash index file and the one it replaces (none for a new bucket).

@@ -83,8 +83,9 @@ TEST_F(DynamicBucketTest, UnboundedBucketsRunOutAt32767) {
 }
 
 TEST_F(DynamicBucketTest, OptionsAreChecked) {
-  auto options = [](std::map<std::string, std::string> m) {
-    return DynamicBucketOptions::FromOptions(Options::FromTable(m));
+  auto options = [](std::map<std::string, std::string> m) -> Result<DynamicBucketOptions> {
+    FJORD_ASSIGN_OR_RAISE(CoreOptions table, CoreOptions::FromMap(m));
+    return DynamicBucketOptions::FromOptions(table);
   };
   ASSERT_OK_AND_ASSIGN(DynamicBucketOptions d, options({}));
   EXPECT_EQ(d.target_row_num, 2'000'000);

@@ -7,17 +7,13 @@
 namespace fjord {
 
 Result<std::optional<FullCompactionTrigger>> FullCompactionTrigger::FromOptions(
-    const Options& options) {
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> delta,
-                        options.GetInt("full-compaction.delta-commits"));
+    const CoreOptions& options) {
+  std::optional<int32_t> delta = options.full_compaction_delta_commits();
   std::optional<FullCompactionTrigger> trigger;
-  bool full_changelog = options.GetOr("changelog-producer", "none") == "full-compaction";
+  bool full_changelog = options.changelog_producer() == ChangelogProducer::kFullCompaction;
   if (!delta && !full_changelog) return trigger;
-  int64_t d = std::max<int64_t>(1, delta.value_or(1));
-  if (d > INT32_MAX) {
-    return Status::Invalid("option 'full-compaction.delta-commits' is too large: ", d);
-  }
-  trigger.emplace(static_cast<int32_t>(d));
+  // Without delta-commits, the full-compaction changelog producer compacts at every commit.
+  trigger.emplace(std::max(1, delta.value_or(1)));
   return trigger;
 }
 

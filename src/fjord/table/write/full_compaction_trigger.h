@@ -14,7 +14,7 @@
 #include <optional>
 #include <set>
 
-#include "fjord/options.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -23,7 +23,7 @@ class FullCompactionTrigger {
  public:
   // nullopt when the table has no `full-compaction.delta-commits` (then no trigger is needed).
   // Values below 1 count as 1, as in Java.
-  static Result<std::optional<FullCompactionTrigger>> FromOptions(const Options& options);
+  static Result<std::optional<FullCompactionTrigger>> FromOptions(const CoreOptions& options);
 
   explicit FullCompactionTrigger(int32_t delta_commits) : delta_commits_(delta_commits) {}
 

@@ -45,7 +45,7 @@ namespace {
 
 // Tables whose compaction must write deletion-vector index files or lookup changelog files are
 // refused rather than written without them (Java would read such files differently).
-Status CheckLookupSupported(const LookupNeeds& lookup, const Options& opts) {
+Status CheckLookupSupported(const LookupNeeds& lookup, const CoreOptions& core) {
   if (lookup.deletion_vectors) {
     return Status::NotImplemented(
         "writing primary-key tables with 'deletion-vectors.enabled' = true: Fjord does not "
@@ -56,10 +56,12 @@ Status CheckLookupSupported(const LookupNeeds& lookup, const Options& opts) {
         "writing primary-key tables with 'changelog-producer' = 'lookup': Fjord does not "
         "produce lookup changelog files yet");
   }
-  std::string engine = opts.GetOr("merge-engine", "deduplicate");
-  if (lookup.force_lookup && engine != "deduplicate" && engine != "first-row") {
+  MergeEngine engine = core.merge_engine();
+  if (lookup.force_lookup && engine != MergeEngine::kDeduplicate &&
+      engine != MergeEngine::kFirstRow) {
     return Status::NotImplemented(
-        "writing primary-key tables with 'force-lookup' = true and 'merge-engine' = '", engine,
+        "writing primary-key tables with 'force-lookup' = true and 'merge-engine' = '",
+        MergeEngineName(engine),
         "': Java's lookup compaction merges the old value into level-0 records, which Fjord "
         "does not do yet");
   }
@@ -68,14 +70,8 @@ Status CheckLookupSupported(const LookupNeeds& lookup, const Options& opts) {
 
 // Java's prepareCommitWaitCompaction: lookup tables wait unless lookup-wait (or its old name
 // changelog-producer.lookup-wait) is false.
-Result<bool> LookupWait(const LookupNeeds& lookup, const Options& opts) {
-  if (!lookup.needed()) return false;
-  const char* key = opts.LayerOf("lookup-wait") == OptionLayer::kDefault &&
-                            opts.Contains("changelog-producer.lookup-wait")
-                        ? "changelog-producer.lookup-wait"
-                        : "lookup-wait";
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> wait, opts.GetBool(key));
-  return wait.value_or(true);
+bool LookupWait(const LookupNeeds& lookup, const CoreOptions& core) {
+  return lookup.needed() && core.lookup_wait();
 }
 
 }  // namespace
@@ -120,48 +116,37 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
     }
     if (!replaced) w->schema_.options.emplace_back(key, value);
   }
-  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(w->schema_));
+  FJORD_ASSIGN_OR_RAISE(w->core_, CoreOptions::Make(w->schema_));
+  FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(w->schema_, *w->core_));
   w->router_ = std::make_unique<RowRouter>(std::move(router));
-  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(w->schema_));
+  FJORD_ASSIGN_OR_RAISE(w->layout_, KvLayout::Make(w->schema_, *w->core_));
   // Fail early on key or sequence types that cannot be ordered.
   FJORD_RETURN_NOT_OK(w->layout_.KeyEncoder().status());
   FJORD_RETURN_NOT_OK(w->layout_.OrderEncoder().status());
   FJORD_RETURN_NOT_OK(CreateKvMergeFunction(w->schema_).status());
 
-  Options opts = Options::FromTable(w->schema_.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> limit, opts.GetMemorySize("write-buffer-size"));
-  w->buffer_limit_ = limit.value_or(int64_t{256} << 20);
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> spillable, opts.GetBool("write-buffer-spillable"));
-  w->spillable_ = spillable.value_or(true);
-  w->spill_options_.compression = opts.GetOr("spill-compression", "zstd");
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> level, opts.GetInt("spill-compression.zstd-level"));
-  w->spill_options_.zstd_level = static_cast<int32_t>(level.value_or(1));
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> handles,
-                        opts.GetInt("local-sort.max-num-file-handles"));
-  w->spill_options_.max_spill_files =
-      static_cast<int32_t>(std::max<int64_t>(2, handles.value_or(128)));
+  const CoreOptions& core = *w->core_;
+  w->buffer_limit_ = core.write_buffer_size();
+  w->spillable_ = core.write_buffer_spillable();
+  w->spill_options_.compression = core.spill_compression();
+  w->spill_options_.zstd_level = core.spill_compression_zstd_level();
+  w->spill_options_.max_spill_files = std::max(2, core.local_sort_max_num_file_handles());
   if (w->router_->dynamic()) {
-    FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(opts));
-    w->assigner_ = std::make_unique<DynamicBucketAssigner>(
-        table->io(), table->path(), opts.GetOr("manifest.format", "avro"), dynamic);
+    FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(core));
+    w->assigner_ = std::make_unique<DynamicBucketAssigner>(table->io(), table->path(),
+                                                           core.manifest_format(), dynamic);
   }
-  FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(opts));
-  FJORD_ASSIGN_OR_RAISE(w->lookup_, LookupNeeds::FromOptions(opts));
-  FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, opts));
-  FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(opts));
-  FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(opts));
-  FJORD_ASSIGN_OR_RAISE(w->lookup_wait_, LookupWait(w->lookup_, opts));
-  for (const char* key : {"ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete",
-                          "partial-update.ignore-delete"}) {
-    FJORD_ASSIGN_OR_RAISE(std::optional<bool> v, opts.GetBool(key));
-    w->ignore_delete_ = w->ignore_delete_ || v.value_or(false);
-  }
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> write_only, opts.GetBool("write-only"));
-  w->write_only_ = write_only.value_or(false);
-  FJORD_ASSIGN_OR_RAISE(std::optional<bool> force_compact, opts.GetBool("commit.force-compact"));
-  w->force_compact_ = force_compact.value_or(false);
-  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target, opts.GetMemorySize("target-file-size"));
-  w->compaction_file_size_ = target.value_or(int64_t{128} << 20) / 10 * 7;
+  FJORD_ASSIGN_OR_RAISE(w->compaction_, UniversalCompactionOptions::FromOptions(core));
+  w->lookup_ = LookupNeeds::FromOptions(core);
+  FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, core));
+  FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(core));
+  FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(core));
+  w->lookup_wait_ = LookupWait(w->lookup_, core);
+  w->ignore_delete_ = core.ignore_delete();
+  w->write_only_ = core.write_only();
+  w->force_compact_ = core.commit_force_compact();
+  // Java's compactionFileSize: integer 70 % of the target.
+  w->compaction_file_size_ = core.target_file_size(/*has_primary_key=*/true) / 10 * 7;
   if (options.spill_dir.empty()) {
     w->spill_options_.spill_dir =
         (std::filesystem::temp_directory_path() / ("fjord-spill-" + RandomUuid())).string();
@@ -201,21 +186,18 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
                            " buckets but 'bucket' is now ", router_->total_buckets(),
                            "; rescale the table with an INSERT OVERWRITE of its partitions");
   }
-  Options opts = Options::FromTable(schema_.EffectiveOptions());
-  FJORD_ASSIGN_OR_RAISE(FileFormat format, ParseFileFormat(opts.GetOr("file.format", "parquet")));
+  FJORD_ASSIGN_OR_RAISE(FileFormat format, core_->file_format());
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
   std::vector<DataTypePtr> partition_types;
   for (const DataField& f : partition_fields) partition_types.push_back(f.type->WithNullable(true));
   FJORD_ASSIGN_OR_RAISE(std::vector<Value> pvalues,
                         DecodeStoredBinaryRow(key.first, partition_types));
   std::string dir = table_->path();
-  std::string ppath = PartitionPath(partition_fields, pvalues,
-                                    opts.GetOr("partition.default-name", "__DEFAULT_PARTITION__"));
+  std::string ppath = PartitionPath(partition_fields, pvalues, core_->partition_default_name());
   if (!ppath.empty()) dir = JoinPath(dir, ppath);
   dir = JoinPath(dir, "bucket-" + std::to_string(key.second));
-  auto writer = std::make_unique<BucketWriter>(layout_, spill_options_, dir,
-                                               opts.GetOr("data-file.prefix", "data-"),
-                                               std::string(FileFormatName(format)));
+  auto writer = std::make_unique<BucketWriter>(
+      layout_, spill_options_, dir, core_->data_file_prefix(), std::string(FileFormatName(format)));
   auto seq = restored_next_sequence_.find(key);
   writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
   std::vector<DataTypePtr> key_types;
@@ -234,7 +216,7 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
 
 Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                                    const std::vector<int8_t>& kinds) {
-  FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, rows, kinds));
+  FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, *core_, rows, kinds));
   metrics_.records_dropped += input.dropped;
   FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows, assigner_.get()));
   // Build every group's records before buffering any, so an error keeps nothing of `rows`.
@@ -319,7 +301,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
   FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
   FJORD_ASSIGN_OR_RAISE(auto reader,
                         KvMergeReader::Make(layout_, std::move(merge), std::move(runs)));
-  FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_,
+  FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_, *core_,
                                                              writer.bucket_dir, 0, &writer.namer));
   while (true) {
     Result<std::shared_ptr<arrow::RecordBatch>> batch = reader->Next();

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "fjord/lsm/levels.h"
 #include "fjord/lsm/universal_compaction.h"
 #include "fjord/lsm/write_buffer.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
@@ -123,7 +125,8 @@ class PrimaryKeyTableWrite {
   Status FullCompactInWriter(const PartitionBucket& bucket);
 
   const FileStoreTable* table_;
-  TableSchema schema_;  // with dynamic options applied
+  TableSchema schema_;               // with dynamic options applied
+  std::optional<CoreOptions> core_;  // schema_'s options, parsed once
   KvLayout layout_;
   std::unique_ptr<RowRouter> router_;
   std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only

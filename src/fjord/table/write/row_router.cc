@@ -544,16 +544,10 @@ class BucketOfHashes {
 
 }  // namespace
 
-Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
+Result<RowRouter> RowRouter::Make(const TableSchema& schema, const CoreOptions& options) {
   RowRouter r;
-  std::string bucket_text = schema.Option("bucket").value_or("-1");
-  int64_t buckets = 0;
-  try {
-    buckets = std::stoll(bucket_text);
-  } catch (...) {
-    return Status::Invalid("option 'bucket' is not a number: '", bucket_text, "'");
-  }
-  if (buckets == 0 || buckets < -2 || buckets > INT32_MAX) {
+  const int32_t buckets = options.bucket();
+  if (buckets == 0 || buckets < -2) {
     return Status::Invalid("option 'bucket' must be -1 or a positive count, got ", buckets);
   }
   if (!schema.primary_keys.empty() && buckets == -2) {
@@ -574,7 +568,7 @@ Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
     r.dynamic_ = true;
   }
   if (buckets == -2) return Status::Invalid("bucket = -2 is only valid for primary-key tables");
-  r.total_buckets_ = static_cast<int32_t>(buckets);
+  r.total_buckets_ = buckets;
   for (const std::string& p : schema.partition_keys) {
     int i = schema.FieldIndex(p);
     if (i < 0) return Status::Invalid("partition key '", p, "' is not a column");
@@ -583,7 +577,10 @@ Result<RowRouter> RowRouter::Make(const TableSchema& schema) {
   }
   if (buckets > 0 || r.dynamic_) {
     // Dynamic buckets hash the trimmed primary key (Java's DynamicBucketRowKeyExtractor).
-    for (const std::string& b : r.dynamic_ ? schema.TrimmedPrimaryKeys() : schema.BucketKeys()) {
+    const std::vector<std::string>& bucket_key = options.bucket_key();
+    std::vector<std::string> keys =
+        r.dynamic_ || bucket_key.empty() ? schema.TrimmedPrimaryKeys() : bucket_key;
+    for (const std::string& b : keys) {
       int i = schema.FieldIndex(b);
       if (i < 0) return Status::Invalid("bucket key '", b, "' is not a column");
       r.bucket_columns_.push_back(i);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "fjord/meta/core_options.h"
 #include "fjord/schema.h"
 
 namespace fjord {
@@ -37,7 +38,7 @@ class RowRouter {
   // Reads `bucket` and the bucket key from `schema`. Invalid for bucket 0 or < -2; NotImplemented
   // for primary-key tables with a postponed (-2) bucket, and with a dynamic (-1) bucket when the
   // primary key does not hold every partition key (cross-partition upsert).
-  static Result<RowRouter> Make(const TableSchema& schema);
+  static Result<RowRouter> Make(const TableSchema& schema, const CoreOptions& options);
 
   // `rows` holds the table's columns in schema order in the canonical Arrow form (arrow_types.h;
   // Invalid for a key column of another Arrow type). Returns, per (partition, bucket), the

@@ -19,12 +19,18 @@
 namespace fjord {
 namespace {
 
+Result<RowRouter> MakeRouter(const TableSchema& schema) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  return RowRouter::Make(schema, options);
+}
+
 using Groups = std::map<PartitionBucket, std::vector<int64_t>>;
 
 // The algorithm RowRouter::Route had before it became columnar: a Value per cell, the generic
 // encoder per row, a map lookup per row.
 Result<Groups> RowByRowRoute(const TableSchema& schema, const arrow::RecordBatch& rows) {
-  int32_t total_buckets = std::stoi(schema.Option("bucket").value_or("-1"));
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  int32_t total_buckets = options.bucket();
   std::vector<int> pcols, bcols;
   std::vector<DataTypePtr> ptypes, btypes;
   for (const std::string& p : schema.partition_keys) {
@@ -99,7 +105,7 @@ void Run(benchmark::State& state, bool partitioned, int32_t buckets, bool runs) 
   static const auto kRuns = MakeRows(true);
   const arrow::RecordBatch& rows = runs ? *kRuns : *kRandom;
   TableSchema schema = Schema(partitioned, buckets);
-  RowRouter router = *RowRouter::Make(schema);
+  RowRouter router = *MakeRouter(schema);
   size_t groups = 0;
   for (auto _ : state) {
     Result<Groups> g = kColumnar ? router.Route(rows) : RowByRowRoute(schema, rows);

@@ -18,12 +18,18 @@
 namespace fjord {
 namespace {
 
+Result<RowRouter> MakeRouter(const TableSchema& schema) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  return RowRouter::Make(schema, options);
+}
+
 using Groups = std::map<PartitionBucket, std::vector<int64_t>>;
 
 // The row-at-a-time algorithm RowRouter::Route replaced, kept as the reference: one Value per
 // cell, the generic encoder per row, one map lookup per row.
 Result<Groups> ReferenceRoute(const TableSchema& schema, const arrow::RecordBatch& rows) {
-  int32_t total_buckets = std::stoi(schema.Option("bucket").value_or("-1"));
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  int32_t total_buckets = options.bucket();
   std::vector<int> pcols, bcols;
   std::vector<DataTypePtr> ptypes, btypes;
   for (const std::string& p : schema.partition_keys) {
@@ -258,7 +264,7 @@ std::string Describe(const Groups& g) {
 void ExpectSameAsReference(const TableSchema& schema, const arrow::RecordBatch& batch,
                            const std::string& what) {
   SCOPED_TRACE(what);
-  ASSERT_OK_AND_ASSIGN(RowRouter router, RowRouter::Make(schema));
+  ASSERT_OK_AND_ASSIGN(RowRouter router, MakeRouter(schema));
   Result<Groups> expected = ReferenceRoute(schema, batch);
   Result<Groups> actual = router.Route(batch);
   ASSERT_EQ(expected.ok(), actual.ok())
@@ -374,14 +380,13 @@ TEST(RowRouterTest, BadInput) {
   ASSERT_OK_AND_ASSIGN(auto batch, MakeBatch(types, rows));
   ExpectSameAsReference(MakeSchema(types, {"c0"}, {"c1"}, 4), *batch, "partition too wide");
   ExpectSameAsReference(MakeSchema(types, {}, {"c0"}, 4), *batch, "key too wide");
-  ASSERT_OK_AND_ASSIGN(RowRouter router, RowRouter::Make(MakeSchema(types, {"c0"}, {}, -1)));
+  ASSERT_OK_AND_ASSIGN(RowRouter router, MakeRouter(MakeSchema(types, {"c0"}, {}, -1)));
   EXPECT_THAT(router.Route(*batch), IsError(StatusCode::kInvalid, "does not fit"));
 
   // INT32 data under a BIGINT partition column.
   auto wrong = arrow::RecordBatch::Make(arrow::schema({arrow::field("c0", arrow::int32())}), 1,
                                         {batch->column(1)});
-  ASSERT_OK_AND_ASSIGN(RowRouter r2,
-                       RowRouter::Make(MakeSchema({DataType::BigInt()}, {"c0"}, {}, -1)));
+  ASSERT_OK_AND_ASSIGN(RowRouter r2, MakeRouter(MakeSchema({DataType::BigInt()}, {"c0"}, {}, -1)));
   EXPECT_THAT(r2.Route(*wrong), IsError(StatusCode::kInvalid, "canonical"));
 }
 
@@ -498,7 +503,7 @@ void RunGolden(const std::string& name, const std::vector<DataTypePtr>& types) {
   std::vector<std::string> names;
   for (size_t i = 0; i < types.size(); ++i) names.push_back("c" + std::to_string(i));
   TableSchema schema = MakeSchema(types, {}, names, 12345);
-  ASSERT_OK_AND_ASSIGN(RowRouter router, RowRouter::Make(schema));
+  ASSERT_OK_AND_ASSIGN(RowRouter router, MakeRouter(schema));
   ASSERT_OK_AND_ASSIGN(Groups groups, router.Route(*batch));
   std::vector<int32_t> actual(rows.size(), -1);
   for (const auto& [key, indices] : groups) {

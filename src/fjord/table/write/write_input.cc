@@ -7,18 +7,10 @@
 #include "fjord/format/data_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
-#include "fjord/options.h"
 
 namespace fjord {
 
 namespace {
-
-bool OptionTrue(const TableSchema& schema, const std::string& key) {
-  auto v = schema.Option(key);
-  if (!v) return false;
-  auto b = ParseBoolean(*v);
-  return b.ok() && *b;
-}
 
 Result<std::vector<int8_t>> KindsFromColumn(const arrow::Array& array, const std::string& name) {
   std::vector<int8_t> kinds(static_cast<size_t>(array.length()));
@@ -53,7 +45,7 @@ Result<std::vector<int8_t>> KindsFromColumn(const arrow::Array& array, const std
 
 }  // namespace
 
-Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
+Result<WriteInput> PrepareWriteInput(const TableSchema& schema, const CoreOptions& options,
                                      const std::shared_ptr<arrow::Table>& input,
                                      const std::vector<int8_t>& explicit_kinds) {
   EnsureArrowCompute();
@@ -96,7 +88,7 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
     if (array) {
       FJORD_ASSIGN_OR_RAISE(out.kinds, KindsFromColumn(*array, kRowKindInputColumn));
     }
-  } else if (auto field = schema.Option("rowkind.field")) {
+  } else if (const std::optional<std::string>& field = options.rowkind_field()) {
     int i = schema.FieldIndex(*field);
     if (i < 0) return Status::Invalid("option 'rowkind.field': '", *field, "' is not a column");
     FJORD_ASSIGN_OR_RAISE(out.kinds, KindsFromColumn(*columns[static_cast<size_t>(i)], *field));
@@ -104,11 +96,8 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
   if (out.kinds.empty()) out.kinds.assign(static_cast<size_t>(n), 0);
 
   // RowKindFilter: ignore-delete drops -U and -D, ignore-update-before drops -U.
-  bool ignore_delete = OptionTrue(schema, "ignore-delete") ||
-                       OptionTrue(schema, "deduplicate.ignore-delete") ||
-                       OptionTrue(schema, "partial-update.ignore-delete") ||
-                       OptionTrue(schema, "first-row.ignore-delete");
-  bool ignore_update_before = OptionTrue(schema, "ignore-update-before");
+  bool ignore_delete = options.ignore_delete();
+  bool ignore_update_before = options.ignore_update_before();
   if (ignore_delete || ignore_update_before) {
     std::vector<int64_t> keep;
     std::vector<int8_t> kept_kinds;

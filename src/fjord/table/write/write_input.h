@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/meta/core_options.h"
 #include "fjord/schema.h"
 
 namespace fjord {
@@ -27,8 +28,8 @@ struct WriteInput {
 };
 
 // `explicit_kinds`, when not empty, gives the kind of every row of `input` (the JSON-lines
-// reader returns them separately) and wins over any kind column.
-Result<WriteInput> PrepareWriteInput(const TableSchema& schema,
+// reader returns them separately) and wins over any kind column. `options` are the schema's.
+Result<WriteInput> PrepareWriteInput(const TableSchema& schema, const CoreOptions& options,
                                      const std::shared_ptr<arrow::Table>& input,
                                      const std::vector<int8_t>& explicit_kinds = {});
 
