@@ -10,6 +10,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/lsm/merge_engine.h"
+#include "fjord/meta/core_options.h"
 #include "fjord/options.h"
 
 namespace fjord {
@@ -56,15 +57,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
 }
 
 Result<std::unique_ptr<MergeFunction>> CreateKvMergeFunction(const TableSchema& schema) {
-  std::string engine = schema.Option("merge-engine").value_or("deduplicate");
-  auto is_true = [&](const char* key) {
-    auto v = schema.Option(key);
-    if (!v) return false;
-    auto b = ParseBoolean(*v);
-    return b.ok() && *b;
-  };
-  if (engine == "deduplicate" && !is_true("ignore-delete") &&
-      !is_true("deduplicate.ignore-delete")) {
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema));
+  if (options.merge_engine() == MergeEngine::kDeduplicate && !options.ignore_delete()) {
     return std::unique_ptr<MergeFunction>();
   }
   MergeContext ctx{schema.fields, schema.primary_keys, schema.EffectiveOptions()};

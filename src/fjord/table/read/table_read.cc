@@ -13,18 +13,11 @@
 #include "fjord/lsm/interval_partition.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
-#include "fjord/options.h"
+#include "fjord/meta/core_options.h"
 
 namespace fjord {
 
 namespace {
-
-bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
-  auto v = schema.Option(key);
-  if (!v) return false;
-  auto b = ParseBoolean(*v);
-  return b.ok() && *b;
-}
 
 // Keeps the rows whose _VALUE_KIND is +I or +U (`kind_column`), and the first `keep` columns.
 Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
@@ -200,6 +193,11 @@ class TableRead::SplitReader : public RowBatchReader {
     bool identity = output_.size() == needed_.size();
     for (size_t i = 0; identity && i < output_.size(); ++i) identity = output_[i] == int(i);
     project_ = !identity;
+    FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(schema));
+    // Deletion-vector and first-row tables are read without merging: batch readers skip level 0
+    // and trust that higher levels hold each key once (spec/format.md §7.3).
+    read_without_merging_ =
+        core.deletion_vectors_enabled() || core.merge_engine() == MergeEngine::kFirstRow;
     return Status::OK();
   }
 
@@ -231,11 +229,7 @@ class TableRead::SplitReader : public RowBatchReader {
   Result<std::unique_ptr<SplitSource>> OpenSource(const DataSplit& split) {
     const TableSchema& schema = read_->schema();
     bool pk = !schema.primary_keys.empty();
-    std::string engine = schema.Option("merge-engine").value_or("deduplicate");
-    bool dv = OptionIsTrue(schema, "deletion-vectors.enabled");
-    // Deletion-vector and first-row tables are read without merging: batch readers skip level 0
-    // and trust that higher levels hold each key once (spec/format.md §7.3).
-    bool no_merge = pk && (dv || engine == "first-row");
+    bool no_merge = pk && read_without_merging_;
     if (!pk || no_merge) {
       std::vector<DataFileMeta> files;
       for (const DataFileMeta& f : split.files) {
@@ -295,6 +289,7 @@ class TableRead::SplitReader : public RowBatchReader {
   std::vector<DataField> needed_fields_;
   std::vector<int> output_;  // projection, as indices into needed_
   bool project_ = false;
+  bool read_without_merging_ = false;
   size_t next_split_ = 0;
   std::unique_ptr<SplitSource> source_;
 };
