@@ -1,8 +1,9 @@
 // File counts before and after compaction (issue 6): writes N upserts (an INT key over K
 // distinct keys and three 20-character STRING columns) into a fixed-bucket primary-key table in
 // C commits through one writer, then compacts every bucket fully as `fjord compact --full` does
-// (TableCompaction with `full`, one commit). It prints, per bucket, the data files, level-0 files and sorted runs of the latest
-// snapshot after every commit and after the full compaction, and the rows read back.
+// (TableCompaction with `full`, one commit). It prints, per bucket, the data files, level-0 files
+// and sorted runs of the latest snapshot after every commit and after the full compaction, and the
+// rows read back.
 //
 //   compaction_file_counts --dir DIR [--rows 10000000] [--keys 1000000] [--commits 10]
 //       [--buckets 2] [--buffer "64 mb"] [--write-only 0|1] [--spillable 0|1] [--trigger 5]

@@ -123,7 +123,8 @@ Status ReadAndSum(const Args& a, const std::string& name, const std::string& whe
   fb::Checksum sum;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
-    if (arrow::Status st = reader->ReadNext(&batch); !st.ok()) return Status::IOError(st.ToString());
+    if (arrow::Status st = reader->ReadNext(&batch); !st.ok())
+      return Status::IOError(st.ToString());
     if (!batch) break;
     if (arrow::Status st = sum.Add(*batch); !st.ok()) return Status::Invalid(st.ToString());
   }

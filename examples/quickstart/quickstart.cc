@@ -35,12 +35,12 @@ std::shared_ptr<arrow::RecordBatch> Rows(std::vector<int32_t> ids, std::vector<s
       !score.AppendValues(scores).ok()) {
     std::exit(1);
   }
-  auto schema = arrow::schema({arrow::field("id", arrow::int32(), false),
-                               arrow::field("name", arrow::utf8()),
-                               arrow::field("score", arrow::float64())});
-  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(ids.size()),
-                                  {id.Finish().ValueOrDie(), name.Finish().ValueOrDie(),
-                                   score.Finish().ValueOrDie()});
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int32(), false), arrow::field("name", arrow::utf8()),
+                     arrow::field("score", arrow::float64())});
+  return arrow::RecordBatch::Make(
+      schema, static_cast<int64_t>(ids.size()),
+      {id.Finish().ValueOrDie(), name.Finish().ValueOrDie(), score.Finish().ValueOrDie()});
 }
 
 }  // namespace
