@@ -1,6 +1,6 @@
-// Reading the canonical JSON-lines form (row_json.h) back into Arrow: the input of `fjord write`.
-// Each line is one object with the table's column names (missing columns are NULL; unknown keys
-// are an error) and an optional "_row_kind" of "+I", "-U", "+U", "-D".
+// Input rows as Arrow: the JSON-lines (json_values.h) and CSV (csv_reader.h) input of
+// `fjord write` converted to the canonical Arrow form (arrow_types.h) of a table's columns, with
+// the kind of every row.
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fjord/data_type.h"
+#include "fjord/format/csv_reader.h"
 #include "fjord/value.h"
 
 namespace fjord {
@@ -20,12 +21,13 @@ struct JsonLinesBatch {
   std::vector<int8_t> row_kinds;       // one per row: 0 +I, 1 -U, 2 +U, 3 -D
 };
 
-// Parses all of `text`. Errors name `source`, the line number and the column; nothing is returned
-// on error.
+// Parses all of `text` as JSON lines (one object per line; blank lines skipped). Errors name
+// `source`, the line number and the column; nothing is returned on error.
 Result<JsonLinesBatch> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
                                       std::string_view source);
 
-// The canonical JSON value of one column as a Value (the inverse of AppendValueJson).
-Result<Value> ValueFromCanonicalJson(const void* json_value, const DataType& type);
+// Parses all of `text` as CSV with a header (csv_reader.h). Errors as ParseJsonLines.
+Result<JsonLinesBatch> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
+                                    const CsvOptions& options, std::string_view source);
 
 }  // namespace fjord
