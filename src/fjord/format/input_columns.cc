@@ -223,7 +223,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
       FJORD_ARROW_ASSIGN_OR_RAISE(array, arrow::MakeArrayOfNull(af->type(), n));
     } else {
       ArrayPtr chunk = column->num_chunks() > 0 ? column->chunk(0) : nullptr;
-      if (!chunk) FJORD_ARROW_ASSIGN_OR_RAISE(chunk, arrow::MakeEmptyArray(column->type()));
+      if (!chunk) {
+        FJORD_ARROW_ASSIGN_OR_RAISE(chunk, arrow::MakeEmptyArray(column->type()));
+      }
       int64_t bad_row = -1;
       Result<ArrayPtr> converted = Convert(chunk, *f.type, &bad_row);
       if (!converted.ok()) {
@@ -245,7 +247,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
   }
   if (auto kinds = combined->GetColumnByName(std::string(kRowKind))) {
     ArrayPtr chunk = kinds->num_chunks() > 0 ? kinds->chunk(0) : nullptr;
-    if (!chunk) FJORD_ARROW_ASSIGN_OR_RAISE(chunk, arrow::MakeEmptyArray(kinds->type()));
+    if (!chunk) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(chunk, arrow::MakeEmptyArray(kinds->type()));
+    }
     out_fields.push_back(arrow::field(std::string(kRowKind), chunk->type()));
     out_columns.push_back(chunk);
   }

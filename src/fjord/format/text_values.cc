@@ -266,7 +266,7 @@ Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, b
                static_cast<int32_t>(nanos % 1000000)};
   if (precision > 6) {
     // Held as nanoseconds since 1970 in 64 bits: 1677-09-21 to 2262-04-11.
-    __int128 total = static_cast<__int128>(ts.millis) * 1000000 + ts.nanos_of_milli;
+    Int128 total = static_cast<Int128>(ts.millis) * 1000000 + ts.nanos_of_milli;
     if (total < INT64_MIN || total > INT64_MAX) {
       return Status::Invalid("'", text, "' is out of range for ", type_name,
                              " (1677-09-21 00:12:43.145224192 to 2262-04-11 23:47:16.854775807)");
