@@ -145,7 +145,7 @@ Result<bool> CsvRowReader::Next(std::vector<Value>* values, int8_t* kind) {
     if (target_[i] == kRowKind) {
       if (is_null) continue;
       const std::string& k = cell.text;
-      if (k == "+I" || k == "0") {
+      if (k.empty() || k == "+I" || k == "0") {
         *kind = 0;
       } else if (k == "-U" || k == "1") {
         *kind = 1;

@@ -80,10 +80,18 @@ Result<Value> DecimalFromArrow(const arrow::Array& in, int64_t i, const DataType
       text = ShortestFloatDigits(f);
       break;
     }
-    default: {
+    case arrow::Type::DOUBLE: {
       double d = static_cast<const arrow::DoubleArray&>(in).Value(i);
       if (!std::isfinite(d)) return Status::Invalid(ShortestFloatText(d), " is not a DECIMAL");
       text = ShortestFloatDigits(d);
+      break;
+    }
+    default: {
+      // An integer (Arrow's own integer-to-decimal cast refuses a whole column whose type could
+      // overflow the precision, even when every value fits).
+      auto scalar = in.GetScalar(i);
+      if (!scalar.ok()) return Status::Invalid(scalar.status().message());
+      text = (*scalar)->ToString();
       break;
     }
   }
@@ -102,20 +110,28 @@ Result<ArrayPtr> SafeCast(const ArrayPtr& in, const std::shared_ptr<arrow::DataT
     return Status::Invalid("cannot convert Arrow ", in->type()->ToString(), " to ",
                            type.ToString(), ": ", cast.status().message());
   };
-  if (cast.status().IsNotImplemented() || cast.status().IsTypeError() || in->length() == 0) {
+  // A failure that is not about values (no such cast, or one Arrow refuses for the types alone)
+  // fails on no rows too.
+  if (cast.status().IsNotImplemented() || cast.status().IsTypeError() || in->length() == 0 ||
+      !arrow::compute::Cast(*in->Slice(0, 0), target, options).ok()) {
     return cannot();
   }
+  // Rows [lo, lo + len) copied out (Arrow casts a nested slice's whole child arrays).
+  auto cast_rows = [&](int64_t lo, int64_t len) -> arrow::Result<std::shared_ptr<arrow::Array>> {
+    ARROW_ASSIGN_OR_RAISE(auto rows, arrow::Concatenate({in->Slice(lo, len)}));
+    return arrow::compute::Cast(*rows, target, options);
+  };
   int64_t lo = 0, len = in->length();
   while (len > 1) {
     int64_t half = len / 2;
-    if (!arrow::compute::Cast(*in->Slice(lo, half), target, options).ok()) {
+    if (!cast_rows(lo, half).ok()) {
       len = half;
     } else {
       lo += half;
       len -= half;
     }
   }
-  auto one = arrow::compute::Cast(*in->Slice(lo, 1), target, options);
+  auto one = cast_rows(lo, 1);
   if (one.ok()) return cannot();
   *bad_row = lo;
   return Status::Invalid(one.status().message());
@@ -156,7 +172,8 @@ Result<ArrayPtr> Convert(const ArrayPtr& in, const DataType& type, int64_t* bad_
     out = in;
   } else if (root == TypeRoot::kDecimal &&
              (id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256 ||
-              id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE)) {
+              id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE ||
+              arrow::is_integer(id))) {
     FJORD_ASSIGN_OR_RAISE(out, BuildEach(*in, type, bad_row,
                                          [&](int64_t i) { return DecimalFromArrow(*in, i, type); }));
   } else if (IsStringLike(id) && !IsTextRoot(root) && !IsBinaryRoot(root)) {

@@ -179,6 +179,9 @@ Result<int64_t> ParseIntegerText(std::string_view text, const DataType& type) {
       break;
   }
   std::string_view digits = WithoutPlus(text);
+  if (digits.size() < text.size() && !digits.empty() && digits[0] == '-') {
+    return Quoted(text, "an integer");
+  }
   std::string_view unsigned_digits = !digits.empty() && digits[0] == '-' ? digits.substr(1) : digits;
   if (!AllDigits(unsigned_digits)) return Quoted(text, "an integer");
   int64_t v = 0;

@@ -65,7 +65,7 @@ TEST(TextValues, Floats) {
   for (const char* bad : {"inf", "nan", "1.2.3", "1e", "e5", "0x1p3", "1,5"}) {
     EXPECT_NE(Error(bad, DataType::Double()).find("is not a number"), std::string::npos) << bad;
   }
-  EXPECT_EQ(*NarrowToFloat(3.4028235677973366e38), 3.4028235e38f);
+  EXPECT_EQ(*NarrowToFloat(3.40282350e38), 3.4028235e38f);
   EXPECT_FALSE(NarrowToFloat(3.5e38).ok());
 }
 
@@ -134,12 +134,13 @@ TEST(TextValues, BooleansAsJavaCasts) {
 }
 
 TEST(JsonValues, NumbersKeepTheirDigits) {
-  auto j = ParseExactJson("[12345678901234567890.1234567891, 1e400, 7]", "x");
+  EXPECT_TRUE(ParseExactJson("[1e400]", "x").status().IsInvalid());
+  auto j = ParseExactJson("[12345678901234567890.1234567891, 1e300, 7]", "x");
   ASSERT_TRUE(j.ok()) << j.status().ToString();
   std::string buffer;
   ASSERT_NE(JsonNumberText((*j)[0], &buffer), nullptr);
   EXPECT_EQ(buffer, "12345678901234567890.1234567891");
-  EXPECT_EQ(*JsonNumberText((*j)[1], &buffer), "1e400");
+  EXPECT_EQ(*JsonNumberText((*j)[1], &buffer), "1e300");
   EXPECT_EQ(JsonNumberText((*j)[2], &buffer), nullptr);
   auto v = ValueFromJson((*j)[0], *DataType::Decimal(38, 10));
   ASSERT_TRUE(v.ok());
