@@ -368,7 +368,7 @@ std::vector<Case> BinaryCases() {
                                         {ArrayOf(arrow::utf8(), "[\"x\"]")});
   for (const char* format : {"parquet", "batch"}) {
     cases.push_back({format, "NOT NULL", "id null", "", id_null,
-                     {"row 2", "column 'id'", "NULL in a NOT NULL column"}});
+                     {"row 2", "column 'id' is NOT NULL but the input has 1 NULL"}});
     cases.push_back({format, "NOT NULL", "id missing", "", no_id,
                      {"column 'id'", "NOT NULL but the input does not have it"}});
     cases.push_back({format, "file", "unknown column", "", unknown, {"unknown column 'nope'"}});

@@ -256,8 +256,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
     }
     if (!f.type->nullable() && array->null_count() > 0) {
       return Status::Invalid(what, ", row ", FirstNull(*array) + 1, ", column '", f.name,
-                             "': NULL in a NOT NULL column (", array->null_count(),
-                             " NULLs); nothing of this input was written");
+                             "' is NOT NULL but the input has ", array->null_count(),
+                             " NULL(s), the first at this row; nothing of this input was written");
     }
     out_fields.push_back(af);
     out_columns.push_back(array);
