@@ -128,25 +128,32 @@ std::string TypeOf(const Table& table, const std::string& column) {
 }
 
 struct Case {
-  std::string format;  // jsonl, csv, parquet, batch
-  std::string type;    // the column's type, or what the case is about
-  std::string label;   // a short description for failure messages
-  std::string text;    // the file (text formats)
+  std::string format;                         // jsonl, csv, parquet, batch
+  std::string type;                           // the column's type, or what the case is about
+  std::string label;                          // a short description for failure messages
+  std::string text;                           // the file (text formats)
   std::shared_ptr<arrow::RecordBatch> batch;  // parquet, batch
   std::vector<std::string> expect;            // fragments the message must hold
 };
 
 // A JSON-lines file: a good first line, the bad value of `column` on line 2.
 Case Json(const std::string& column, const std::string& value, const std::string& what) {
-  return {"jsonl", column, column + " = " + value,
+  return {"jsonl",
+          column,
+          column + " = " + value,
           "{\"id\": 1}\n{\"id\": 2, \"" + column + "\": " + value + "}\n",
-          nullptr, {"line 2", "column '" + column + "'", what}};
+          nullptr,
+          {"line 2", "column '" + column + "'", what}};
 }
 
 // A CSV file: header, a row with NULL, the bad cell of `column` on line 3.
 Case Csv(const std::string& column, const std::string& cell, const std::string& what) {
-  return {"csv", column, column + " = " + cell, "id," + column + "\n1,\n2," + cell + "\n",
-          nullptr, {"line 3", "column '" + column + "'", what}};
+  return {"csv",
+          column,
+          column + " = " + cell,
+          "id," + column + "\n1,\n2," + cell + "\n",
+          nullptr,
+          {"line 3", "column '" + column + "'", what}};
 }
 
 std::vector<Case> TextCases() {
@@ -163,7 +170,11 @@ std::vector<Case> TextCases() {
       Json("bi", "9223372036854775808", "out of range for BIGINT"),
       Json("f", "1e39", "out of range for FLOAT"),
       Json("f", "\"1.5\"", "expected a number"),
-      {"jsonl", "DOUBLE", "d = 1e400", "{\"id\": 1, \"d\": 1e400}\n", nullptr,
+      {"jsonl",
+       "DOUBLE",
+       "d = 1e400",
+       "{\"id\": 1, \"d\": 1e400}\n",
+       nullptr,
        {"line 1", "number overflow parsing '1e400'"}},
       Json("d", "\"abc\"", "expected a number"),
       Json("dec", "123456789.12", "does not fit DECIMAL(10, 2)"),
@@ -197,17 +208,41 @@ std::vector<Case> TextCases() {
       Json("r", "[1, \"a\"]", "expected an object"),
       Json("r", "{\"x\": \"1\"}", "field 'x'"),
       Json("ms", "[1]", "expected a string"),
-      {"jsonl", "NOT NULL", "id null", "{\"id\": null}\n", nullptr,
+      {"jsonl",
+       "NOT NULL",
+       "id null",
+       "{\"id\": null}\n",
+       nullptr,
        {"line 1", "column 'id'", "NULL (or missing)"}},
-      {"jsonl", "NOT NULL", "id missing", "{\"id\": 1}\n\n{\"s\": \"x\"}\n", nullptr,
+      {"jsonl",
+       "NOT NULL",
+       "id missing",
+       "{\"id\": 1}\n\n{\"s\": \"x\"}\n",
+       nullptr,
        {"line 3", "column 'id'", "NULL (or missing)"}},
-      {"jsonl", "file", "unknown column", "{\"id\": 1, \"nope\": 2}\n", nullptr,
+      {"jsonl",
+       "file",
+       "unknown column",
+       "{\"id\": 1, \"nope\": 2}\n",
+       nullptr,
        {"line 1", "unknown column 'nope'"}},
-      {"jsonl", "file", "malformed JSON", "{\"id\": 1}\n{\"id\": 2,\n", nullptr,
+      {"jsonl",
+       "file",
+       "malformed JSON",
+       "{\"id\": 1}\n{\"id\": 2,\n",
+       nullptr,
        {"line 2", "invalid JSON"}},
-      {"jsonl", "file", "duplicate key", "{\"id\": 1, \"id\": 2}\n", nullptr,
+      {"jsonl",
+       "file",
+       "duplicate key",
+       "{\"id\": 1, \"id\": 2}\n",
+       nullptr,
        {"line 1", "given twice"}},
-      {"jsonl", "file", "bad row kind", "{\"id\": 1, \"_row_kind\": \"+X\"}\n", nullptr,
+      {"jsonl",
+       "file",
+       "bad row kind",
+       "{\"id\": 1, \"_row_kind\": \"+X\"}\n",
+       nullptr,
        {"line 1", "_row_kind must be"}},
       // CSV, the same types as text.
       Csv("b", "maybe", "is not a BOOLEAN"),
@@ -243,22 +278,50 @@ std::vector<Case> TextCases() {
       Csv("m", "\"[[\"\"a\"\"]]\"", "pairs"),
       Csv("r", "\"{\"\"x\"\":1,\"\"w\"\":2}\"", "unknown field 'w'"),
       Csv("ms", "\"[\"\"a\"\"\"", "invalid JSON"),
-      {"csv", "NOT NULL", "id empty", "id,s\n,x\n", nullptr,
+      {"csv",
+       "NOT NULL",
+       "id empty",
+       "id,s\n,x\n",
+       nullptr,
        {"line 2", "column 'id'", "NULL in a NOT NULL column"}},
-      {"csv", "NOT NULL", "id not in the header", "s\nx\n", nullptr,
+      {"csv",
+       "NOT NULL",
+       "id not in the header",
+       "s\nx\n",
+       nullptr,
        {"line 1", "column 'id'", "header does not have it"}},
-      {"csv", "file", "unknown header", "id,nope\n1,2\n", nullptr,
+      {"csv",
+       "file",
+       "unknown header",
+       "id,nope\n1,2\n",
+       nullptr,
        {"line 1", "unknown column 'nope'"}},
       {"csv", "file", "header twice", "id,s,s\n1,a,b\n", nullptr, {"line 1", "'s' given twice"}},
-      {"csv", "file", "unterminated quote", "id,s\n1,\"abc\n2,x\n", nullptr,
+      {"csv",
+       "file",
+       "unterminated quote",
+       "id,s\n1,\"abc\n2,x\n",
+       nullptr,
        {"line 2", "not closed"}},
-      {"csv", "file", "quote in unquoted field", "id,s\n1,ab\"c\n", nullptr,
+      {"csv",
+       "file",
+       "quote in unquoted field",
+       "id,s\n1,ab\"c\n",
+       nullptr,
        {"line 2", "quote inside an unquoted field"}},
-      {"csv", "file", "text after closing quote", "id,s\n1,\"ab\"c\n", nullptr,
+      {"csv",
+       "file",
+       "text after closing quote",
+       "id,s\n1,\"ab\"c\n",
+       nullptr,
        {"line 2", "after the closing quote"}},
       {"csv", "file", "too few fields", "id,s,i\n1,a\n", nullptr, {"line 2", "2 fields"}},
       {"csv", "file", "empty file", "", nullptr, {"no header"}},
-      {"csv", "file", "bad row kind", "id,_row_kind\n1,+X\n", nullptr,
+      {"csv",
+       "file",
+       "bad row kind",
+       "id,_row_kind\n1,+X\n",
+       nullptr,
        {"line 2", "column '_row_kind'"}},
   };
   return cases;
@@ -332,8 +395,9 @@ std::vector<ArrowCase> ArrowCases() {
       {"arr", ArrayOf(arrow::list(arrow::int64()), "[null, [1, 3000000000]]"), "not in range"},
       {"arr", ArrayOf(arrow::utf8(), "[null, \"[1, \\\"x\\\"]\"]"), "element 1"},
       {"m", ArrayOf(arrow::utf8(), "[null, \"{\\\"a\\\": 1}\"]"), "pairs"},
-      {"r", ArrayOf(arrow::struct_({field("x", arrow::int64()), field("y", arrow::utf8())}),
-                    "[null, {\"x\": 3000000000, \"y\": \"a\"}]"),
+      {"r",
+       ArrayOf(arrow::struct_({field("x", arrow::int64()), field("y", arrow::utf8())}),
+               "[null, {\"x\": 3000000000, \"y\": \"a\"}]"),
        "not in range"},
       {"r", ArrayOf(arrow::int32(), "[null, 1]"), "cannot convert Arrow int32", true, false},
       {"ms", ArrayOf(arrow::utf8(), "[null, \"[1]\"]"), "expected a string"},
@@ -344,8 +408,8 @@ std::shared_ptr<arrow::RecordBatch> BatchOf(const std::string& column,
                                             const std::shared_ptr<arrow::Array>& values) {
   auto id = ArrayOf(arrow::int32(), "[1, 2]");
   return arrow::RecordBatch::Make(
-      arrow::schema({arrow::field("id", arrow::int32()), arrow::field(column, values->type())}),
-      2, {id, values});
+      arrow::schema({arrow::field("id", arrow::int32()), arrow::field(column, values->type())}), 2,
+      {id, values});
 }
 
 std::vector<Case> BinaryCases() {
@@ -367,14 +431,22 @@ std::vector<Case> BinaryCases() {
   auto no_id = arrow::RecordBatch::Make(arrow::schema({arrow::field("s", arrow::utf8())}), 1,
                                         {ArrayOf(arrow::utf8(), "[\"x\"]")});
   for (const char* format : {"parquet", "batch"}) {
-    cases.push_back({format, "NOT NULL", "id null", "", id_null,
+    cases.push_back({format,
+                     "NOT NULL",
+                     "id null",
+                     "",
+                     id_null,
                      {"row 2", "column 'id' is NOT NULL but the input has 1 NULL"}});
-    cases.push_back({format, "NOT NULL", "id missing", "", no_id,
+    cases.push_back({format,
+                     "NOT NULL",
+                     "id missing",
+                     "",
+                     no_id,
                      {"column 'id'", "NOT NULL but the input does not have it"}});
     cases.push_back({format, "file", "unknown column", "", unknown, {"unknown column 'nope'"}});
   }
-  cases.push_back({"parquet", "file", "not a Parquet file", "id\n1\n", nullptr,
-                   {"not a Parquet file"}});
+  cases.push_back(
+      {"parquet", "file", "not a Parquet file", "id\n1\n", nullptr, {"not a Parquet file"}});
   return cases;
 }
 
@@ -398,9 +470,9 @@ class BadWriteInput : public ::testing::Test {
       } else {
         WriteText(file, c.text);
         st = WriteFile(*table, file,
-                       c.format == "jsonl"  ? InputFormat::kJsonLines
+                       c.format == "jsonl" ? InputFormat::kJsonLines
                        : c.format == "csv" ? InputFormat::kCsv
-                                            : InputFormat::kParquet);
+                                           : InputFormat::kParquet);
       }
       EXPECT_TRUE(st.IsInvalid()) << st.ToString();
       EXPECT_NE(st.message().find(file), std::string::npos) << st.ToString();
@@ -468,18 +540,19 @@ TEST_F(ExactWriteInput, Csv) {
             "\r\n"
             "5,\"a \"\"quoted\"\"\nline, with comma\",1E+2,0.004,,,,,\n");
   ASSERT_OK(WriteFile(*table, path, InputFormat::kCsv));
-  EXPECT_EQ(ReadJsonLines(*table),
-            "{\"id\":1,\"s\":\"007\",\"big\":\"12345678901234567890.1234567891\",\"small\":\"1.01\","
-            "\"dt\":\"2024-02-29\",\"ts\":\"2026-01-01T12:00:00.123456\",\"b\":\"AAEC\","
-            "\"arr\":[1,2],\"r\":{\"x\":1,\"y\":\"a,b\"}}\n"
-            "{\"id\":2,\"s\":\"1e5\",\"big\":\"-0.0000000001\",\"small\":\"-1.01\",\"dt\":null,"
-            "\"ts\":\"2026-01-01T00:00:00.000000\",\"b\":null,\"arr\":[],\"r\":null}\n"
-            "{\"id\":3,\"s\":\"\",\"big\":null,\"small\":null,\"dt\":null,\"ts\":null,\"b\":null,"
-            "\"arr\":null,\"r\":null}\n"
-            "{\"id\":4,\"s\":null,\"big\":null,\"small\":null,\"dt\":null,\"ts\":null,\"b\":null,"
-            "\"arr\":null,\"r\":null}\n"
-            "{\"id\":5,\"s\":\"a \\\"quoted\\\"\\nline, with comma\",\"big\":\"100.0000000000\","
-            "\"small\":\"0.00\",\"dt\":null,\"ts\":null,\"b\":null,\"arr\":null,\"r\":null}\n");
+  EXPECT_EQ(
+      ReadJsonLines(*table),
+      "{\"id\":1,\"s\":\"007\",\"big\":\"12345678901234567890.1234567891\",\"small\":\"1.01\","
+      "\"dt\":\"2024-02-29\",\"ts\":\"2026-01-01T12:00:00.123456\",\"b\":\"AAEC\","
+      "\"arr\":[1,2],\"r\":{\"x\":1,\"y\":\"a,b\"}}\n"
+      "{\"id\":2,\"s\":\"1e5\",\"big\":\"-0.0000000001\",\"small\":\"-1.01\",\"dt\":null,"
+      "\"ts\":\"2026-01-01T00:00:00.000000\",\"b\":null,\"arr\":[],\"r\":null}\n"
+      "{\"id\":3,\"s\":\"\",\"big\":null,\"small\":null,\"dt\":null,\"ts\":null,\"b\":null,"
+      "\"arr\":null,\"r\":null}\n"
+      "{\"id\":4,\"s\":null,\"big\":null,\"small\":null,\"dt\":null,\"ts\":null,\"b\":null,"
+      "\"arr\":null,\"r\":null}\n"
+      "{\"id\":5,\"s\":\"a \\\"quoted\\\"\\nline, with comma\",\"big\":\"100.0000000000\","
+      "\"small\":\"0.00\",\"dt\":null,\"ts\":null,\"b\":null,\"arr\":null,\"r\":null}\n");
 }
 
 TEST_F(ExactWriteInput, CsvNullLiteral) {
@@ -503,12 +576,13 @@ TEST_F(ExactWriteInput, JsonLines) {
             "{\"id\": 2, \"big\": \"-0.00000000005\", \"small\": -1.005e0, \"arr\": [], "
             "\"r\": {\"y\": \"z\"}}\n");
   ASSERT_OK(WriteFile(*table, path, InputFormat::kJsonLines));
-  EXPECT_EQ(ReadJsonLines(*table),
-            "{\"id\":1,\"s\":\"007\",\"big\":\"12345678901234567890.1234567891\",\"small\":\"1.01\","
-            "\"dt\":\"2024-02-29\",\"ts\":\"2026-01-01T12:00:00.123456\",\"b\":null,\"arr\":null,"
-            "\"r\":null}\n"
-            "{\"id\":2,\"s\":null,\"big\":\"-0.0000000001\",\"small\":\"-1.01\",\"dt\":null,"
-            "\"ts\":null,\"b\":null,\"arr\":[],\"r\":{\"x\":null,\"y\":\"z\"}}\n");
+  EXPECT_EQ(
+      ReadJsonLines(*table),
+      "{\"id\":1,\"s\":\"007\",\"big\":\"12345678901234567890.1234567891\",\"small\":\"1.01\","
+      "\"dt\":\"2024-02-29\",\"ts\":\"2026-01-01T12:00:00.123456\",\"b\":null,\"arr\":null,"
+      "\"r\":null}\n"
+      "{\"id\":2,\"s\":null,\"big\":\"-0.0000000001\",\"small\":\"-1.01\",\"dt\":null,"
+      "\"ts\":null,\"b\":null,\"arr\":[],\"r\":{\"x\":null,\"y\":\"z\"}}\n");
 }
 
 TEST_F(ExactWriteInput, ParquetAndBatches) {
@@ -545,16 +619,17 @@ TEST_F(ExactWriteInput, ParquetAndBatches) {
 TEST_F(ExactWriteInput, CsvRoundTrip) {
   auto table = MakeTable(dir_, "t", kColumns);
   std::string jsonl = dir_.Join("in.jsonl");
-  WriteText(jsonl,
-            "{\"id\": 1, \"b\": true, \"ti\": -128, \"si\": 32767, \"i\": -2147483648, "
-            "\"bi\": 9223372036854775807, \"f\": 1.5e38, \"d\": -1e-300, \"dec\": \"-99999999.99\", "
-            "\"bigdec\": \"9999999999999999999999999999.9999999999\", \"c\": \"ab\", "
-            "\"vc\": \"é,\\\"\\n\", \"s\": \"\", \"bin\": \"AAECAw==\", \"vb\": \"\", "
-            "\"bytes\": \"/w==\", \"dt\": \"0001-01-01\", \"tm\": \"23:59:59.999\", "
-            "\"ts\": \"9999-12-31T23:59:59.999\", \"ts9\": \"2262-04-11T23:47:16.854775807\", "
-            "\"ltz\": \"1969-12-31T23:59:59.999999Z\", \"arr\": [null, 1], "
-            "\"m\": [[\"k\", null]], \"r\": {\"x\": 1, \"y\": \"\"}}\n"
-            "{\"id\": 2, \"f\": \"NaN\", \"d\": \"-Infinity\"}\n");
+  WriteText(
+      jsonl,
+      "{\"id\": 1, \"b\": true, \"ti\": -128, \"si\": 32767, \"i\": -2147483648, "
+      "\"bi\": 9223372036854775807, \"f\": 1.5e38, \"d\": -1e-300, \"dec\": \"-99999999.99\", "
+      "\"bigdec\": \"9999999999999999999999999999.9999999999\", \"c\": \"ab\", "
+      "\"vc\": \"é,\\\"\\n\", \"s\": \"\", \"bin\": \"AAECAw==\", \"vb\": \"\", "
+      "\"bytes\": \"/w==\", \"dt\": \"0001-01-01\", \"tm\": \"23:59:59.999\", "
+      "\"ts\": \"9999-12-31T23:59:59.999\", \"ts9\": \"2262-04-11T23:47:16.854775807\", "
+      "\"ltz\": \"1969-12-31T23:59:59.999999Z\", \"arr\": [null, 1], "
+      "\"m\": [[\"k\", null]], \"r\": {\"x\": 1, \"y\": \"\"}}\n"
+      "{\"id\": 2, \"f\": \"NaN\", \"d\": \"-Infinity\"}\n");
   ASSERT_OK(WriteFile(*table, jsonl, InputFormat::kJsonLines));
   std::string first = ReadJsonLines(*table);
 

@@ -29,8 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto row = fjord::ParseJsonLine(text, Fields(), "fuzz.jsonl line 1");
   if (row.ok()) {
     if (row->values.size() != Fields().size() || row->values[0].is_null()) __builtin_trap();
-  } else if (!row.status().IsInvalid() ||
-             row.status().message().find("fuzz.jsonl line 1") != 0) {
+  } else if (!row.status().IsInvalid() || row.status().message().find("fuzz.jsonl line 1") != 0) {
     __builtin_trap();
   }
   for (const fjord::DataField& f : Fields()) {

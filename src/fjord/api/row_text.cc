@@ -161,7 +161,8 @@ Result<std::shared_ptr<arrow::Table>> ReadInputTable(const std::string& path, In
     if (!file.ok())
       return Status::NotFound("cannot open input ", path, ": ", file.status().message());
     auto reader = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
-    if (!reader.ok()) return Status::Invalid(path, ": not a Parquet file: ", reader.status().message());
+    if (!reader.ok())
+      return Status::Invalid(path, ": not a Parquet file: ", reader.status().message());
     auto table = (*reader)->ReadTable();
     if (!table.ok()) return Status::Invalid(path, ": ", table.status().message());
     FJORD_ASSIGN_OR_RAISE(auto batch, InputToTableColumns(*table, schema.fields, path));

@@ -87,7 +87,9 @@ Result<bool> CsvRecordReader::Next(std::vector<CsvField>* fields) {
 
 CsvRowReader::CsvRowReader(std::string_view text, const std::vector<DataField>& fields,
                            CsvOptions options, std::string source)
-    : records_(text, source), fields_(&fields), options_(std::move(options)),
+    : records_(text, source),
+      fields_(&fields),
+      options_(std::move(options)),
       source_(std::move(source)) {}
 
 Result<CsvRowReader> CsvRowReader::Open(std::string_view text, const std::vector<DataField>& fields,
@@ -133,8 +135,8 @@ Result<bool> CsvRowReader::Next(std::vector<Value>* values, int8_t* kind) {
   if (!any) return false;
   int64_t line = records_.line();
   if (record_.size() != target_.size()) {
-    return Status::Invalid(source_, " line ", line, ": ", record_.size(), " fields, the header has ",
-                           target_.size());
+    return Status::Invalid(source_, " line ", line, ": ", record_.size(),
+                           " fields, the header has ", target_.size());
   }
   const std::vector<DataField>& fields = *fields_;
   values->assign(fields.size(), Value());

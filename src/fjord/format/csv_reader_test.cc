@@ -21,7 +21,9 @@ std::vector<std::vector<CsvField>> Records(std::string_view text) {
 }
 
 TEST(CsvReader, Rfc4180Records) {
-  auto r = Records("\xEF\xBB\xBF" "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\n\"multi\nline\",\n\n,\"\"");
+  auto r = Records(
+      "\xEF\xBB\xBF"
+      "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\n\"multi\nline\",\n\n,\"\"");
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0][0].text, "a");
   EXPECT_EQ(r[1][0].text, "x,y");

@@ -107,8 +107,8 @@ Result<ArrayPtr> SafeCast(const ArrayPtr& in, const std::shared_ptr<arrow::DataT
   auto cast = arrow::compute::Cast(*in, target, options);
   if (cast.ok()) return *cast;
   auto cannot = [&] {
-    return Status::Invalid("cannot convert Arrow ", in->type()->ToString(), " to ",
-                           type.ToString(), ": ", cast.status().message());
+    return Status::Invalid("cannot convert Arrow ", in->type()->ToString(), " to ", type.ToString(),
+                           ": ", cast.status().message());
   };
   // A failure that is not about values (no such cast, or one Arrow refuses for the types alone)
   // fails on no rows too.
@@ -172,10 +172,10 @@ Result<ArrayPtr> Convert(const ArrayPtr& in, const DataType& type, int64_t* bad_
     out = in;
   } else if (root == TypeRoot::kDecimal &&
              (id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256 ||
-              id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE ||
-              arrow::is_integer(id))) {
-    FJORD_ASSIGN_OR_RAISE(out, BuildEach(*in, type, bad_row,
-                                         [&](int64_t i) { return DecimalFromArrow(*in, i, type); }));
+              id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE || arrow::is_integer(id))) {
+    FJORD_ASSIGN_OR_RAISE(out, BuildEach(*in, type, bad_row, [&](int64_t i) {
+                            return DecimalFromArrow(*in, i, type);
+                          }));
   } else if (IsStringLike(id) && !IsTextRoot(root) && !IsBinaryRoot(root)) {
     FJORD_ASSIGN_OR_RAISE(out, BuildEach(*in, type, bad_row, [&](int64_t i) {
                             return ValueFromText(StringAt(*in, i), type);

@@ -90,8 +90,8 @@ Result<Json> ParseExactJson(std::string_view text, std::string_view source) {
   bool ok = Json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok || !builder.error_.empty()) {
     std::string prefix = source.empty() ? "" : std::string(source) + ": ";
-    return Status::Invalid(prefix, "invalid JSON: ",
-                           builder.error_.empty() ? "parse error" : builder.error_);
+    return Status::Invalid(
+        prefix, "invalid JSON: ", builder.error_.empty() ? "parse error" : builder.error_);
   }
   return std::move(builder.root);
 }
@@ -161,10 +161,10 @@ Result<Value> ValueFromJson(const Json& j, const DataType& type) {
       return Value(d);
     }
     case TypeRoot::kDecimal: {
-      std::string text = number_text         ? *number_text
-                         : j.is_string()     ? j.get<std::string>()
+      std::string text = number_text             ? *number_text
+                         : j.is_string()         ? j.get<std::string>()
                          : j.is_number_integer() ? j.dump()
-                                             : "";
+                                                 : "";
       if (text.empty()) return bad("a decimal number or string");
       return ValueFromText(text, type);
     }
@@ -235,8 +235,8 @@ Result<Value> ValueFromJson(const Json& j, const DataType& type) {
       ValueList fields;
       for (const DataField& f : type.fields()) {
         auto it = j.find(f.name);
-        Result<Value> v = it == j.end() ? ValueFromJson(Json(nullptr), *f.type)
-                                        : ValueFromJson(*it, *f.type);
+        Result<Value> v =
+            it == j.end() ? ValueFromJson(Json(nullptr), *f.type) : ValueFromJson(*it, *f.type);
         if (!v.ok()) return v.status().WithContext("field '", f.name, "'");
         fields.push_back(std::move(*v));
       }

@@ -28,8 +28,7 @@ class RowsBuilder {
 
   Status Append(const std::vector<Value>& values, int8_t kind) {
     for (size_t c = 0; c < builders_.size(); ++c) {
-      FJORD_RETURN_NOT_OK(
-          AppendValueToBuilder(builders_[c].get(), values[c], *(*fields_)[c].type));
+      FJORD_RETURN_NOT_OK(AppendValueToBuilder(builders_[c].get(), values[c], *(*fields_)[c].type));
     }
     kinds_.push_back(kind);
     return Status::OK();

@@ -42,7 +42,11 @@ int64_t Utf8Length(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
     if (len == 0 || i + len > s.size()) return -1;
     uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
     for (size_t k = 1; k < len; ++k) {
@@ -70,8 +74,8 @@ Result<int64_t> ParseFraction(std::string_view whole, std::string_view frac, int
   }
   for (size_t i = static_cast<size_t>(std::max(keep_digits, 0)); i < frac.size(); ++i) {
     if (frac[i] != '0') {
-      return Status::Invalid("'", whole, "' has more fraction digits than ", type_name,
-                             " holds (", keep_digits, ")");
+      return Status::Invalid("'", whole, "' has more fraction digits than ", type_name, " holds (",
+                             keep_digits, ")");
     }
   }
   int64_t f = Digits(frac);
@@ -106,8 +110,8 @@ Result<int32_t> ParseDatePart(std::string_view s, std::string_view whole) {
   if (m < 1 || m > 12) return Status::Invalid("'", whole, "' has no month ", m);
   unsigned days_in_month = DaysInMonth(y, static_cast<unsigned>(m));
   if (d < 1 || d > days_in_month) {
-    return Status::Invalid("'", whole, "' is not a date: ", s.substr(0, 7), " has ",
-                           days_in_month, " days");
+    return Status::Invalid("'", whole, "' is not a date: ", s.substr(0, 7), " has ", days_in_month,
+                           " days");
   }
   return static_cast<int32_t>(DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
 }
@@ -182,7 +186,8 @@ Result<int64_t> ParseIntegerText(std::string_view text, const DataType& type) {
   if (digits.size() < text.size() && !digits.empty() && digits[0] == '-') {
     return Quoted(text, "an integer");
   }
-  std::string_view unsigned_digits = !digits.empty() && digits[0] == '-' ? digits.substr(1) : digits;
+  std::string_view unsigned_digits =
+      !digits.empty() && digits[0] == '-' ? digits.substr(1) : digits;
   if (!AllDigits(unsigned_digits)) return Quoted(text, "an integer");
   int64_t v = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -249,8 +254,8 @@ Result<int32_t> ParseTimeText(std::string_view text, int32_t precision) {
 
 Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, bool ltz) {
   std::string_view s = text;
-  std::string type_name = std::string(ltz ? "TIMESTAMP_LTZ(" : "TIMESTAMP(") +
-                          std::to_string(precision) + ")";
+  std::string type_name =
+      std::string(ltz ? "TIMESTAMP_LTZ(" : "TIMESTAMP(") + std::to_string(precision) + ")";
   if (ltz) {
     if (s.empty() || s.back() != 'Z') {
       return Quoted(text, "a UTC timestamp YYYY-MM-DD HH:MM:SS[.f]Z (ending in Z)");
@@ -265,8 +270,7 @@ Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, b
   if (s.size() > 10) {
     FJORD_ASSIGN_OR_RAISE(nanos, ParseTimeOfDay(s.substr(11), text, precision, type_name));
   }
-  Timestamp ts{int64_t{days} * 86400000 + nanos / 1000000,
-               static_cast<int32_t>(nanos % 1000000)};
+  Timestamp ts{int64_t{days} * 86400000 + nanos / 1000000, static_cast<int32_t>(nanos % 1000000)};
   if (precision > 6) {
     // Held as nanoseconds since 1970 in 64 bits: 1677-09-21 to 2262-04-11.
     Int128 total = static_cast<Int128>(ts.millis) * 1000000 + ts.nanos_of_milli;
@@ -392,9 +396,9 @@ Result<Value> ValueFromText(std::string_view text, const DataType& type) {
     }
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz: {
-      FJORD_ASSIGN_OR_RAISE(Timestamp ts,
-                            ParseTimestampText(text, type.precision(),
-                                               type.root() == TypeRoot::kTimestampLtz));
+      FJORD_ASSIGN_OR_RAISE(
+          Timestamp ts,
+          ParseTimestampText(text, type.precision(), type.root() == TypeRoot::kTimestampLtz));
       return Value(ts);
     }
     case TypeRoot::kArray:

@@ -66,8 +66,8 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema, const CoreOption
     }
     out.kinds = explicit_kinds;
   } else if (converted->num_columns() > num_fields) {
-    FJORD_ASSIGN_OR_RAISE(out.kinds, KindsFromColumn(*converted->column(num_fields),
-                                                     kRowKindInputColumn));
+    FJORD_ASSIGN_OR_RAISE(out.kinds,
+                          KindsFromColumn(*converted->column(num_fields), kRowKindInputColumn));
   } else if (const std::optional<std::string>& field = options.rowkind_field()) {
     int i = schema.FieldIndex(*field);
     if (i < 0) return Status::Invalid("option 'rowkind.field': '", *field, "' is not a column");
