@@ -171,7 +171,7 @@ Result<bool> CsvRowReader::Next(std::vector<Value>* values, int8_t* kind) {
   for (size_t f = 0; f < fields.size(); ++f) {
     if ((*values)[f].is_null() && !fields[f].type->nullable()) {
       return Status::Invalid(source_, " line ", line, ", column '", fields[f].name,
-                             "': NULL in a NOT NULL column");
+                             "' is NOT NULL but the field is NULL");
     }
   }
   return true;

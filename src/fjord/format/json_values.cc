@@ -275,6 +275,10 @@ Result<JsonLineRow> ParseJsonLine(std::string_view line, const std::vector<DataF
   row.values.reserve(fields.size());
   for (const DataField& f : fields) {
     auto it = j.find(f.name);
+    if (!f.type->nullable() && (it == j.end() || it->is_null())) {
+      return Status::Invalid(where, ", column '", f.name, "' is NOT NULL but the line has ",
+                             it == j.end() ? "no value for it" : "null");
+    }
     Result<Value> v =
         it == j.end() ? ValueFromJson(Json(nullptr), *f.type) : ValueFromJson(*it, *f.type);
     if (!v.ok()) return v.status().WithContext(where, ", column '", f.name, "'");
