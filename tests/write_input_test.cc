@@ -208,6 +208,7 @@ std::vector<Case> TextCases() {
       Json("r", "[1, \"a\"]", "expected an object"),
       Json("r", "{\"x\": \"1\"}", "field 'x'"),
       Json("ms", "[1]", "expected a string"),
+      Json("ms", "[\"a\", null]", "MULTISET element may not be NULL"),
       {"jsonl",
        "NOT NULL",
        "id null",
@@ -503,6 +504,32 @@ class BadWriteInput : public ::testing::Test {
 TEST_F(BadWriteInput, JsonLinesAndCsv) { Run(TextCases()); }
 
 TEST_F(BadWriteInput, ParquetAndArrowBatches) { Run(BinaryCases()); }
+
+// The same refusals on a primary-key table (the key-value writer, its buffers and _row_kind).
+TEST_F(BadWriteInput, PrimaryKeyTable) {
+  auto catalog = *Catalog::Open(dir_.path());
+  ASSERT_OK(catalog->CreateDatabase("db", true));
+  TableSpec spec;
+  spec.fields = *ParseColumnList("id INT NOT NULL, i INT, dt DATE");
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "2"}};
+  ASSERT_OK(catalog->CreateTable({"db", "pk"}, spec));
+  auto table = *catalog->GetTable({"db", "pk"});
+  const std::set<std::string> before = ListFiles(table->path());
+  std::string jsonl = dir_.Join("pk.jsonl");
+  WriteText(jsonl,
+            "{\"id\": 1, \"i\": 1}\n{\"id\": 2, \"dt\": \"2026-02-30\", \"_row_kind\": \"-D\"}\n");
+  Status st = WriteFile(*table, jsonl, InputFormat::kJsonLines);
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "pk.jsonl line 2, column 'dt'"));
+  std::string csv = dir_.Join("pk.csv");
+  WriteText(csv, "id,_row_kind,i\n1,+U,3000000000\n");
+  st = WriteFile(*table, csv, InputFormat::kCsv);
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "pk.csv line 2, column 'i'"));
+  st = WriteArrow(*table, *BatchOf("i", ArrayOf(arrow::int64(), "[null, 3000000000]")));
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "the batch, row 2, column 'i'"));
+  EXPECT_EQ(ListFiles(table->path()), before);
+  EXPECT_TRUE(table->Snapshots()->empty());
+}
 
 // A write that fails after rows of an earlier call were accepted keeps nothing of the failing
 // call and still commits nothing unless asked.

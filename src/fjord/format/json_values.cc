@@ -198,6 +198,8 @@ Result<Value> ValueFromJson(const Json& j, const DataType& type) {
       if (type.root() == TypeRoot::kMultiset) {
         ValueMap counts;
         for (Value& v : items) {
+          // Held as a map from element to count, whose keys cannot be NULL.
+          if (v.is_null()) return Status::Invalid("a MULTISET element may not be NULL");
           bool found = false;
           for (auto& [k, c] : counts) {
             if (k == v) {
