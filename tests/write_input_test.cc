@@ -37,7 +37,7 @@ constexpr const char* kColumns =
     "dec DECIMAL(10, 2), bigdec DECIMAL(38, 10), c CHAR(3), vc VARCHAR(5), s STRING, "
     "bin BINARY(4), vb VARBINARY(8), bytes BYTES, dt DATE, tm TIME(3), ts TIMESTAMP(3), "
     "ts9 TIMESTAMP(9), ltz TIMESTAMP_LTZ(6), arr ARRAY<INT>, m MAP<STRING, INT>, "
-    "r ROW<x INT, y STRING>, ms MULTISET<STRING>";
+    "r ROW<x INT, y STRING>, ms MULTISET<STRING>, r2 ROW<z VARCHAR(3)>";
 
 std::set<std::string> ListFiles(const std::string& dir) {
   std::set<std::string> out;
@@ -121,6 +121,7 @@ std::string TypeOf(const Table& table, const std::string& column) {
   for (const DataField& f : table.schema().fields) {
     if (f.name == column) {
       std::string t = f.type->ToString();
+      if (t.find("LOCAL TIME ZONE") != std::string::npos) return "TIMESTAMP_LTZ";
       return t.substr(0, t.find_first_of("(<"));
     }
   }
@@ -208,6 +209,7 @@ std::vector<Case> TextCases() {
       Json("r", "[1, \"a\"]", "expected an object"),
       Json("r", "{\"x\": \"1\"}", "field 'x'"),
       Json("ms", "[1]", "expected a string"),
+      Json("r2", "{\"z\": \"abcd\"}", "field 'z': 'abcd' has 4 characters"),
       Json("ms", "[\"a\", null]", "MULTISET element may not be NULL"),
       {"jsonl",
        "NOT NULL",
@@ -262,6 +264,7 @@ std::vector<Case> TextCases() {
       Csv("dec", "123456789.12", "does not fit DECIMAL(10, 2)"),
       Csv("bigdec", "12345678901234567890123456789.5", "does not fit DECIMAL(38, 10)"),
       Csv("c", "abcd", "more than CHAR(3)"),
+      Csv("s", "caf\xe9", "not valid UTF-8"),
       Csv("vc", "\"a,b,c,d\"", "more than VARCHAR(5)"),
       Csv("bin", "AAAAAAAA", "longer than BINARY(4)"),
       Csv("vb", "AA=A", "is not base64"),
@@ -402,6 +405,8 @@ std::vector<ArrowCase> ArrowCases() {
        "not in range"},
       {"r", ArrayOf(arrow::int32(), "[null, 1]"), "cannot convert Arrow int32", true, false},
       {"ms", ArrayOf(arrow::utf8(), "[null, \"[1]\"]"), "expected a string"},
+      {"r2", ArrayOf(arrow::struct_({field("z", arrow::utf8())}), "[null, {\"z\": \"abcd\"}]"),
+       "field 'z': 'abcd' has 4 characters, more than VARCHAR(3)"},
   };
 }
 

@@ -137,7 +137,75 @@ Result<ArrayPtr> SafeCast(const ArrayPtr& in, const std::shared_ptr<arrow::DataT
   return Status::Invalid(one.status().message());
 }
 
+bool IsBounded(const DataType& t) {
+  bool sized =
+      IsTextRoot(t.root()) || t.root() == TypeRoot::kBinary || t.root() == TypeRoot::kVarBinary;
+  return sized && t.length() < DataType::kMaxLength;
+}
+
+// Whether a nested type holds a CHAR/VARCHAR/BINARY/VARBINARY of bounded length somewhere.
+bool HasBoundedChild(const DataType& t) {
+  switch (t.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kVector:
+    case TypeRoot::kMultiset:
+      return IsBounded(*t.element()) || HasBoundedChild(*t.element());
+    case TypeRoot::kMap:
+      return IsBounded(*t.key()) || HasBoundedChild(*t.key()) || IsBounded(*t.value()) ||
+             HasBoundedChild(*t.value());
+    case TypeRoot::kRow:
+      for (const DataField& f : t.fields()) {
+        if (IsBounded(*f.type) || HasBoundedChild(*f.type)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+// Lengths of the strings and bytes inside a nested value.
+Status CheckNestedValue(const Value& v, const DataType& t) {
+  if (v.is_null()) return Status::OK();
+  if (IsBounded(t)) return CheckLength(v.get<std::string>(), t);
+  switch (t.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kVector:
+      for (const Value& e : v.list()) FJORD_RETURN_NOT_OK(CheckNestedValue(e, *t.element()));
+      return Status::OK();
+    case TypeRoot::kMultiset:
+      for (const auto& [e, count] : v.map()) {
+        FJORD_RETURN_NOT_OK(CheckNestedValue(e, *t.element()));
+      }
+      return Status::OK();
+    case TypeRoot::kMap:
+      for (const auto& [k, e] : v.map()) {
+        FJORD_RETURN_NOT_OK(CheckNestedValue(k, *t.key()));
+        FJORD_RETURN_NOT_OK(CheckNestedValue(e, *t.value()));
+      }
+      return Status::OK();
+    case TypeRoot::kRow:
+      for (size_t f = 0; f < t.fields().size() && f < v.list().size(); ++f) {
+        Status s = CheckNestedValue(v.list()[f], *t.fields()[f].type);
+        if (!s.ok()) return s.WithContext("field '", t.fields()[f].name, "'");
+      }
+      return Status::OK();
+    default:
+      return Status::OK();
+  }
+}
+
 Status CheckValues(const arrow::Array& out, const DataType& type, int64_t* bad_row) {
+  if (type.IsNested() && HasBoundedChild(type)) {
+    for (int64_t i = 0; i < out.length(); ++i) {
+      if (out.IsNull(i)) continue;
+      FJORD_ASSIGN_OR_RAISE(Value v, ValueFromArrow(out, i, type));
+      Status s = CheckNestedValue(v, type);
+      if (!s.ok()) {
+        *bad_row = i;
+        return s;
+      }
+    }
+  }
   TypeRoot root = type.root();
   if ((IsTextRoot(root) || root == TypeRoot::kBinary || root == TypeRoot::kVarBinary) &&
       type.length() < DataType::kMaxLength) {
