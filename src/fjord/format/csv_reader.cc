@@ -23,16 +23,27 @@ CsvRecordReader::CsvRecordReader(std::string_view text, std::string source)
 }
 
 Result<bool> CsvRecordReader::Next(std::vector<CsvField>* fields) {
-  fields->clear();
+  // The fields' strings are reused from record to record (no allocation per cell).
+  size_t count = 0;
+  auto next_field = [&]() -> CsvField& {
+    if (count == fields->size()) fields->emplace_back();
+    CsvField& f = (*fields)[count++];
+    f.text.clear();
+    f.quoted = false;
+    return f;
+  };
   // Blank lines (nothing between two line breaks) are skipped.
   while (size_t n = LineBreak(text_, pos_)) {
     pos_ += n;
     ++next_line_;
   }
-  if (pos_ >= text_.size()) return false;
+  if (pos_ >= text_.size()) {
+    fields->clear();
+    return false;
+  }
   record_line_ = next_line_;
   while (true) {
-    CsvField field;
+    CsvField& field = next_field();
     if (pos_ < text_.size() && text_[pos_] == '"') {
       field.quoted = true;
       int64_t start_line = next_line_;
@@ -57,14 +68,14 @@ Result<bool> CsvRecordReader::Next(std::vector<CsvField>* fields) {
         ++pos_;
       }
       if (pos_ < text_.size() && text_[pos_] != ',' && LineBreak(text_, pos_) == 0) {
-        return Status::Invalid(source_, " line ", next_line_, ", field ", fields->size() + 1,
+        return Status::Invalid(source_, " line ", next_line_, ", field ", count,
                                ": text after the closing quote of a quoted field");
       }
     } else {
       size_t end = pos_;
       while (end < text_.size() && text_[end] != ',' && LineBreak(text_, end) == 0) {
         if (text_[end] == '"') {
-          return Status::Invalid(source_, " line ", next_line_, ", field ", fields->size() + 1,
+          return Status::Invalid(source_, " line ", next_line_, ", field ", count,
                                  ": a quote inside an unquoted field (quote the whole field and "
                                  "double the quote, RFC 4180)");
         }
@@ -73,14 +84,16 @@ Result<bool> CsvRecordReader::Next(std::vector<CsvField>* fields) {
       field.text.assign(text_.substr(pos_, end - pos_));
       pos_ = end;
     }
-    fields->push_back(std::move(field));
-    if (pos_ >= text_.size()) return true;
-    if (text_[pos_] == ',') {
+    bool more = pos_ < text_.size() && text_[pos_] == ',';
+    if (more) {
       ++pos_;
       continue;
     }
-    pos_ += LineBreak(text_, pos_);
-    ++next_line_;
+    if (pos_ < text_.size()) {
+      pos_ += LineBreak(text_, pos_);
+      ++next_line_;
+    }
+    fields->resize(count);
     return true;
   }
 }
