@@ -176,7 +176,7 @@ std::vector<Case> TextCases() {
        "d = 1e400",
        "{\"id\": 1, \"d\": 1e400}\n",
        nullptr,
-       {"line 1", "number overflow parsing '1e400'"}},
+       {"line 1", "number overflow parsing '1e400'", "(in the value of \"d\")"}},
       Json("d", "\"abc\"", "expected a number"),
       Json("dec", "123456789.12", "does not fit DECIMAL(10, 2)"),
       Json("dec", "\"12x\"", "not a decimal number"),

@@ -54,6 +54,10 @@ class ExactJsonBuilder : public nlohmann::json_sax<Json> {
     error_ = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." without the tag.
     if (size_t p = error_.find("] "); p != std::string::npos) error_ = error_.substr(p + 2);
+    // Inside an object, the key whose value broke (for a JSON line: the column).
+    if (!stack_.empty() && stack_.back()->is_object() && !key_.empty()) {
+      error_ += " (in the value of \"" + key_ + "\")";
+    }
     return false;
   }
 
