@@ -15,8 +15,8 @@
 #include "fjord/api/arrow_bridge.h"
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/input_columns.h"
+#include "fjord/format/input_rows.h"
 #include "fjord/format/row_json.h"
-#include "fjord/format/row_json_reader.h"
 #include "fjord/table_write.h"
 
 namespace fjord {
@@ -171,7 +171,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInputTable(const std::string& path, In
     return *out;
   }
   FJORD_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
-  JsonLinesBatch batch;
+  InputRows batch;
   if (format == InputFormat::kJsonLines) {
     FJORD_ASSIGN_OR_RAISE(batch, ParseJsonLines(text, schema.fields, path));
   } else {

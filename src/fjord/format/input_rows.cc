@@ -1,4 +1,4 @@
-#include "fjord/format/row_json_reader.h"
+#include "fjord/format/input_rows.h"
 
 #include <arrow/api.h>
 
@@ -34,13 +34,13 @@ class RowsBuilder {
     return Status::OK();
   }
 
-  Result<JsonLinesBatch> Finish() {
+  Result<InputRows> Finish() {
     arrow::ArrayVector columns;
     for (auto& b : builders_) {
       FJORD_ARROW_ASSIGN_OR_RAISE(auto a, b->Finish());
       columns.push_back(a);
     }
-    JsonLinesBatch out;
+    InputRows out;
     auto n = static_cast<int64_t>(kinds_.size());
     out.rows = arrow::Table::Make(arrow::schema(arrow_fields_), columns, n);
     out.row_kinds = std::move(kinds_);
@@ -56,8 +56,8 @@ class RowsBuilder {
 
 }  // namespace
 
-Result<JsonLinesBatch> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
-                                      std::string_view source) {
+Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
+                                 std::string_view source) {
   RowsBuilder builder;
   FJORD_RETURN_NOT_OK(builder.Init(fields));
   int64_t line_no = 0;
@@ -76,8 +76,8 @@ Result<JsonLinesBatch> ParseJsonLines(std::string_view text, const std::vector<D
   return builder.Finish();
 }
 
-Result<JsonLinesBatch> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
-                                    const CsvOptions& options, std::string_view source) {
+Result<InputRows> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
+                               const CsvOptions& options, std::string_view source) {
   RowsBuilder builder;
   FJORD_RETURN_NOT_OK(builder.Init(fields));
   FJORD_ASSIGN_OR_RAISE(CsvRowReader reader,

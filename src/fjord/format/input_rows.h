@@ -16,18 +16,18 @@
 
 namespace fjord {
 
-struct JsonLinesBatch {
+struct InputRows {
   std::shared_ptr<arrow::Table> rows;  // canonical Arrow form of the fields
   std::vector<int8_t> row_kinds;       // one per row: 0 +I, 1 -U, 2 +U, 3 -D
 };
 
 // Parses all of `text` as JSON lines (one object per line; blank lines skipped). Errors name
 // `source`, the line number and the column; nothing is returned on error.
-Result<JsonLinesBatch> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
-                                      std::string_view source);
+Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
+                                 std::string_view source);
 
 // Parses all of `text` as CSV with a header (csv_reader.h). Errors as ParseJsonLines.
-Result<JsonLinesBatch> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
-                                    const CsvOptions& options, std::string_view source);
+Result<InputRows> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
+                               const CsvOptions& options, std::string_view source);
 
 }  // namespace fjord
