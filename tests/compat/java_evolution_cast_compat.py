@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Schema-evolution casts: after ALTER TABLE changes a column's type, Fjord reads the files
+written under the old type exactly as Java Paimon 1.4.2 does (issue 13, point 2).
+
+1. Java lists which type changes its ALTER TABLE accepts among the types of TYPES
+   (`fjord-oracle cast-pairs`: SchemaManager's check, DataTypeCasts.supportsCast with explicit
+   casts allowed and with `disable-explicit-type-casting`, and a CastExecutors rule); the list
+   must equal `tests/fixtures/java_cast_pairs.tsv`, which the unit test of Fjord's ALTER
+   (`CatalogTest.AlterColumnTypeAllowsExactlyJavasPairs`) reads.
+2. For every accepted pair (FROM, TO) Java Paimon creates a table `id INT, v FROM`, writes the
+   edge values of FROM (NULL, zero, extremes, fractions, text that parses and text that does
+   not), alters `v` to TO (`fjord-oracle alter`: Catalog.alterTable with
+   SchemaChange.updateColumnType) and reads it back (`fjord-oracle dump`); `fjord cat --format
+   jsonl` must return the same rows. File formats rotate over Parquet, ORC and Avro.
+3. Values on which Java's cast throws (found in advance with `fjord-oracle cast-probe`, Java's
+   CastExecutors applied in memory) are left out of that table; up to THROW_SAMPLES of them per
+   pair are each written to a table of their own, which Java then fails to read: Fjord must fail
+   too, with an error naming the data file and the column.
+
+One JVM (`fjord-oracle batch -`, fed line by line) serves the whole suite.
+
+    java_evolution_cast_compat.py --fjord BUILD/tools/fjord [--only FROM-substring] [--keep DIR]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "interop"))
+import compare_rows  # noqa: E402
+
+ORACLE = os.path.join(REPO, "interop", "java", "fjord-oracle")
+GOLDEN_PAIRS = os.path.join(REPO, "tests", "fixtures", "java_cast_pairs.tsv")
+
+TYPES = [
+    "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
+    "DECIMAL(5, 0)", "DECIMAL(10, 2)", "DECIMAL(20, 4)", "DECIMAL(38, 18)",
+    "CHAR(5)", "VARCHAR(5)", "VARCHAR(40)", "STRING",
+    "BINARY(4)", "VARBINARY(6)", "BYTES",
+    "DATE", "TIME(0)", "TIME(3)",
+    "TIMESTAMP(0)", "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)",
+    "TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+]
+
+# Text that the string casts parse (or refuse): spaces, signs, fractions, exponents, words.
+SHORT_TEXT = ["", "0", "1", "-1", "12", " 12", "+7", "-0", "1.5", "-2.5", ".5", "12.", "1e2",
+              "abc", "t", "T", "y", "yes", "no", "N", "f", "true", "FALSE", "TRUE", "on", "NaN",
+              "null", "é✓", "  ", "2023", "1:2:3", "0x10", "1.5f", "-", "2e-3", "99999"]
+LONG_TEXT = ["  12 ", "12.7", "-12.9", "2147483647", "2147483648", "-2147483648",
+             "9223372036854775807", "9223372036854775808", "-9223372036854775809", "1e5",
+             "Infinity", "-Infinity", "+Infinity", "3.4028235E38", "3.5E38", "1.4E-45",
+             "4.9E-324", "1.7976931348623157E308", "0.1", "123456.789", "99999.995",
+             "-99999.995", "12345678.994", "12345678.995", "0.000000000000000001",
+             "-0.0000000000000000005", "1.23456789012345678901234567890E+19", " 2.5 ", "0x1p3",
+             "1.5d", "12,5", "1_000", "2023-01-15", "2023-1-5", " 2023-01-15", "2023-02-30",
+             "2024-02-29", "2023-13-01", "2023-01-15 10:20:30", "2023-01-15 10:20:30.123456789",
+             "2023-01-15 10:20:30.1234567891", "2023-01-15T10:20:30", "2023-01-15 1:2:3.5",
+             "2023-01-15 24:00:00", "2023-01-15 10:20", "2023-01-15 10:20:", "2023-04-31",
+             "0001-01-01", "9999-12-31 23:59:59.999", "1969-12-31 23:59:59.999999",
+             "10:20:30", "10:20:30.5", "10:20:30.1239", "10:20", "23:59:59.999", "25:00:00",
+             "1700000000", "-86401", "20000", "1700000000123",
+             "the quick brown fox jumps over the lazy dog"]
+
+VALUES = {
+    "BOOLEAN": [True, False, None],
+    "TINYINT": [0, 1, -1, 127, -128, 100, None],
+    "SMALLINT": [0, -1, 32767, -32768, 300, 12345, None],
+    "INT": [0, 1, -1, 2147483647, -2147483648, 383, 100000, 1700000000, -86401, None],
+    "BIGINT": [0, -1, 9223372036854775807, -9223372036854775808, 2147483648, 4102444800,
+               -86401, 1234567890123, 9007199254740993, None],
+    "FLOAT": [0.0, -0.0, 1.5, -1.5, 2.5, -2.5, 0.1, 3.4028235e38, -3.4028235e38, 1.4e-45,
+              1e-5, 1e10, 123456.79, 99999.5, 16777217.0, 3e9, "NaN", "Infinity", "-Infinity",
+              None],
+    "DOUBLE": [0.0, -0.0, 0.5, -0.5, 2.5, 0.1, 1.7976931348623157e308, 4.9e-324, 1e21, 1e-7,
+               123.456, 99999.995, 1e7, 1.0000001, 3e9, -9.3e18, 1e19, 0.3333333333333333,
+               "NaN", "-Infinity", None],
+    "DECIMAL(5, 0)": ["0", "99999", "-99999", "128", "-129", "42", "1", None],
+    "DECIMAL(10, 2)": ["0.00", "12345678.99", "-12345678.99", "0.05", "-0.05", "1.45", "2.50",
+                       "-2.50", "127.99", "0.10", None],
+    "DECIMAL(20, 4)": ["9999999999999999.9999", "-0.0001", "-1.5000", "0.0000", "3000000000.5555",
+                       "1234567890123456.7890", "0.5000", None],
+    "DECIMAL(38, 18)": ["12345678901234567890.123456789012345678", "-0.000000000000000001",
+                        "99999999999999999999.999999999999999999", "0.500000000000000000",
+                        "-0.500000000000000000", "1.000000000000000000",
+                        "-9223372036854775809.000000000000000000", None],
+    "CHAR(5)": [s for s in SHORT_TEXT if len(s) <= 5] + [None],
+    "VARCHAR(5)": [s for s in SHORT_TEXT if len(s) <= 5] + [None],
+    "VARCHAR(40)": SHORT_TEXT + [s for s in LONG_TEXT if len(s) <= 40] + [None],
+    "STRING": SHORT_TEXT + LONG_TEXT + [None],
+    # base64: "\0\1\2\3", "hell", "1234", "true"
+    "BINARY(4)": ["AAECAw==", "aGVsbA==", "MTIzNA==", "dHJ1ZQ==", None],
+    # "", "hi", "hello!", "123", "true", "é"
+    "VARBINARY(6)": ["", "aGk=", "aGVsbG8h", "MTIz", "dHJ1ZQ==", "w6k=", None],
+    # also "hello world" (longer than 6 and than 4)
+    "BYTES": ["", "aGk=", "aGVsbG8h", "MTIz", "aGVsbG8gd29ybGQ=", "w6k=", None],
+    "DATE": ["1970-01-01", "2023-01-15", "1969-12-31", "0001-01-01", "9999-12-31",
+             "2024-02-29", "1900-03-01", None],
+    "TIME(0)": ["00:00:00", "23:59:59", "12:34:56", None],
+    "TIME(3)": ["00:00:00.000", "23:59:59.999", "12:34:56.789", "01:02:03.100", None],
+}
+TS_TEXT = ["1970-01-01T00:00:00.000000000", "2023-01-15T10:20:30.123456789",
+           "1969-12-31T23:59:59.500000000", "1969-12-31T23:59:59.999999999",
+           "1969-07-20T20:17:40.000000001", "1900-01-01T00:00:00.000000000",
+           "2024-02-29T23:59:59.999999999", "1970-01-01T00:00:00.000001000",
+           "1969-12-31T12:00:00.000000000", "2038-01-19T03:14:08.000000000"]
+
+
+def timestamps(p, ltz):
+    out = []
+    for t in TS_TEXT:
+        base, frac = t.split(".")
+        out.append(base + ("." + frac[:p] if p else "") + ("Z" if ltz else ""))
+    return out + [None]
+
+
+for _p in (0, 3, 6, 9):
+    VALUES[f"TIMESTAMP({_p})"] = timestamps(_p, False)
+for _p in (3, 6):
+    VALUES[f"TIMESTAMP({_p}) WITH LOCAL TIME ZONE"] = timestamps(_p, True)
+
+FORMATS = ("parquet", "orc", "avro")
+# Values Java's cast throws on, read end to end per pair (each needs a table of its own).
+THROW_SAMPLES = 3
+
+
+class Java:
+    """One `fjord-oracle batch -` JVM, fed one command line at a time."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([ORACLE, "batch", "-"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        self.calls = 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        self.proc.stdin.write(json.dumps(list(args), ensure_ascii=False) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the Java oracle ended early")
+        answer = json.loads(line)
+        return answer["ok"], answer["message"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def write_rows(path, values):
+    with open(path, "w", encoding="utf-8") as f:
+        for i, v in values:
+            f.write(json.dumps({"id": i, "v": v}, ensure_ascii=False) + "\n")
+
+
+def fjord_cat(fjord, table_dir, out_path):
+    with open(out_path, "w", encoding="utf-8") as out:
+        r = subprocess.run([fjord, "cat", table_dir, "--format", "jsonl"], stdout=out,
+                           stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stderr.strip()
+
+
+def same_rows(a, b):
+    rows_a, _ = compare_rows.load_rows(a)
+    rows_b, _ = compare_rows.load_rows(b)
+    return rows_a == rows_b
+
+
+def first_lines(path, n=12):
+    with open(path, encoding="utf-8") as f:
+        return "".join(f.readlines()[:n])
+
+
+def check_pairs_list(java, work):
+    types_file = os.path.join(work, "types.txt")
+    with open(types_file, "w", encoding="utf-8") as f:
+        f.write("\n".join(TYPES) + "\n")
+    out = os.path.join(work, "pairs.tsv")
+    ok, msg = java("cast-pairs", types_file, "--output", out)
+    if not ok:
+        raise RuntimeError("cast-pairs failed: " + msg)
+    with open(out, encoding="utf-8") as f:
+        live = f.read()
+    with open(GOLDEN_PAIRS, encoding="utf-8") as f:
+        golden = "".join(line for line in f if not line.startswith("#"))
+    pairs = [line.split("\t") for line in live.splitlines()]
+    return live == golden, pairs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--only", help="only pairs whose FROM or TO type contains this text")
+    ap.add_argument("--keep", help="work directory to keep (default: a temporary one)")
+    ap.add_argument("--verbose", action="store_true", help="print every failure both agree on")
+    args = ap.parse_args()
+    work = args.keep or tempfile.mkdtemp(prefix="fjord-evolution-casts-")
+    if args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+    start = time.time()
+    java = Java()
+    failures = []
+    try:
+        golden_ok, pairs = check_pairs_list(java, work)
+        if not golden_ok:
+            failures.append("Java's accepted type changes differ from tests/fixtures/"
+                            "java_cast_pairs.tsv (regenerate it with fjord-oracle cast-pairs)")
+        allowed = [(f, t) for f, t, explicit, _ in pairs if explicit == "true"]
+        print(f"Java's ALTER TABLE accepts {len(allowed)} of {len(pairs)} ordered pairs of "
+              f"{len(TYPES)} types ({sum(1 for p in pairs if p[3] == 'true')} with "
+              f"disable-explicit-type-casting)")
+        if args.only:
+            allowed = [(f, t) for f, t in allowed if args.only in f or args.only in t]
+        counts = {"pairs": 0, "pairs_throwing": 0, "values": 0, "java_throws": 0,
+                  "throws_read": 0}
+        wh = os.path.join(work, "wh", "db.db")
+        n = 0
+
+        def table(src, dst, values):
+            """Java creates, writes, alters and reads a table; (java ok, message, java out,
+            fjord rc, fjord stderr, fjord out)."""
+            nonlocal n
+            n += 1
+            fmt = FORMATS[n % len(FORMATS)]
+            if src.startswith("CHAR") or (fmt == "avro" and "TIMESTAMP(9)" in (src, dst)):
+                fmt = "parquet"  # ORC pads CHAR; Avro has no TIMESTAMP(9)
+            d = os.path.join(wh, f"t{n}")
+            rows = os.path.join(work, f"t{n}.in.jsonl")
+            write_rows(rows, values)
+            for cmd in (["create", d, "--columns", json.dumps([["id", "INT"], ["v", src]]),
+                         "--options", json.dumps({"file.format": fmt, "bucket": "-1"})],
+                        ["write", d, "--input", rows],
+                        ["alter", d, "--change-types", json.dumps({"v": dst})]):
+                ok, msg = java(*cmd)
+                if not ok:
+                    raise RuntimeError(f"{src} -> {dst}: Java {cmd[0]} failed: {msg}")
+            jout, fout = os.path.join(work, f"t{n}.java.jsonl"), os.path.join(work, f"t{n}.fjord.jsonl")
+            ok, msg = java("dump", d, "--output", jout)
+            rc, err = fjord_cat(args.fjord, d, fout)
+            return ok, msg, jout, rc, err, fout, d, fmt
+
+        for src, dst in allowed:
+            counts["pairs"] += 1
+            values = list(enumerate(VALUES[src]))
+            # Java's own cast executor says in advance which values it throws on.
+            rows = os.path.join(work, "probe.in.jsonl")
+            write_rows(rows, values)
+            probe = os.path.join(work, "probe.out")
+            ok, msg = java("cast-probe", src, dst, "--input", rows, "--output", probe)
+            if not ok:
+                raise RuntimeError(f"{src} -> {dst}: cast-probe failed: {msg}")
+            with open(probe, encoding="utf-8") as f:
+                verdicts = f.read().splitlines()
+            good = [iv for iv, r in zip(values, verdicts) if r == "ok"]
+            bad = [(iv, r) for iv, r in zip(values, verdicts) if r != "ok"]
+            counts["values"] += len(good)
+            ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, good)
+            label = f"{src} -> {dst} ({fmt})"
+            if not ok:
+                failures.append(f"{label}: Java's read fails on values its cast accepts: {msg}")
+            elif rc != 0:
+                failures.append(f"{label}: Java reads, Fjord fails: {err}")
+            elif not same_rows(jout, fout):
+                failures.append(f"{label}: rows differ\n  java:\n{first_lines(jout)}"
+                                f"  fjord:\n{first_lines(fout)}")
+            if not bad:
+                continue
+            counts["pairs_throwing"] += 1
+            counts["java_throws"] += len(bad)
+            # A few of the values Java throws on (spread over the list), each in its own table:
+            # Java's read fails, so must Fjord's, naming the file and the column.
+            step = max(1, len(bad) // THROW_SAMPLES)
+            for (i, v), verdict in bad[::step][:THROW_SAMPLES]:
+                counts["throws_read"] += 1
+                ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, [(i, v)])
+                label = f"{src} -> {dst} ({fmt}) value {json.dumps(v, ensure_ascii=False)}"
+                if ok:
+                    failures.append(f"{label}: cast-probe said {verdict[:120]}, but Java reads it")
+                elif rc == 0:
+                    failures.append(f"{label}: Java's cast throws ({msg[:200]}), Fjord read "
+                                    f"{first_lines(fout).strip()}")
+                elif "'v'" not in err or d not in err:
+                    failures.append(f"{label}: Fjord's error names neither the column nor the "
+                                    f"file: {err}")
+                elif args.verbose:
+                    print(f"  throws alike: {label}\n    java:  {msg[:160]}\n    fjord: "
+                          f"{err[err.rfind(': column'):][:160]}")
+    finally:
+        java.close()
+    print(f"{counts['pairs']} type pairs checked: {counts['values']} values read alike; "
+          f"{counts['java_throws']} values on which Java's cast throws ({counts['pairs_throwing']}"
+          f" pairs), {counts['throws_read']} of them read end to end, failing in both; "
+          f"{java.calls} oracle calls, {time.time() - start:.0f} s")
+    for f in failures:
+        print("FAIL: " + f)
+    if not args.keep and not failures:
+        shutil.rmtree(work, ignore_errors=True)
+    elif not args.keep:
+        print(f"(work directory kept: {work})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
