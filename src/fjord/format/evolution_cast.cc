@@ -1,0 +1,379 @@
+// Which type changes Java allows (DataTypeCasts, CastExecutors' rules) and the columnar driver of
+// the casts: values are read from the source column, converted by the family of the target type
+// and appended to the target column.
+#include "fjord/format/evolution_cast.h"
+
+#include <arrow/api.h>
+
+#include <climits>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
+#include "fjord/format/evolution_cast_internal.h"
+
+namespace fjord {
+
+namespace {
+
+using evolution::Days;
+using evolution::Decimal;
+using evolution::JavaTimestamp;
+using evolution::MillisOfDay;
+using evolution::Value;
+
+// Java's DataTypeFamily, as bits.
+enum Family : unsigned {
+  kPredefined = 1u << 0,
+  kConstructed = 1u << 1,
+  kCharacterString = 1u << 2,
+  kBinaryString = 1u << 3,
+  kNumeric = 1u << 4,
+  kIntegerNumeric = 1u << 5,
+  kExactNumeric = 1u << 6,
+  kApproximateNumeric = 1u << 7,
+  kDatetime = 1u << 8,
+  kTimeFamily = 1u << 9,
+  kTimestampFamily = 1u << 10,
+  kCollection = 1u << 11,
+  kExtension = 1u << 12,
+};
+
+// DataTypeRoot's families (paimon-api types/DataTypeRoot.java).
+unsigned Families(TypeRoot r) {
+  switch (r) {
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return kPredefined | kCharacterString;
+    case TypeRoot::kBoolean:
+    case TypeRoot::kVariant:
+    case TypeRoot::kBlob:
+      return kPredefined;
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return kPredefined | kBinaryString;
+    case TypeRoot::kDecimal:
+      return kPredefined | kNumeric | kExactNumeric;
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+      return kPredefined | kNumeric | kIntegerNumeric | kExactNumeric;
+    case TypeRoot::kFloat:
+    case TypeRoot::kDouble:
+      return kPredefined | kNumeric | kApproximateNumeric;
+    case TypeRoot::kDate:
+      return kPredefined | kDatetime;
+    case TypeRoot::kTime:
+      return kPredefined | kDatetime | kTimeFamily;
+    case TypeRoot::kTimestamp:
+      return kPredefined | kDatetime | kTimestampFamily;
+    case TypeRoot::kTimestampLtz:
+      return kPredefined | kDatetime | kTimestampFamily | kExtension;
+    case TypeRoot::kArray:
+    case TypeRoot::kVector:
+    case TypeRoot::kMultiset:
+      return kConstructed | kCollection;
+    case TypeRoot::kMap:
+      return kConstructed | kExtension;
+    case TypeRoot::kRow:
+      return kConstructed;
+  }
+  return 0;
+}
+
+bool Is(TypeRoot r, unsigned families) { return (Families(r) & families) != 0; }
+bool In(TypeRoot r, std::initializer_list<TypeRoot> roots) {
+  for (TypeRoot x : roots) {
+    if (x == r) return true;
+  }
+  return false;
+}
+
+constexpr TypeRoot kTs = TypeRoot::kTimestamp;
+constexpr TypeRoot kLtz = TypeRoot::kTimestampLtz;
+
+// DataTypeCasts' implicit rules: may `from` become `to` without an explicit cast?
+bool ImplicitRoot(TypeRoot from, TypeRoot to) {
+  if (from == to) return true;
+  switch (to) {
+    case TypeRoot::kVarChar:
+      return Is(from, kCharacterString);
+    case TypeRoot::kVarBinary:
+      return Is(from, kBinaryString);
+    case TypeRoot::kDecimal:
+    case TypeRoot::kDouble:
+      return Is(from, kNumeric);
+    case TypeRoot::kSmallInt:
+      return from == TypeRoot::kTinyInt;
+    case TypeRoot::kInt:
+      return In(from, {TypeRoot::kTinyInt, TypeRoot::kSmallInt});
+    case TypeRoot::kBigInt:
+      return Is(from, kIntegerNumeric);
+    case TypeRoot::kFloat:
+      return Is(from, kIntegerNumeric) || from == TypeRoot::kDecimal;
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+      return from == kTs;
+    case TypeRoot::kTimestamp:
+      return from == kLtz;
+    case TypeRoot::kTimestampLtz:
+      return from == kTs;
+    default:
+      return false;
+  }
+}
+
+// DataTypeCasts' explicit rules.
+bool ExplicitRoot(TypeRoot from, TypeRoot to) {
+  switch (to) {
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return Is(from, kPredefined | kConstructed);
+    case TypeRoot::kBoolean:
+      return Is(from, kCharacterString | kIntegerNumeric);
+    case TypeRoot::kBinary:
+      return Is(from, kCharacterString) || from == TypeRoot::kVarBinary;
+    case TypeRoot::kVarBinary:
+      return Is(from, kCharacterString) || from == TypeRoot::kBinary;
+    case TypeRoot::kDecimal:
+    case TypeRoot::kDouble:
+      return Is(from, kCharacterString) || In(from, {TypeRoot::kBoolean, kTs, kLtz});
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+    case TypeRoot::kFloat:
+      return Is(from, kNumeric | kCharacterString) || In(from, {TypeRoot::kBoolean, kTs, kLtz});
+    case TypeRoot::kDate:
+      return Is(from, kTimestampFamily | kCharacterString);
+    case TypeRoot::kTime:
+      return Is(from, kTimeFamily | kTimestampFamily | kCharacterString);
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz:
+      return Is(from, kDatetime | kCharacterString | kNumeric);
+    default:
+      return false;
+  }
+}
+
+bool IsStringType(const DataType& t) {  // Java's DataTypes.STRING(): VARCHAR of the largest length
+  return t.root() == TypeRoot::kVarChar && t.length() == INT32_MAX;
+}
+
+// CastExecutors.resolve(from, to) != null, for roots that differ or types that differ otherwise.
+bool JavaHasRule(const DataType& from, const DataType& to) {
+  TypeRoot f = from.root(), t = to.root();
+  bool to_number = Is(t, kIntegerNumeric | kApproximateNumeric);
+  bool from_number = Is(f, kIntegerNumeric | kApproximateNumeric);
+  if (Is(f, kCharacterString)) {
+    return Is(t, kCharacterString | kBinaryString | kTimestampFamily) || to_number ||
+           In(t, {TypeRoot::kBoolean, TypeRoot::kDecimal, TypeRoot::kDate, TypeRoot::kTime});
+  }
+  if (Is(t, kCharacterString)) {
+    if (Is(f, kNumeric | kBinaryString) || f == TypeRoot::kBoolean) return true;
+    if (Is(f, kTimestampFamily) || In(f, {TypeRoot::kDate, TypeRoot::kTime})) {
+      return IsStringType(to);
+    }
+    return false;  // ARRAY, MAP, ROW to strings: Java has rules, Fjord not yet
+  }
+  if (Is(f, kBinaryString)) return Is(t, kBinaryString);
+  if (f == TypeRoot::kDecimal) return t == TypeRoot::kDecimal || to_number;
+  if (from_number) {
+    if (t == TypeRoot::kDecimal || to_number) return true;
+    if (t == TypeRoot::kBoolean) return Is(f, kIntegerNumeric);
+    if (Is(t, kTimestampFamily)) return In(f, {TypeRoot::kInt, TypeRoot::kBigInt});
+    return false;
+  }
+  if (f == TypeRoot::kBoolean) return Is(t, kNumeric);
+  if (Is(f, kTimestampFamily)) {
+    return Is(t, kTimestampFamily) ||
+           In(t, {TypeRoot::kDate, TypeRoot::kTime, TypeRoot::kInt, TypeRoot::kBigInt});
+  }
+  if (In(f, {TypeRoot::kDate, TypeRoot::kTime})) return Is(t, kTimestampFamily);
+  return false;
+}
+
+// ---- reading and writing canonical columns ----
+
+Value Read(const arrow::Array& a, int64_t i, const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return static_cast<const arrow::BooleanArray&>(a).Value(i);
+    case TypeRoot::kTinyInt:
+      return int64_t{static_cast<const arrow::Int8Array&>(a).Value(i)};
+    case TypeRoot::kSmallInt:
+      return int64_t{static_cast<const arrow::Int16Array&>(a).Value(i)};
+    case TypeRoot::kInt:
+      return int64_t{static_cast<const arrow::Int32Array&>(a).Value(i)};
+    case TypeRoot::kBigInt:
+      return int64_t{static_cast<const arrow::Int64Array&>(a).Value(i)};
+    case TypeRoot::kFloat:
+      return static_cast<const arrow::FloatArray&>(a).Value(i);
+    case TypeRoot::kDouble:
+      return static_cast<const arrow::DoubleArray&>(a).Value(i);
+    case TypeRoot::kDecimal:
+      return Decimal{arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(a).GetValue(i)),
+                     type.precision(), type.scale()};
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return std::string(static_cast<const arrow::BinaryArray&>(a).GetView(i));
+    case TypeRoot::kDate:
+      return Days{static_cast<const arrow::Date32Array&>(a).Value(i)};
+    case TypeRoot::kTime:
+      return MillisOfDay{static_cast<const arrow::Time32Array&>(a).Value(i)};
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      int64_t v = static_cast<const arrow::TimestampArray&>(a).Value(i);
+      int64_t per_milli = type.precision() <= 3 ? 1 : type.precision() <= 6 ? 1000 : 1000000;
+      int64_t millis = v / per_milli, rest = v % per_milli;
+      if (rest < 0) {
+        rest += per_milli;
+        --millis;
+      }
+      return JavaTimestamp{millis, static_cast<int32_t>(rest * (1000000 / per_milli))};
+    }
+    default:
+      return std::monostate{};
+  }
+}
+
+Status Append(arrow::ArrayBuilder* b, const Value& v, const DataType& type) {
+  if (std::holds_alternative<std::monostate>(v)) return FromArrow(b->AppendNull());
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return FromArrow(static_cast<arrow::BooleanBuilder*>(b)->Append(std::get<bool>(v)));
+    case TypeRoot::kTinyInt:
+      return FromArrow(
+          static_cast<arrow::Int8Builder*>(b)->Append(static_cast<int8_t>(std::get<int64_t>(v))));
+    case TypeRoot::kSmallInt:
+      return FromArrow(
+          static_cast<arrow::Int16Builder*>(b)->Append(static_cast<int16_t>(std::get<int64_t>(v))));
+    case TypeRoot::kInt:
+      return FromArrow(
+          static_cast<arrow::Int32Builder*>(b)->Append(static_cast<int32_t>(std::get<int64_t>(v))));
+    case TypeRoot::kBigInt:
+      return FromArrow(static_cast<arrow::Int64Builder*>(b)->Append(std::get<int64_t>(v)));
+    case TypeRoot::kFloat:
+      return FromArrow(static_cast<arrow::FloatBuilder*>(b)->Append(std::get<float>(v)));
+    case TypeRoot::kDouble:
+      return FromArrow(static_cast<arrow::DoubleBuilder*>(b)->Append(std::get<double>(v)));
+    case TypeRoot::kDecimal:
+      return FromArrow(
+          static_cast<arrow::Decimal128Builder*>(b)->Append(std::get<Decimal>(v).unscaled));
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return FromArrow(static_cast<arrow::StringBuilder*>(b)->Append(std::get<std::string>(v)));
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return FromArrow(static_cast<arrow::BinaryBuilder*>(b)->Append(std::get<std::string>(v)));
+    case TypeRoot::kDate:
+      return FromArrow(static_cast<arrow::Date32Builder*>(b)->Append(std::get<Days>(v).value));
+    case TypeRoot::kTime:
+      return FromArrow(
+          static_cast<arrow::Time32Builder*>(b)->Append(std::get<MillisOfDay>(v).value));
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      const auto& ts = std::get<JavaTimestamp>(v);
+      int p = type.precision();
+      int64_t per_milli = p <= 3 ? 1 : p <= 6 ? 1000 : 1000000;
+      int64_t out;
+      if (__builtin_mul_overflow(ts.millis, per_milli, &out) ||
+          __builtin_add_overflow(out, ts.nanos_of_milli / (1000000 / per_milli), &out)) {
+        return Status::Invalid("the result is beyond the range of ", type.ToString(),
+                               " in Fjord (years 1677 to 2262 at precisions 7 to 9)");
+      }
+      return FromArrow(static_cast<arrow::TimestampBuilder*>(b)->Append(out));
+    }
+    default:
+      return Status::NotImplemented("no evolution cast to ", type.ToString());
+  }
+}
+
+// A value in a message: text quoted, numbers as Java prints them.
+std::string Show(const Value& v, const DataType& type) {
+  if (type.IsString()) return "'" + std::get<std::string>(v) + "'";
+  if (std::holds_alternative<double>(v)) return std::to_string(std::get<double>(v));
+  if (std::holds_alternative<float>(v)) return std::to_string(std::get<float>(v));
+  if (std::holds_alternative<int64_t>(v)) return std::to_string(std::get<int64_t>(v));
+  if (std::holds_alternative<Decimal>(v)) return evolution::PlainText(std::get<Decimal>(v));
+  return "the value";
+}
+
+Result<Value> Convert(const Value& v, const DataType& from, const DataType& to) {
+  switch (to.root()) {
+    case TypeRoot::kBoolean:
+      return evolution::ToBoolean(v, from);
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+    case TypeRoot::kFloat:
+    case TypeRoot::kDouble:
+      return evolution::ToNumber(v, from, to);
+    case TypeRoot::kDecimal:
+      return evolution::ToDecimal(v, from, to);
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return evolution::ToText(v, from, to);
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return evolution::ToBytes(v, from, to);
+    case TypeRoot::kDate:
+      return evolution::ToDate(v, from);
+    case TypeRoot::kTime:
+      return evolution::ToTime(v, from);
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz:
+      return evolution::ToTimestamp(v, from, to);
+    default:
+      return Status::NotImplemented("no evolution cast to ", to.ToString());
+  }
+}
+
+}  // namespace
+
+bool SupportsCast(const DataType& from, const DataType& to, bool allow_explicit) {
+  if (from.nullable() && !to.nullable() && !allow_explicit) return false;
+  if (from.EqualsIgnoreNullable(to)) return true;
+  if (ImplicitRoot(from.root(), to.root())) return true;
+  return allow_explicit && ExplicitRoot(from.root(), to.root());
+}
+
+bool HasEvolutionCast(const DataType& from, const DataType& to) {
+  if (from.EqualsIgnoreNullable(to)) return true;
+  if (from.IsNested() || to.IsNested()) return false;
+  return JavaHasRule(from, to);
+}
+
+Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow::Array>& column,
+                                                    const DataType& from, const DataType& to) {
+  if (!HasEvolutionCast(from, to)) {
+    return Status::NotImplemented("Fjord cannot cast ", from.ToString(), " to ", to.ToString());
+  }
+  FJORD_ASSIGN_OR_RAISE(auto source, ToCanonical(column, from));
+  if (from.EqualsIgnoreNullable(to)) return source;
+  FJORD_ASSIGN_OR_RAISE(auto arrow_type, ToArrowType(to));
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  FJORD_ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), arrow_type, &builder));
+  FJORD_ARROW_RETURN_NOT_OK(builder->Reserve(source->length()));
+  for (int64_t i = 0; i < source->length(); ++i) {
+    if (source->IsNull(i)) {
+      FJORD_ARROW_RETURN_NOT_OK(builder->AppendNull());
+      continue;
+    }
+    Value in = Read(*source, i, from);
+    Result<Value> out = Convert(in, from, to);
+    Status st = out.ok() ? Append(builder.get(), *out, to) : out.status();
+    if (!st.ok()) {
+      return Status::Invalid("row ", i, " of the batch: cannot cast ", Show(in, from), " from ",
+                             from.ToString(), " to ", to.ToString(),
+                             " as Java does: ", st.message());
+    }
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto result, builder->Finish());
+  return result;
+}
+
+}  // namespace fjord
