@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "fjord/common/calendar.h"
 #include "fjord/format/evolution_cast_internal.h"
@@ -39,25 +40,26 @@ Result<I> JavaToInteger(std::string_view s) {
     ++i;
     if (s.size() == 1) return NumberError(s, "Input has only positive or negative symbol.");
   }
-  // Accumulated negatively, as Java does, so that the minimum value parses.
-  __int128 result = 0;
-  const __int128 min = std::numeric_limits<I>::min();
+  // Accumulated negatively in I's wrapping arithmetic, exactly as Java does.
+  using U = std::make_unsigned_t<I>;
+  I result = 0;
+  const I stop = std::numeric_limits<I>::min() / 10;
   while (i < s.size()) {
     char b = s[i++];
     if (b == '.') break;
     if (!Digit(b)) return NumberError(s, "Invalid character found.");
-    if (result < min / 10) return NumberError(s, "Overflow.");
-    result = result * 10 - (b - '0');
-    if (result < min) return NumberError(s, "Overflow.");  // Java's wrap to a positive value
+    if (result < stop) return NumberError(s, "Overflow.");
+    result = static_cast<I>(static_cast<U>(result) * 10u - static_cast<U>(b - '0'));
+    if (result > 0) return NumberError(s, "Overflow.");
   }
   for (; i < s.size(); ++i) {
     if (!Digit(s[i])) return NumberError(s, "Invalid character found.");
   }
   if (!negative) {
-    if (result == min) return NumberError(s, "Overflow.");
-    result = -result;
+    result = static_cast<I>(U{0} - static_cast<U>(result));
+    if (result < 0) return NumberError(s, "Overflow.");
   }
-  return static_cast<I>(result);
+  return result;
 }
 
 // Integer.parseInt of a string of ASCII digits (DateTimeUtils checks them first).

@@ -356,8 +356,9 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
             GetOption(s, "disable-explicit-type-casting").value_or("false"), "true");
         if (!AlterTypeAllowed(*f.type, *c.type, explicit_casts)) {
           bool by_option = explicit_casts == false && AlterTypeAllowed(*f.type, *c.type, true);
-          bool java_only =
-              !HasEvolutionCast(*f.type, *c.type) && SupportsCast(*f.type, *c.type, explicit_casts);
+          // ARRAY, MAP and ROW to strings, or changes inside nested types: Java has executors.
+          bool java_only = (f.type->IsNested() || c.type->IsNested()) &&
+                           SupportsCast(*f.type, *c.type, explicit_casts);
           return Status::Invalid(
               "cannot change column '", c.name, "' from ", f.type->ToString(), " to ",
               c.type->ToString(),

@@ -212,7 +212,7 @@ TEST_F(CatalogTest, AlterColumnTypeAllowsExactlyJavasPairs) {
         columns += (k ? ", c" : "c") + std::to_string(k) + " " + from;
       }
       TableIdentifier id{"db", "casts" + std::to_string(t++) + (disable_explicit ? "x" : "")};
-      std::vector<std::pair<std::string, std::string>> options;
+      std::vector<std::pair<std::string, std::string>> options{{"bucket", "-1"}};
       if (disable_explicit) options.emplace_back("disable-explicit-type-casting", "true");
       ASSERT_OK(catalog_->CreateTable(id, Spec(columns, {}, {}, options)));
       for (size_t k = 0; k < targets.size(); ++k) {
