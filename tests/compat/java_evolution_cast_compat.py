@@ -125,6 +125,9 @@ for _p in (3, 6):
     VALUES[f"TIMESTAMP({_p}) WITH LOCAL TIME ZONE"] = timestamps(_p, True)
 
 FORMATS = ("parquet", "orc", "avro")
+# Fjord's error for a result its canonical TIMESTAMP(p) cannot hold (years beyond 1677..2262 at
+# p = 7..9): a documented limit, listed but not a failure.
+KNOWN_LIMIT = "beyond the range of TIMESTAMP"
 # Values Java's cast throws on, read end to end per pair (each needs a table of its own).
 THROW_SAMPLES = 3
 
@@ -171,6 +174,12 @@ def same_rows(a, b):
     return rows_a == rows_b
 
 
+def row_diff(java_out, fjord_out):
+    a = set(open(java_out, encoding="utf-8").read().splitlines())
+    b = set(open(fjord_out, encoding="utf-8").read().splitlines())
+    return f"java only {sorted(a - b)[:6]}, fjord only {sorted(b - a)[:6]}"
+
+
 def first_lines(path, n=12):
     with open(path, encoding="utf-8") as f:
         return "".join(f.readlines()[:n])
@@ -206,6 +215,7 @@ def main():
     start = time.time()
     java = Java()
     failures = []
+    known = []  # Fjord's documented limits (docs/reading.md), listed, not failures
     try:
         golden_ok, pairs = check_pairs_list(java, work)
         if not golden_ok:
@@ -262,13 +272,27 @@ def main():
             counts["values"] += len(good)
             ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, good)
             label = f"{src} -> {dst} ({fmt})"
-            if not ok:
+            if ok and rc != 0 and KNOWN_LIMIT in err:
+                # Some result is beyond Fjord's TIMESTAMP range: one table per value.
+                for i, v in good:
+                    ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, [(i, v)])
+                    one = f"{label} value {json.dumps(v, ensure_ascii=False)}"
+                    if ok and rc != 0 and KNOWN_LIMIT in err:
+                        known.append(f"{one}: Java reads {first_lines(jout).strip()}, Fjord: "
+                                     f"{err[err.find('the result'):]}")
+                    elif not ok:
+                        failures.append(f"{one}: Java's read fails: {msg}")
+                    elif rc != 0:
+                        failures.append(f"{one}: Java reads, Fjord fails: {err}")
+                    elif not same_rows(jout, fout):
+                        failures.append(f"{one}: java {first_lines(jout).strip()} fjord "
+                                        f"{first_lines(fout).strip()}")
+            elif not ok:
                 failures.append(f"{label}: Java's read fails on values its cast accepts: {msg}")
             elif rc != 0:
                 failures.append(f"{label}: Java reads, Fjord fails: {err}")
             elif not same_rows(jout, fout):
-                failures.append(f"{label}: rows differ\n  java:\n{first_lines(jout)}"
-                                f"  fjord:\n{first_lines(fout)}")
+                failures.append(f"{label}: rows differ: {row_diff(jout, fout)}")
             if not bad:
                 continue
             counts["pairs_throwing"] += 1
@@ -297,6 +321,8 @@ def main():
           f"{counts['java_throws']} values on which Java's cast throws ({counts['pairs_throwing']}"
           f" pairs), {counts['throws_read']} of them read end to end, failing in both; "
           f"{java.calls} oracle calls, {time.time() - start:.0f} s")
+    for k in known:
+        print("KNOWN (Fjord's TIMESTAMP range): " + k)
     for f in failures:
         print("FAIL: " + f)
     if not args.keep and not failures:

@@ -45,6 +45,17 @@ std::string JavaText(T v) {
   std::string digits;
   int point;
   DigitsAndPoint(a, &digits, &point);
+  if (digits.size() == 1) {
+    // Java always prints a digit after the point and picks the two digits nearest the exact
+    // value: Float.MIN_VALUE is 1.4E-45 (not 1.0E-45), Double.MIN_VALUE 4.9E-324.
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof(buf), a, std::chars_format::scientific, 1);
+    std::string s(buf, r.ptr);  // "d.de+x"
+    size_t e = s.find('e');
+    digits = s.substr(0, 1) + s.substr(2, e - 2);
+    point = std::stoi(s.substr(e + 1)) + 1;
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  }
   if (a >= T(1e-3) && a < T(1e7)) {
     std::string out;
     if (point <= 0) {

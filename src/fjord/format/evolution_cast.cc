@@ -282,7 +282,8 @@ Status Append(arrow::ArrayBuilder* b, const Value& v, const DataType& type) {
       if (__builtin_mul_overflow(ts.millis, per_milli, &out) ||
           __builtin_add_overflow(out, ts.nanos_of_milli / (1000000 / per_milli), &out)) {
         return Status::Invalid("the result is beyond the range of ", type.ToString(),
-                               " in Fjord (years 1677 to 2262 at precisions 7 to 9)");
+                               " in Fjord (a 64-bit count of its unit: years 1677 to 2262 at "
+                               "precisions 7 to 9, 292,000 years around 1970 at 4 to 6)");
       }
       return FromArrow(static_cast<arrow::TimestampBuilder*>(b)->Append(out));
     }

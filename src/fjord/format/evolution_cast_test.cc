@@ -135,10 +135,11 @@ TEST(EvolutionCastTest, StringsToBooleansAndNumbers) {
 
 TEST(EvolutionCastTest, StringsToDatesAndTimes) {
   EXPECT_EQ(
-      Cast("STRING", "DATE",
-           R"(["2023-1-5", " 2023-01-15", "2023-01-15 10:20:30", "20000", "2023", "-1"])"),  // integers
-                                                                                             // are
-                                                                                             // days
+      Cast(
+          "STRING", "DATE",
+          R"(["2023-1-5", " 2023-01-15", "2023-01-15 10:20:30", "20000", "2023", "-1"])"),  // integers
+                                                                                            // are
+                                                                                            // days
       R"("2023-01-05","2023-01-15","2023-01-15","2024-10-04","1975-07-17","1969-12-31")");
   EXPECT_THAT(Cast("STRING", "DATE", R"(["2023-02-30"])"), ::testing::HasSubstr("DateTime"));
   EXPECT_THAT(Cast("STRING", "DATE", R"(["2023-01-15T10:20"])"), ::testing::HasSubstr("DateTime"));
