@@ -174,7 +174,8 @@ bool JavaHasRule(const DataType& from, const DataType& to) {
     if (Is(f, kTimestampFamily) || In(f, {TypeRoot::kDate, TypeRoot::kTime})) {
       return IsStringType(to);
     }
-    return false;  // ARRAY, MAP, ROW to strings: Java has rules, Fjord not yet
+    // ArrayToStringCastRule, MapToStringCastRule, RowToStringCastRule (not MULTISET)
+    return In(f, {TypeRoot::kArray, TypeRoot::kMap, TypeRoot::kRow});
   }
   if (Is(f, kBinaryString)) return Is(t, kBinaryString);
   if (f == TypeRoot::kDecimal) return t == TypeRoot::kDecimal || to_number;
@@ -333,6 +334,64 @@ Result<Value> Convert(const Value& v, const DataType& from, const DataType& to) 
   }
 }
 
+// ArrayToStringCastRule, MapToStringCastRule, RowToStringCastRule: "[a, b]", "{k -> v, ...}",
+// "{f1, f2}", NULL elements as "null", each element cast to STRING by its own executor (nested
+// ones recursively); the target's length is not applied.
+Result<std::string> NestedText(const arrow::Array& a, int64_t i, const DataType& type);
+
+Result<std::string> ElementText(const arrow::Array& a, int64_t i, const DataType& type) {
+  if (a.IsNull(i)) return std::string("null");
+  if (type.IsNested()) return NestedText(a, i, type);
+  DataTypePtr string_type = DataType::String();
+  if (!HasEvolutionCast(type, *string_type)) {
+    return Status::Invalid("Java has no cast of ", type.ToString(),
+                           " to STRING (its executor throws NullPointerException)");
+  }
+  FJORD_ASSIGN_OR_RAISE(Value v, Convert(Read(a, i, type), type, *string_type));
+  return std::get<std::string>(std::move(v));
+}
+
+Result<std::string> NestedText(const arrow::Array& a, int64_t i, const DataType& type) {
+  std::string out;
+  switch (type.root()) {
+    case TypeRoot::kArray: {
+      const auto& list = static_cast<const arrow::ListArray&>(a);
+      auto values = list.values();
+      out = "[";
+      for (int64_t j = list.value_offset(i); j < list.value_offset(i + 1); ++j) {
+        if (j > list.value_offset(i)) out += ", ";
+        FJORD_ASSIGN_OR_RAISE(std::string e, ElementText(*values, j, *type.element()));
+        out += e;
+      }
+      return out + "]";
+    }
+    case TypeRoot::kMap: {
+      MapEntries m = ViewMap(a);
+      out = "{";
+      for (int64_t j = m.list->value_offset(i); j < m.list->value_offset(i + 1); ++j) {
+        if (j > m.list->value_offset(i)) out += ", ";
+        FJORD_ASSIGN_OR_RAISE(std::string k, ElementText(*m.keys, j, *type.key()));
+        FJORD_ASSIGN_OR_RAISE(std::string v, ElementText(*m.items, j, *type.value()));
+        out += k + " -> " + v;
+      }
+      return out + "}";
+    }
+    case TypeRoot::kRow: {
+      const auto& row = static_cast<const arrow::StructArray&>(a);
+      out = "{";
+      for (size_t k = 0; k < type.fields().size(); ++k) {
+        if (k > 0) out += ", ";
+        FJORD_ASSIGN_OR_RAISE(
+            std::string f, ElementText(*row.field(static_cast<int>(k)), i, *type.fields()[k].type));
+        out += f;
+      }
+      return out + "}";
+    }
+    default:
+      return Status::NotImplemented("no cast of ", type.ToString(), " to a string");
+  }
+}
+
 }  // namespace
 
 bool SupportsCast(const DataType& from, const DataType& to, bool allow_explicit) {
@@ -344,7 +403,7 @@ bool SupportsCast(const DataType& from, const DataType& to, bool allow_explicit)
 
 bool HasEvolutionCast(const DataType& from, const DataType& to) {
   if (from.EqualsIgnoreNullable(to)) return true;
-  if (from.IsNested() || to.IsNested()) return false;
+  if (to.IsNested()) return false;  // changes inside nested types: not yet
   return JavaHasRule(from, to);
 }
 
@@ -362,6 +421,17 @@ Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow:
   for (int64_t i = 0; i < source->length(); ++i) {
     if (source->IsNull(i)) {
       FJORD_ARROW_RETURN_NOT_OK(builder->AppendNull());
+      continue;
+    }
+    if (from.IsNested()) {
+      Result<std::string> text = NestedText(*source, i, from);
+      Status st = text.ok()
+                      ? FromArrow(static_cast<arrow::StringBuilder*>(builder.get())->Append(*text))
+                      : text.status();
+      if (!st.ok()) {
+        return Status::Invalid("row ", i, " of the batch: cannot cast ", from.ToString(), " to ",
+                               to.ToString(), " as Java does: ", st.message());
+      }
       continue;
     }
     Value in = Read(*source, i, from);

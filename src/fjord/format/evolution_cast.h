@@ -23,8 +23,8 @@ namespace fjord {
 bool SupportsCast(const DataType& from, const DataType& to, bool allow_explicit);
 
 // Whether Java's `CastExecutors.resolve(from, to)` yields an executor that Fjord implements
-// (nullability ignored). Equal types always do. Java also has executors from ARRAY, MAP and ROW
-// to strings, and for nested types changed inside ARRAY, MAP and ROW; Fjord has not (false).
+// (nullability ignored). Equal types always do, and so do ARRAY, MAP and ROW to strings. Java
+// also has executors for types changed inside ARRAY, MAP and ROW; Fjord has not (false).
 bool HasEvolutionCast(const DataType& from, const DataType& to);
 
 // Whether ALTER TABLE may change a column of type `from` to `to`, as Java's SchemaManager

@@ -73,7 +73,10 @@ TEST(EvolutionCastTest, WhichChangesJavaAllows) {
   EXPECT_TRUE(Allowed("BOOLEAN", "DECIMAL(10, 2)"));
   EXPECT_TRUE(Allowed("BYTES", "CHAR(5)"));
   EXPECT_FALSE(Allowed("INT", "BYTES"));
-  EXPECT_FALSE(Allowed("ARRAY<INT>", "STRING"));  // Java allows it; Fjord does not cast it yet
+  EXPECT_TRUE(Allowed("ARRAY<INT>", "CHAR(5)"));
+  EXPECT_FALSE(Allowed("MULTISET<INT>", "STRING"));      // no executor
+  EXPECT_FALSE(Allowed("ARRAY<INT>", "ARRAY<BIGINT>"));  // no executor for the whole column
+  EXPECT_FALSE(Allowed("ROW<a INT>", "ROW<a BIGINT>"));
   EXPECT_FALSE(Allowed("INT", "BIGINT NOT NULL", false));
 }
 
@@ -198,6 +201,18 @@ TEST(EvolutionCastTest, ToText) {
   EXPECT_EQ(Cast("BYTES", "CHAR(5)", R"(["hi"])"), R"("hi")");
   EXPECT_EQ(Cast("STRING", "BINARY(4)", R"(["hello!", "hi"])"), R"("aGVsbA==","aGkAAA==")");
   EXPECT_EQ(Cast("BYTES", "VARBINARY(6)", R"(["hello world"])"), R"("aGVsbG8g")");
+}
+
+TEST(EvolutionCastTest, NestedToText) {
+  EXPECT_EQ(Cast("ARRAY<DOUBLE>", "CHAR(5)", "[[1.5, null, -0.0, 1e21], [], null]"),
+            R"("[1.5, null, -0.0, 1.0E21]","[]",null)");
+  EXPECT_EQ(Cast("ARRAY<ARRAY<INT>>", "STRING", "[[[1, 2], [], null, [null]]]"),
+            R"("[[1, 2], [], null, [null]]")");
+  EXPECT_EQ(Cast("MAP<STRING, DECIMAL(10, 2)>", "STRING", R"([[["a", "1.50"], ["b", null]]])"),
+            R"("{a -> 1.50, b -> null}")");
+  EXPECT_EQ(Cast("ROW<a INT, b TIMESTAMP(3), c BYTES>", "VARCHAR(5)",
+                 R"([{"a": 1, "b": 1673778030100, "c": "hi"}, {"a": null, "b": null, "c": null}])"),
+            R"("{1, 2023-01-15 10:20:30.100, hi}","{null, null, null}")");
 }
 
 TEST(EvolutionCastTest, ErrorsNameTheRowAndValue) {

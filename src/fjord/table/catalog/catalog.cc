@@ -356,16 +356,12 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
             GetOption(s, "disable-explicit-type-casting").value_or("false"), "true");
         if (!AlterTypeAllowed(*f.type, *c.type, explicit_casts)) {
           bool by_option = explicit_casts == false && AlterTypeAllowed(*f.type, *c.type, true);
-          // ARRAY, MAP and ROW to strings, or changes inside nested types: Java has executors.
-          bool java_only = (f.type->IsNested() || c.type->IsNested()) &&
-                           SupportsCast(*f.type, *c.type, explicit_casts);
           return Status::Invalid(
               "cannot change column '", c.name, "' from ", f.type->ToString(), " to ",
               c.type->ToString(),
-              by_option   ? ": an explicit cast, refused as the table sets "
-                            "disable-explicit-type-casting = true"
-              : java_only ? ": Java Paimon allows it, Fjord cannot read such a change yet"
-                          : ": Java Paimon's ALTER TABLE does not allow this type change");
+              by_option ? ": an explicit cast, refused as the table sets "
+                          "disable-explicit-type-casting = true"
+                        : ": Java Paimon's ALTER TABLE does not allow this type change");
         }
         f.type = c.type;
         break;

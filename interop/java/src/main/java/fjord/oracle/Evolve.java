@@ -59,13 +59,61 @@ final class Evolve {
         }
     }
 
-    /** An atomic type in Paimon's SQL spelling: INT, DECIMAL(10, 2), TIMESTAMP(3) WITH LOCAL TIME ZONE. */
+    /**
+     * A type in Paimon's SQL spelling: atomic (INT, DECIMAL(10, 2), TIMESTAMP(3) WITH LOCAL TIME
+     * ZONE) or nested: ARRAY<T>, MULTISET<T>, MAP<K, V>, ROW<name T, ...>.
+     */
     static DataType type(String sql) {
-        DataType t = DataTypeJsonParser.parseAtomicTypeSQLString(sql);
+        String s = sql.strip();
+        String upper = s.toUpperCase(java.util.Locale.ROOT);
+        for (String open : new String[] {"ARRAY<", "MULTISET<", "MAP<", "ROW<"}) {
+            if (upper.startsWith(open) && s.endsWith(">")) {
+                List<String> parts = splitTopLevel(s.substring(open.length(), s.length() - 1));
+                switch (open) {
+                    case "ARRAY<":
+                        return DataTypes.ARRAY(type(parts.get(0)));
+                    case "MULTISET<":
+                        return DataTypes.MULTISET(type(parts.get(0)));
+                    case "MAP<":
+                        return DataTypes.MAP(type(parts.get(0)), type(parts.get(1)));
+                    default: {
+                        List<org.apache.paimon.types.DataField> fields = new ArrayList<>();
+                        for (String part : parts) {
+                            String p = part.strip();
+                            int blank = p.indexOf(' ');
+                            fields.add(DataTypes.FIELD(fields.size(), p.substring(0, blank),
+                                    type(p.substring(blank + 1))));
+                        }
+                        return DataTypes.ROW(fields.toArray(new org.apache.paimon.types.DataField[0]));
+                    }
+                }
+            }
+        }
+        DataType t = DataTypeJsonParser.parseAtomicTypeSQLString(s);
         if (t == null) {
-            throw new IllegalArgumentException("not an atomic type: " + sql);
+            throw new IllegalArgumentException("not a type: " + sql);
         }
         return t;
+    }
+
+    /** `text` split at the commas outside <> and (). */
+    private static List<String> splitTopLevel(String text) {
+        List<String> parts = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if (c == '>' || c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                parts.add(text.substring(start, i));
+                start = i + 1;
+            }
+        }
+        parts.add(text.substring(start));
+        return parts;
     }
 
     /**
