@@ -2,21 +2,26 @@
 """Schema-evolution casts: after ALTER TABLE changes a column's type, Fjord reads the files
 written under the old type exactly as Java Paimon 1.4.2 does (issue 13, point 2).
 
-1. Java lists which type changes its ALTER TABLE accepts among the types of TYPES
-   (`fjord-oracle cast-pairs`: SchemaManager's check, DataTypeCasts.supportsCast with explicit
-   casts allowed and with `disable-explicit-type-casting`, and a CastExecutors rule); the list
-   must equal `tests/fixtures/java_cast_pairs.tsv`, which the unit test of Fjord's ALTER
+1. Java lists which type changes its ALTER TABLE accepts among the types of TYPES (27 atomic,
+   5 nested) (`fjord-oracle cast-pairs`: SchemaManager's check, DataTypeCasts.supportsCast with
+   explicit casts allowed and with `disable-explicit-type-casting`, and a CastExecutors rule);
+   the list must equal `tests/fixtures/java_cast_pairs.tsv`, which the unit test of Fjord's ALTER
    (`CatalogTest.AlterColumnTypeAllowsExactlyJavasPairs`) reads.
-2. For every accepted pair (FROM, TO) (ARRAY, MAP and ROW to strings included) Java Paimon
-   creates a table `id INT, v FROM`, writes the
-   edge values of FROM (NULL, zero, extremes, fractions, text that parses and text that does
-   not), alters `v` to TO (`fjord-oracle alter`: Catalog.alterTable with
-   SchemaChange.updateColumnType) and reads it back (`fjord-oracle dump`); `fjord cat --format
-   jsonl` must return the same rows. File formats rotate over Parquet, ORC and Avro.
-3. Values on which Java's cast throws (found in advance with `fjord-oracle cast-probe`, Java's
-   CastExecutors applied in memory) are left out of that table; up to THROW_SAMPLES of them per
-   pair are each written to a table of their own, which Java then fails to read: Fjord must fail
-   too, with an error naming the data file and the column.
+2. For every source type, in each file format (Parquet, ORC, Avro; fewer where a format cannot
+   hold the type), Java Paimon creates a table `id INT, c0 FROM, c1 FROM, ...` with one column per
+   target type Java accepts, writes the edge values of FROM (NULL, zero, extremes, fractions,
+   times before 1970, text that parses and text that does not), alters every column to its
+   target in one ALTER (`fjord-oracle alter`: Catalog.alterTable with
+   SchemaChange.updateColumnType) and reads the table back (`fjord-oracle dump`); `fjord cat
+   --format jsonl` must return the same rows. A column holds only the values Java's cast of its
+   pair accepts (found in advance with `fjord-oracle cast-probe`, Java's CastExecutors applied in
+   memory), NULL in the other rows.
+3. Up to THROW_SAMPLES values per pair on which Java's cast throws are each written to a table of
+   their own, which Java then fails to read: Fjord must fail too, with an error naming the data
+   file and the column.
+4. A result Fjord's canonical TIMESTAMP cannot hold (KNOWN_LIMIT, docs/reading.md) makes Fjord
+   fail: that pair is then read again, halving its values down to the ones concerned, which are
+   listed (not failures).
 
 One JVM (`fjord-oracle batch -`, fed line by line) serves the whole suite.
 
@@ -25,6 +30,7 @@ One JVM (`fjord-oracle batch -`, fed line by line) serves the whole suite.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -138,7 +144,7 @@ FORMATS = ("parquet", "orc", "avro")
 # p = 7..9): a documented limit, listed but not a failure.
 KNOWN_LIMIT = "beyond the range of TIMESTAMP"
 # Values Java's cast throws on, read end to end per pair (each needs a table of its own).
-THROW_SAMPLES = 3
+THROW_SAMPLES = 2
 
 
 class Java:
@@ -183,12 +189,6 @@ def same_rows(a, b):
     return rows_a == rows_b
 
 
-def row_diff(java_out, fjord_out):
-    a = set(open(java_out, encoding="utf-8").read().splitlines())
-    b = set(open(fjord_out, encoding="utf-8").read().splitlines())
-    return f"java only {sorted(a - b)[:6]}, fjord only {sorted(b - a)[:6]}"
-
-
 def first_lines(path, n=12):
     with open(path, encoding="utf-8") as f:
         return "".join(f.readlines()[:n])
@@ -210,6 +210,169 @@ def check_pairs_list(java, work):
     return live == golden, pairs
 
 
+def formats_for(src, dst=None):
+    """The file formats a table of a FROM column (altered to TO) is written in."""
+    if src.startswith(("CHAR", "MAP")):
+        return ["parquet"]  # ORC pads CHAR; Java's Avro reader gives MAP entries in hash order
+    if "TIMESTAMP(9)" in (src, dst):
+        return ["parquet", "orc"]  # Avro has no TIMESTAMP(9)
+    return list(FORMATS)
+
+
+class Suite:
+    def __init__(self, args, work, java):
+        self.args, self.work, self.java = args, work, java
+        self.wh = os.path.join(work, "wh", "db.db")
+        self.n = 0
+        self.failures = []
+        self.known = []  # Fjord's documented limits (docs/reading.md), listed, not failures
+        self.counts = {"pairs": 0, "pair_formats": 0, "values": 0, "pairs_throwing": 0,
+                       "java_throws": 0, "throws_read": 0, "tables": 0}
+
+    def table(self, src, fmt, columns, rows):
+        """Java creates a table `id INT, <columns> src` in `fmt`, writes `rows`, alters each
+        column to its target ({column: type}) and reads it; Fjord reads it too. Returns (java ok,
+        java message, java rows file, fjord exit code, fjord stderr, fjord rows file, dir)."""
+        self.n += 1
+        self.counts["tables"] += 1
+        d = os.path.join(self.wh, f"t{self.n}")
+        rows_file = os.path.join(self.work, f"t{self.n}.in.jsonl")
+        with open(rows_file, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        cols = [["id", "INT"]] + [[c, src] for c in columns]
+        for cmd in (["create", d, "--columns", json.dumps(cols),
+                     "--options", json.dumps({"file.format": fmt, "bucket": "-1"})],
+                    ["write", d, "--input", rows_file],
+                    ["alter", d, "--change-types", json.dumps(columns)]):
+            ok, msg = self.java(*cmd)
+            if not ok:
+                raise RuntimeError(f"{src} ({fmt}): Java {cmd[0]} failed: {msg}")
+        jout = os.path.join(self.work, f"t{self.n}.java.jsonl")
+        fout = os.path.join(self.work, f"t{self.n}.fjord.jsonl")
+        ok, msg = self.java("dump", d, "--output", jout)
+        rc, err = fjord_cat(self.args.fjord, d, fout)
+        return ok, msg, jout, rc, err, fout, d
+
+    def probe(self, src, dst, values):
+        rows = os.path.join(self.work, "probe.in.jsonl")
+        write_rows(rows, values)
+        out = os.path.join(self.work, "probe.out")
+        ok, msg = self.java("cast-probe", src, dst, "--input", rows, "--output", out)
+        if not ok:
+            raise RuntimeError(f"{src} -> {dst}: cast-probe failed: {msg}")
+        with open(out, encoding="utf-8") as f:
+            return f.read().splitlines()
+
+    def source(self, src, targets):
+        """Every accepted change of a `src` column: one table per file format with one column
+        per target type, holding the values Java's cast of that pair accepts (NULL elsewhere)."""
+        values = list(enumerate(VALUES[src]))
+        verdicts = {t: self.probe(src, t, values) for t in targets}
+        for t in targets:
+            self.counts["pairs"] += 1
+            self.counts["values"] += sum(1 for v in verdicts[t] if v == "ok")
+        for fmt in formats_for(src):
+            pending = [t for t in targets if fmt in formats_for(src, t)]
+            while pending:
+                columns = {f"c{k}": t for k, t in enumerate(pending)}
+                rows = [dict({"id": i}, **{c: (v if verdicts[t][i] == "ok" else None)
+                                           for c, t in columns.items()}) for i, v in values]
+                ok, msg, jout, rc, err, fout, d = self.table(src, fmt, columns, rows)
+                label = f"{src} ({fmt})"
+                if not ok:
+                    self.failures.append(f"{label}: Java's read fails on values its casts "
+                                         f"accept: {msg}")
+                    break
+                if rc != 0:
+                    m = re.search(r"column '(c\d+)'", err)
+                    if KNOWN_LIMIT in err and m:
+                        # Beyond Fjord's TIMESTAMP range: this pair value by value, the rest again.
+                        t = columns[m.group(1)]
+                        pending.remove(t)
+                        self.counts["pair_formats"] += 1
+                        self.value_by_value(src, t, fmt, [iv for iv, r in zip(values, verdicts[t])
+                                                          if r == "ok"])
+                        continue
+                    self.failures.append(f"{label}: Java reads, Fjord fails: {err}")
+                    break
+                self.counts["pair_formats"] += len(pending)
+                for c, t in columns.items():
+                    diff = column_diff(jout, fout, c)
+                    if diff:
+                        self.failures.append(f"{src} -> {t} ({fmt}): rows differ: {diff}")
+                break
+        # A few values Java's cast throws on, each in a table of its own: Java's read fails, so
+        # must Fjord's, naming the file and the column.
+        for k, t in enumerate(targets):
+            bad = [(iv, r) for iv, r in zip(values, verdicts[t]) if r != "ok"]
+            if not bad:
+                continue
+            self.counts["pairs_throwing"] += 1
+            self.counts["java_throws"] += len(bad)
+            step = max(1, len(bad) // THROW_SAMPLES)
+            fmts = formats_for(src, t)
+            for j, ((i, v), verdict) in enumerate(bad[::step][:THROW_SAMPLES]):
+                self.counts["throws_read"] += 1
+                fmt = fmts[(k + j) % len(fmts)]
+                ok, msg, jout, rc, err, fout, d = self.table(src, fmt, {"v": t}, [{"id": i, "v": v}])
+                label = f"{src} -> {t} ({fmt}) value {json.dumps(v, ensure_ascii=False)}"
+                if ok:
+                    self.failures.append(f"{label}: cast-probe said {verdict[:120]}, "
+                                         f"but Java reads it")
+                elif rc == 0:
+                    self.failures.append(f"{label}: Java's cast throws ({msg[:200]}), Fjord "
+                                         f"read {first_lines(fout).strip()}")
+                elif "'v'" not in err or d not in err:
+                    self.failures.append(f"{label}: Fjord's error names neither the column "
+                                         f"nor the file: {err}")
+                elif self.args.verbose:
+                    print(f"  throws alike: {label}\n    java:  {msg[:160]}\n    fjord: "
+                          f"{err[err.rfind(': column'):][:160]}")
+
+    def value_by_value(self, src, t, fmt, good):
+        """Reads the pair's values, halving the set while Fjord reports a result beyond its
+        TIMESTAMP range, down to the single values that have one (listed as known)."""
+        if not good:
+            return
+        ok, msg, jout, rc, err, fout, d = self.table(
+            src, fmt, {"v": t}, [{"id": i, "v": v} for i, v in good])
+        label = f"{src} -> {t} ({fmt})"
+        if len(good) == 1:
+            label += f" value {json.dumps(good[0][1], ensure_ascii=False)}"
+        if ok and rc != 0 and KNOWN_LIMIT in err:
+            if len(good) == 1:
+                self.known.append(f"{label}: Java reads {first_lines(jout).strip()}, Fjord: "
+                                  f"{err[err.find('the result'):]}")
+            else:
+                half = len(good) // 2
+                self.value_by_value(src, t, fmt, good[:half])
+                self.value_by_value(src, t, fmt, good[half:])
+        elif not ok:
+            self.failures.append(f"{label}: Java's read fails: {msg}")
+        elif rc != 0:
+            self.failures.append(f"{label}: Java reads, Fjord fails: {err}")
+        elif not same_rows(jout, fout):
+            self.failures.append(f"{label}: rows differ: {column_diff(jout, fout, 'v')}")
+
+
+def column_diff(java_out, fjord_out, column):
+    """The rows (id, column) that differ between the two reads, or ''."""
+    def load(path):
+        rows = {}
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    r = compare_rows.parse_line(line)
+                    rows[int(r["id"])] = (compare_rows.canon(r[column]), json.dumps(
+                        json.loads(line)[column], ensure_ascii=False))
+        return rows
+    a, b = load(java_out), load(fjord_out)
+    bad = [i for i in sorted(set(a) | set(b)) if (a.get(i) or (None,))[0] != (b.get(i) or (None,))[0]]
+    return ", ".join(f"id {i}: java {a.get(i, (0, 'missing'))[1]} fjord "
+                     f"{b.get(i, (0, 'missing'))[1]}" for i in bad[:6])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -223,125 +386,41 @@ def main():
         os.makedirs(work)
     start = time.time()
     java = Java()
-    failures = []
-    known = []  # Fjord's documented limits (docs/reading.md), listed, not failures
+    suite = Suite(args, work, java)
     try:
         golden_ok, pairs = check_pairs_list(java, work)
         if not golden_ok:
-            failures.append("Java's accepted type changes differ from tests/fixtures/"
-                            "java_cast_pairs.tsv (regenerate it with fjord-oracle cast-pairs)")
+            suite.failures.append("Java's accepted type changes differ from tests/fixtures/"
+                                  "java_cast_pairs.tsv (regenerate it with fjord-oracle "
+                                  "cast-pairs)")
         allowed = [(f, t) for f, t, explicit, _ in pairs if explicit == "true"]
         print(f"Java's ALTER TABLE accepts {len(allowed)} of {len(pairs)} ordered pairs of "
               f"{len(TYPES)} types ({sum(1 for p in pairs if p[3] == 'true')} with "
               f"disable-explicit-type-casting)")
         if args.only:
             allowed = [(f, t) for f, t in allowed if args.only in f or args.only in t]
-        counts = {"pairs": 0, "pairs_throwing": 0, "values": 0, "java_throws": 0,
-                  "throws_read": 0}
-        wh = os.path.join(work, "wh", "db.db")
-        n = 0
-
-        def table(src, dst, values):
-            """Java creates, writes, alters and reads a table; (java ok, message, java out,
-            fjord rc, fjord stderr, fjord out)."""
-            nonlocal n
-            n += 1
-            fmt = FORMATS[n % len(FORMATS)]
-            if (src.startswith(("CHAR", "MAP")) or
-                    (fmt == "avro" and "TIMESTAMP(9)" in (src, dst))):
-                # ORC pads CHAR; Java's Avro reader gives MAP entries in hash order; Avro has no
-                # TIMESTAMP(9)
-                fmt = "parquet"
-            d = os.path.join(wh, f"t{n}")
-            rows = os.path.join(work, f"t{n}.in.jsonl")
-            write_rows(rows, values)
-            for cmd in (["create", d, "--columns", json.dumps([["id", "INT"], ["v", src]]),
-                         "--options", json.dumps({"file.format": fmt, "bucket": "-1"})],
-                        ["write", d, "--input", rows],
-                        ["alter", d, "--change-types", json.dumps({"v": dst})]):
-                ok, msg = java(*cmd)
-                if not ok:
-                    raise RuntimeError(f"{src} -> {dst}: Java {cmd[0]} failed: {msg}")
-            jout, fout = os.path.join(work, f"t{n}.java.jsonl"), os.path.join(work, f"t{n}.fjord.jsonl")
-            ok, msg = java("dump", d, "--output", jout)
-            rc, err = fjord_cat(args.fjord, d, fout)
-            return ok, msg, jout, rc, err, fout, d, fmt
-
-        for src, dst in allowed:
-            counts["pairs"] += 1
-            values = list(enumerate(VALUES[src]))
-            # Java's own cast executor says in advance which values it throws on.
-            rows = os.path.join(work, "probe.in.jsonl")
-            write_rows(rows, values)
-            probe = os.path.join(work, "probe.out")
-            ok, msg = java("cast-probe", src, dst, "--input", rows, "--output", probe)
-            if not ok:
-                raise RuntimeError(f"{src} -> {dst}: cast-probe failed: {msg}")
-            with open(probe, encoding="utf-8") as f:
-                verdicts = f.read().splitlines()
-            good = [iv for iv, r in zip(values, verdicts) if r == "ok"]
-            bad = [(iv, r) for iv, r in zip(values, verdicts) if r != "ok"]
-            counts["values"] += len(good)
-            ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, good)
-            label = f"{src} -> {dst} ({fmt})"
-            if ok and rc != 0 and KNOWN_LIMIT in err:
-                # Some result is beyond Fjord's TIMESTAMP range: one table per value.
-                for i, v in good:
-                    ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, [(i, v)])
-                    one = f"{label} value {json.dumps(v, ensure_ascii=False)}"
-                    if ok and rc != 0 and KNOWN_LIMIT in err:
-                        known.append(f"{one}: Java reads {first_lines(jout).strip()}, Fjord: "
-                                     f"{err[err.find('the result'):]}")
-                    elif not ok:
-                        failures.append(f"{one}: Java's read fails: {msg}")
-                    elif rc != 0:
-                        failures.append(f"{one}: Java reads, Fjord fails: {err}")
-                    elif not same_rows(jout, fout):
-                        failures.append(f"{one}: java {first_lines(jout).strip()} fjord "
-                                        f"{first_lines(fout).strip()}")
-            elif not ok:
-                failures.append(f"{label}: Java's read fails on values its cast accepts: {msg}")
-            elif rc != 0:
-                failures.append(f"{label}: Java reads, Fjord fails: {err}")
-            elif not same_rows(jout, fout):
-                failures.append(f"{label}: rows differ: {row_diff(jout, fout)}")
-            if not bad:
-                continue
-            counts["pairs_throwing"] += 1
-            counts["java_throws"] += len(bad)
-            # A few of the values Java throws on (spread over the list), each in its own table:
-            # Java's read fails, so must Fjord's, naming the file and the column.
-            step = max(1, len(bad) // THROW_SAMPLES)
-            for (i, v), verdict in bad[::step][:THROW_SAMPLES]:
-                counts["throws_read"] += 1
-                ok, msg, jout, rc, err, fout, d, fmt = table(src, dst, [(i, v)])
-                label = f"{src} -> {dst} ({fmt}) value {json.dumps(v, ensure_ascii=False)}"
-                if ok:
-                    failures.append(f"{label}: cast-probe said {verdict[:120]}, but Java reads it")
-                elif rc == 0:
-                    failures.append(f"{label}: Java's cast throws ({msg[:200]}), Fjord read "
-                                    f"{first_lines(fout).strip()}")
-                elif "'v'" not in err or d not in err:
-                    failures.append(f"{label}: Fjord's error names neither the column nor the "
-                                    f"file: {err}")
-                elif args.verbose:
-                    print(f"  throws alike: {label}\n    java:  {msg[:160]}\n    fjord: "
-                          f"{err[err.rfind(': column'):][:160]}")
+        by_source = {}
+        for f, t in allowed:
+            by_source.setdefault(f, []).append(t)
+        for src, targets in by_source.items():
+            suite.source(src, targets)
     finally:
         java.close()
-    print(f"{counts['pairs']} type pairs checked: {counts['values']} values read alike; "
-          f"{counts['java_throws']} values on which Java's cast throws ({counts['pairs_throwing']}"
-          f" pairs), {counts['throws_read']} of them read end to end, failing in both; "
-          f"{java.calls} oracle calls, {time.time() - start:.0f} s")
-    for k in known:
+    c = suite.counts
+    print(f"{c['pairs']} type pairs checked ({c['pair_formats']} pair x file format reads): "
+          f"{c['values']} values read alike; {c['java_throws']} values on which Java's cast "
+          f"throws ({c['pairs_throwing']} pairs), {c['throws_read']} of them read end to end, "
+          f"failing in both; {c['tables']} tables, {java.calls} oracle calls, "
+          f"{time.time() - start:.0f} s")
+    for k in suite.known:
         print("KNOWN (Fjord's TIMESTAMP range): " + k)
-    for f in failures:
+    for f in suite.failures:
         print("FAIL: " + f)
-    if not args.keep and not failures:
+    if not args.keep and not suite.failures:
         shutil.rmtree(work, ignore_errors=True)
     elif not args.keep:
         print(f"(work directory kept: {work})")
-    return 1 if failures else 0
+    return 1 if suite.failures else 0
 
 
 if __name__ == "__main__":
