@@ -430,7 +430,7 @@ Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow:
                       : text.status();
       if (!st.ok()) {
         return Status::Invalid("row ", i, " of the batch: cannot cast ", from.ToString(), " to ",
-                               to.ToString(), " as Java does: ", st.message());
+                               to.ToString(), " (Java Paimon's cast throws too): ", st.message());
       }
       continue;
     }
@@ -440,7 +440,7 @@ Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow:
     if (!st.ok()) {
       return Status::Invalid("row ", i, " of the batch: cannot cast ", Show(in, from), " from ",
                              from.ToString(), " to ", to.ToString(),
-                             " as Java does: ", st.message());
+                             out.ok() ? ": " : " (Java Paimon's cast throws too): ", st.message());
     }
   }
   FJORD_ARROW_ASSIGN_OR_RAISE(auto result, builder->Finish());

@@ -146,9 +146,10 @@ class EvolvedReader : public BatchReader {
         Result<std::shared_ptr<arrow::Array>> cast =
             java_cast ? EvolutionCast(column, file_type, *rf.type) : ToCanonical(column, *rf.type);
         if (!cast.ok()) {
-          return cast.status().WithContext(path_, ": column '", rf.name, "' (",
-                                           file_type.ToString(), " in the file, ",
-                                           rf.type->ToString(), " now)");
+          return cast.status().WithContext(
+              path_, ": column '", rf.name, "' (", file_type.ToString(), " in the file, ",
+              rf.type->ToString(), " now), in the batch from row ", position_, " of the file",
+              spec_.deletion ? " (deleted rows left out)" : "");
         }
         column = *cast;
       }
