@@ -29,9 +29,12 @@ One JVM (`fjord-oracle batch -`, fed line by line) serves the whole suite.
 """
 import argparse
 import json
+import math
 import os
+import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -119,6 +122,27 @@ VALUES = {
     "MULTISET<INT>": [[1, 1, 2], None],
     "TIME(3)": ["00:00:00.000", "23:59:59.999", "12:34:56.789", "01:02:03.100", None],
 }
+
+def _random_floats(seed, count, single):
+    """Finite values from random bit patterns (all magnitudes, subnormals included), as JSON
+    numbers: FLOAT and DOUBLE texts (Java's Float/Double.toString) and their DECIMAL digits."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        if single:
+            v = struct.unpack("<f", struct.pack("<I", rng.getrandbits(32)))[0]
+            text = repr(v)  # a double that is exactly the float
+        else:
+            v = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+            text = repr(v)
+        if math.isfinite(v):
+            out.append(float(text))
+    return out
+
+
+VALUES["FLOAT"] += _random_floats(13, 100, True)
+VALUES["DOUBLE"] += _random_floats(14, 100, False)
+
 TS_TEXT = ["1970-01-01T00:00:00.000000000", "2023-01-15T10:20:30.123456789",
            "1969-12-31T23:59:59.500000000", "1969-12-31T23:59:59.999999999",
            "1969-07-20T20:17:40.000000001", "1900-01-01T00:00:00.000000000",

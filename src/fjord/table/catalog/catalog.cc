@@ -347,8 +347,12 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
                                  c.name, "'");
         }
         DataField& f = s.fields[static_cast<size_t>(i)];
-        if (f.type->nullable() && !c.type->nullable()) {
-          return Status::Invalid("cannot change column '", c.name, "' from NULL to NOT NULL");
+        if (f.type->nullable() && !c.type->nullable() &&
+            !EqualsIgnoreCase(
+                GetOption(s, "alter-column-null-to-not-null.disabled").value_or("true"), "false")) {
+          return Status::Invalid("cannot change column '", c.name,
+                                 "' from NULL to NOT NULL (the table would have to set "
+                                 "alter-column-null-to-not-null.disabled = false)");
         }
         // Java's SchemaManager: DataTypeCasts.supportsCast (explicit casts unless the table sets
         // disable-explicit-type-casting) and a cast executor for reading old files.

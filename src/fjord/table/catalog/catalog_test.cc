@@ -234,6 +234,17 @@ TEST_F(CatalogTest, AlterColumnTypeAllowsExactlyJavasPairs) {
     }
   }
   EXPECT_EQ(checked, 2 * 32 * 31);
+  // NULL to NOT NULL: refused unless alter-column-null-to-not-null.disabled = false (then an
+  // explicit cast, as in Java's supportsCast).
+  TableIdentifier n{"db", "nullability"};
+  ASSERT_OK(catalog_->CreateTable(n, Spec("a INT, b INT", {}, {}, {{"bucket", "-1"}})));
+  EXPECT_THAT(
+      catalog_->AlterTable(n, {SchemaChange::UpdateColumnType("a", DataType::BigInt(false))}),
+      IsError(StatusCode::kInvalid, "alter-column-null-to-not-null.disabled"));
+  ASSERT_OK(catalog_->AlterTable(
+      n, {SchemaChange::SetOption("alter-column-null-to-not-null.disabled", "false")}));
+  EXPECT_OK(
+      catalog_->AlterTable(n, {SchemaChange::UpdateColumnType("a", DataType::BigInt(false))}));
   EXPECT_EQ(allowed, 385 + 114);
 }
 
