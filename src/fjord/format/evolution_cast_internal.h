@@ -1,8 +1,9 @@
 // What the units of format/evolution_cast share: values as Java's cast executors see them, and
 // the conversions of each family of target types (evolution_cast_numeric.cc: BOOLEAN, integers,
 // FLOAT, DOUBLE, DECIMAL; evolution_cast_text.cc: strings and binary strings;
-// evolution_cast_time.cc: DATE, TIME, TIMESTAMP; evolution_cast_parse.cc: Java's parsers of
-// text). Not for use outside these units.
+// evolution_cast_time.cc: DATE, TIME, TIMESTAMP; evolution_cast_parse.cc and
+// evolution_cast_parse_time.cc: Java's parsers of text; evolution_cast_rules.cc: which changes
+// Java allows). Not for use outside these units.
 #pragma once
 
 #include <arrow/util/decimal.h>
@@ -91,5 +92,15 @@ Result<int32_t> ParseJavaTime(std::string_view s);
 Result<JavaTimestamp> ParseJavaTimestamp(std::string_view s, int32_t precision, bool numeric_epoch);
 // StringUtils.isNumeric: an optional leading '-', then only digits, not empty.
 bool IsJavaNumeric(std::string_view s);
+
+inline bool Digit(char c) { return c >= '0' && c <= '9'; }
+
+// String.trim(): every char <= U+0020 off both ends.
+inline std::string_view JavaTrim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
+  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
+  return s.substr(b, e - b);
+}
 
 }  // namespace fjord::evolution
