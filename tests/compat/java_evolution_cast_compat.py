@@ -251,9 +251,9 @@ class Suite:
         self.failures = []
         self.known = []  # Fjord's documented limits (docs/reading.md), listed, not failures
         self.counts = {"pairs": 0, "pair_formats": 0, "values": 0, "pairs_throwing": 0,
-                       "java_throws": 0, "throws_read": 0, "tables": 0}
+                       "java_throws": 0, "throws_read": 0, "tables": 0, "nested": 0}
 
-    def table(self, src, fmt, columns, rows):
+    def table(self, src, fmt, columns, rows, column_name=None):
         """Java creates a table `id INT, <columns> src` in `fmt`, writes `rows`, alters each
         column to its target ({column: type}) and reads it; Fjord reads it too. Returns (java ok,
         java message, java rows file, fjord exit code, fjord stderr, fjord rows file, dir)."""
@@ -264,7 +264,8 @@ class Suite:
         with open(rows_file, "w", encoding="utf-8") as f:
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        cols = [["id", "INT"]] + [[c, src] for c in columns]
+        cols = [["id", "INT"]] + ([[column_name, src]] if column_name else
+                                  [[c, src] for c in columns])
         for cmd in (["create", d, "--columns", json.dumps(cols),
                      "--options", json.dumps({"file.format": fmt, "bucket": "-1"})],
                     ["write", d, "--input", rows_file],
@@ -397,6 +398,60 @@ def column_diff(java_out, fjord_out, column):
                      f"{b.get(i, (0, 'missing'))[1]}" for i in bad[:6])
 
 
+# Changes inside nested columns (`fjord-oracle alter` on "v.element" / "v.value", Java's nested
+# field paths): (column type, path, new inner type).
+NESTED_CHANGES = [
+    ("ARRAY<INT>", "element", "TINYINT"), ("ARRAY<INT>", "element", "STRING"),
+    ("ARRAY<INT>", "element", "DECIMAL(5, 0)"), ("ARRAY<INT>", "element", "BOOLEAN"),
+    ("ARRAY<STRING>", "element", "INT"), ("ARRAY<STRING>", "element", "DATE"),
+    ("ARRAY<DOUBLE>", "element", "DECIMAL(10, 2)"), ("ARRAY<TIMESTAMP(6)>", "element", "TIMESTAMP(0)"),
+    ("MAP<STRING, INT>", "value", "STRING"), ("MAP<STRING, DOUBLE>", "value", "FLOAT"),
+    ("MAP<STRING, STRING>", "value", "BOOLEAN"),
+]
+
+
+def nested_changes(suite):
+    """Each value Java's element cast accepts as a one-element ARRAY (or MAP entry) of its own
+    row, all of them in one more row, then a NULL element and a NULL column; and one value it
+    throws on, in a table of its own."""
+    for column, part, inner_to in NESTED_CHANGES:
+        inner_from = column[column.index("<") + 1:-1].split(", ")[-1]
+        values = [(i, v) for i, v in enumerate(VALUES[inner_from]) if v is not None]
+        verdicts = suite.probe(inner_from, inner_to, values)
+        good = [v for (i, v), r in zip(values, verdicts) if r == "ok"]
+        bad = [v for (i, v), r in zip(values, verdicts) if r != "ok"]
+
+        def wrap(vs):
+            return [[f"k{j}", v] for j, v in enumerate(vs)] if part == "value" else vs
+        rows = [{"id": i, "v": wrap([v])} for i, v in enumerate(good)]
+        rows += [{"id": len(good), "v": wrap(good)}, {"id": len(good) + 1, "v": wrap([None])},
+                 {"id": len(good) + 2, "v": None}]
+        label = f"{column} {part} -> {inner_to}"
+        suite.counts["nested"] += 1
+        fmt = "parquet" if column.startswith("MAP") else FORMATS[suite.n % len(FORMATS)]
+        ok, msg, jout, rc, err, fout, d = suite.table(column, fmt, {f"v.{part}": inner_to},
+                                                      rows, column_name="v")
+        if not ok:
+            suite.failures.append(f"{label} ({fmt}): Java's read fails: {msg}")
+        elif rc != 0:
+            suite.failures.append(f"{label} ({fmt}): Java reads, Fjord fails: {err}")
+        elif column_diff(jout, fout, "v"):
+            suite.failures.append(f"{label} ({fmt}): rows differ: {column_diff(jout, fout, 'v')}")
+        for v in bad[:1]:
+            ok, msg, jout, rc, err, fout, d = suite.table(
+                column, fmt, {f"v.{part}": inner_to}, [{"id": 0, "v": wrap([v])}], column_name="v")
+            one = f"{label} ({fmt}) value {json.dumps(v, ensure_ascii=False)}"
+            suite.counts["throws_read"] += 1
+            if ok:
+                suite.failures.append(f"{one}: cast-probe said it throws, but Java reads it")
+            elif rc == 0:
+                suite.failures.append(f"{one}: Java's cast throws ({msg[:200]}), Fjord read "
+                                      f"{first_lines(fout).strip()}")
+            elif "'v'" not in err or d not in err:
+                suite.failures.append(f"{one}: Fjord's error names neither the column nor the "
+                                      f"file: {err}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -428,13 +483,16 @@ def main():
             by_source.setdefault(f, []).append(t)
         for src, targets in by_source.items():
             suite.source(src, targets)
+        if not args.only:
+            nested_changes(suite)
     finally:
         java.close()
     c = suite.counts
     print(f"{c['pairs']} type pairs checked ({c['pair_formats']} pair x file format reads): "
           f"{c['values']} values read alike; {c['java_throws']} values on which Java's cast "
           f"throws ({c['pairs_throwing']} pairs), {c['throws_read']} of them read end to end, "
-          f"failing in both; {c['tables']} tables, {java.calls} oracle calls, "
+          f"failing in both; {c['nested']} changes inside ARRAY and MAP columns; "
+          f"{c['tables']} tables, {java.calls} oracle calls, "
           f"{time.time() - start:.0f} s")
     for k in suite.known:
         print("KNOWN (Fjord's TIMESTAMP range): " + k)

@@ -4,6 +4,7 @@
 #include "fjord/format/evolution_cast.h"
 
 #include <arrow/api.h>
+#include <arrow/util/bit_util.h>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
@@ -257,6 +258,77 @@ Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow:
   }
   FJORD_ARROW_ASSIGN_OR_RAISE(auto result, builder->Finish());
   return result;
+}
+
+namespace {
+
+// `values` of type `from` as `to`: unchanged, nested recursion, or an evolution cast.
+Result<std::shared_ptr<arrow::Array>> CastInner(const std::shared_ptr<arrow::Array>& values,
+                                                const DataType& from, const DataType& to) {
+  if (from.EqualsIgnoreNullable(to)) return ToCanonical(values, to);
+  if (from.IsNested() && from.root() == to.root()) return EvolveNestedColumn(values, from, to);
+  return EvolutionCast(values, from, to);
+}
+
+// The rows' entries [first, last) of a list-like column, with offsets from 0 and its validity.
+struct Entries {
+  int64_t first = 0, last = 0;
+  std::shared_ptr<arrow::Buffer> offsets, validity;
+  int64_t null_count = 0;
+};
+
+Result<Entries> EntriesOf(const arrow::ListArray& list) {
+  Entries e;
+  int64_t n = list.length();
+  e.first = list.value_offset(0);
+  e.last = list.value_offset(n);
+  arrow::Int32Builder offsets;
+  FJORD_ARROW_RETURN_NOT_OK(offsets.Reserve(n + 1));
+  for (int64_t i = 0; i <= n; ++i) {
+    offsets.UnsafeAppend(static_cast<int32_t>(list.value_offset(i) - e.first));
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto offsets_array, offsets.Finish());
+  e.offsets = offsets_array->data()->buffers[1];
+  e.null_count = list.null_count();
+  if (e.null_count > 0) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(e.validity, arrow::AllocateEmptyBitmap(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (list.IsValid(i)) arrow::bit_util::SetBit(e.validity->mutable_data(), i);
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Array>> EvolveNestedColumn(
+    const std::shared_ptr<arrow::Array>& column, const DataType& from, const DataType& to) {
+  bool array = from.root() == TypeRoot::kArray && to.root() == TypeRoot::kArray &&
+               !from.element()->EqualsIgnoreNullable(*to.element());
+  bool map = from.root() == TypeRoot::kMap && to.root() == TypeRoot::kMap &&
+             from.key()->EqualsIgnoreNullable(*to.key()) &&
+             !from.value()->EqualsIgnoreNullable(*to.value());
+  FJORD_ASSIGN_OR_RAISE(auto source, ToCanonical(column, from));
+  if (array) {
+    const auto& list = static_cast<const arrow::ListArray&>(*source);
+    FJORD_ASSIGN_OR_RAISE(Entries e, EntriesOf(list));
+    FJORD_ASSIGN_OR_RAISE(auto values, CastInner(list.values()->Slice(e.first, e.last - e.first),
+                                                 *from.element(), *to.element()));
+    FJORD_ASSIGN_OR_RAISE(auto type, ToArrowType(to));
+    return std::shared_ptr<arrow::Array>(std::make_shared<arrow::ListArray>(
+        type, list.length(), e.offsets, values, e.validity, e.null_count));
+  }
+  if (map && source->type_id() == arrow::Type::MAP) {
+    const auto& m = static_cast<const arrow::MapArray&>(*source);
+    FJORD_ASSIGN_OR_RAISE(Entries e, EntriesOf(m));
+    auto keys = m.keys()->Slice(e.first, e.last - e.first);
+    FJORD_ASSIGN_OR_RAISE(auto items, CastInner(m.items()->Slice(e.first, e.last - e.first),
+                                                *from.value(), *to.value()));
+    FJORD_ASSIGN_OR_RAISE(auto type, ToArrowType(to));
+    return std::shared_ptr<arrow::Array>(std::make_shared<arrow::MapArray>(
+        type, m.length(), e.offsets, keys, items, e.validity, e.null_count));
+  }
+  return ToCanonical(source, to);  // ROW fields evolve by id there; unchanged types
 }
 
 }  // namespace fjord

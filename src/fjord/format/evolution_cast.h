@@ -42,4 +42,11 @@ inline bool AlterTypeAllowed(const DataType& from, const DataType& to, bool allo
 Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow::Array>& column,
                                                     const DataType& from, const DataType& to);
 
+// A nested column whose inner types were changed (Java's ALTER TABLE ... MODIFY on a nested path,
+// `col.element` or `col.value`: SchemaEvolutionUtil casts each element): ARRAY elements and MAP
+// values (map form) cast by EvolutionCast, recursively. ROW columns, whose fields evolve by id,
+// and anything else go to ToCanonical.
+Result<std::shared_ptr<arrow::Array>> EvolveNestedColumn(
+    const std::shared_ptr<arrow::Array>& column, const DataType& from, const DataType& to);
+
 }  // namespace fjord

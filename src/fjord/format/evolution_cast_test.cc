@@ -215,6 +215,32 @@ TEST(EvolutionCastTest, NestedToText) {
             R"("{1, 2023-01-15 10:20:30.100, hi}","{null, null, null}")");
 }
 
+// Types changed inside nested columns (Java's ALTER on `col.element`, `col.value`).
+TEST(EvolutionCastTest, ElementsOfNestedColumns) {
+  auto nested = [](const std::string& from, const std::string& to, const std::string& json,
+                   int64_t slice_from) {
+    auto column = *arrow::json::ArrayFromJSONString(*ToArrowType(*Type(from)), json);
+    column = column->Slice(slice_from);
+    auto cast = EvolveNestedColumn(column, *Type(from), *Type(to));
+    if (!cast.ok()) return "error: " + cast.status().message();
+    std::string out;
+    for (int64_t i = 0; i < (*cast)->length(); ++i) {
+      if (i) out += ",";
+      EXPECT_TRUE(AppendValueJson(**cast, i, *Type(to), &out).ok());
+    }
+    return out;
+  };
+  EXPECT_EQ(nested("ARRAY<INT>", "ARRAY<TINYINT>", "[[1], [383, null], null, []]", 1),
+            "[127,null],null,[]");
+  EXPECT_EQ(nested("ARRAY<ARRAY<DOUBLE>>", "ARRAY<ARRAY<STRING>>", "[[[1.5], null]]", 0),
+            R"([["1.5"],null])");
+  EXPECT_EQ(
+      nested("MAP<STRING, INT>", "MAP<STRING, BOOLEAN>", R"([[["a", 0], ["b", 2]], null])", 0),
+      R"([["a",false],["b",true]],null)");
+  EXPECT_THAT(nested("ARRAY<STRING>", "ARRAY<INT>", R"([["1", "x"]])", 0),
+              ::testing::HasSubstr("'x'"));
+}
+
 TEST(EvolutionCastTest, ErrorsNameTheRowAndValue) {
   EXPECT_THAT(Cast("STRING", "INT", R"(["1", null, "abc"])"),
               ::testing::AllOf(::testing::HasSubstr("row 2"), ::testing::HasSubstr("'abc'"),

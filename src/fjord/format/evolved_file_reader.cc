@@ -139,12 +139,15 @@ class EvolvedReader : public BatchReader {
       } else {
         column = in->column(read_to_physical_[i]);
         const DataType& file_type = *physical_types_[static_cast<size_t>(read_to_physical_[i])];
-        // A changed type converts as Java's schema evolution does (evolution_cast.h); nested
-        // types whose fields were added, dropped or renamed keep their canonical casts.
+        // A changed type converts as Java's schema evolution does (evolution_cast.h), also the
+        // elements of ARRAY and the values of MAP columns changed inside.
         bool java_cast = !file_type.EqualsIgnoreNullable(*rf.type) &&
                          !(file_type.IsNested() && file_type.root() == rf.type->root());
         Result<std::shared_ptr<arrow::Array>> cast =
-            java_cast ? EvolutionCast(column, file_type, *rf.type) : ToCanonical(column, *rf.type);
+            java_cast ? EvolutionCast(column, file_type, *rf.type)
+            : file_type.EqualsIgnoreNullable(*rf.type)
+                ? ToCanonical(column, *rf.type)
+                : EvolveNestedColumn(column, file_type, *rf.type);
         if (!cast.ok()) {
           return cast.status().WithContext(
               path_, ": column '", rf.name, "' (", file_type.ToString(), " in the file, ",

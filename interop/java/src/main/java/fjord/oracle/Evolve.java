@@ -140,12 +140,15 @@ final class Evolve {
 
     /**
      * alter TABLE_DIR --change-types JSON: JSON is an object {column: new type}; every change goes
-     * to one Catalog.alterTable call (one new schema), as ALTER TABLE ... MODIFY does.
+     * to one Catalog.alterTable call (one new schema), as ALTER TABLE ... MODIFY does. A column
+     * "c.element" or "c.value" names the element type of an ARRAY or the value type of a MAP.
      */
     static String alter(String tableDir, String changesJson) throws Exception {
         List<SchemaChange> changes = new ArrayList<>();
         for (Map.Entry<?, ?> e : ((Map<?, ?>) Json.parse(changesJson)).entrySet()) {
-            changes.add(SchemaChange.updateColumnType((String) e.getKey(), type((String) e.getValue())));
+            // "col.element" / "col.value": a type inside an ARRAY or MAP column
+            String[] path = ((String) e.getKey()).split("\\.");
+            changes.add(SchemaChange.updateColumnType(path, type((String) e.getValue()), false));
         }
         try (Located t = new Located(tableDir)) {
             t.catalog.alterTable(t.id, changes, false);
