@@ -398,8 +398,8 @@ def column_diff(java_out, fjord_out, column):
                      f"{b.get(i, (0, 'missing'))[1]}" for i in bad[:6])
 
 
-# Changes inside nested columns (`fjord-oracle alter` on "v.element" / "v.value", Java's nested
-# field paths): (column type, path, new inner type).
+# Changes inside nested columns (`fjord-oracle alter` on "v.element", "v.value", "v.b": Java's
+# nested field paths): (column type, path, new inner type).
 NESTED_CHANGES = [
     ("ARRAY<INT>", "element", "TINYINT"), ("ARRAY<INT>", "element", "STRING"),
     ("ARRAY<INT>", "element", "DECIMAL(5, 0)"), ("ARRAY<INT>", "element", "BOOLEAN"),
@@ -407,6 +407,7 @@ NESTED_CHANGES = [
     ("ARRAY<DOUBLE>", "element", "DECIMAL(10, 2)"), ("ARRAY<TIMESTAMP(6)>", "element", "TIMESTAMP(0)"),
     ("MAP<STRING, INT>", "value", "STRING"), ("MAP<STRING, DOUBLE>", "value", "FLOAT"),
     ("MAP<STRING, STRING>", "value", "BOOLEAN"),
+    ("ROW<a INT, b STRING>", "b", "DECIMAL(10, 2)"), ("ROW<a INT, b BIGINT>", "b", "INT"),
 ]
 
 
@@ -416,12 +417,16 @@ def nested_changes(suite):
     throws on, in a table of its own."""
     for column, part, inner_to in NESTED_CHANGES:
         inner_from = column[column.index("<") + 1:-1].split(", ")[-1]
+        if column.startswith("ROW"):
+            inner_from = inner_from.split(" ", 1)[1]
         values = [(i, v) for i, v in enumerate(VALUES[inner_from]) if v is not None]
         verdicts = suite.probe(inner_from, inner_to, values)
         good = [v for (i, v), r in zip(values, verdicts) if r == "ok"]
         bad = [v for (i, v), r in zip(values, verdicts) if r != "ok"]
 
         def wrap(vs):
+            if column.startswith("ROW"):
+                return {"a": len(vs), "b": vs[0] if vs else None}
             return [[f"k{j}", v] for j, v in enumerate(vs)] if part == "value" else vs
         rows = [{"id": i, "v": wrap([v])} for i, v in enumerate(good)]
         rows += [{"id": len(good), "v": wrap(good)}, {"id": len(good) + 1, "v": wrap([None])},
@@ -491,7 +496,7 @@ def main():
     print(f"{c['pairs']} type pairs checked ({c['pair_formats']} pair x file format reads): "
           f"{c['values']} values read alike; {c['java_throws']} values on which Java's cast "
           f"throws ({c['pairs_throwing']} pairs), {c['throws_read']} of them read end to end, "
-          f"failing in both; {c['nested']} changes inside ARRAY and MAP columns; "
+          f"failing in both; {c['nested']} changes inside ARRAY, MAP and ROW columns; "
           f"{c['tables']} tables, {java.calls} oracle calls, "
           f"{time.time() - start:.0f} s")
     for k in suite.known:

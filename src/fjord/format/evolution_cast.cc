@@ -299,6 +299,23 @@ Result<Entries> EntriesOf(const arrow::ListArray& list) {
   return e;
 }
 
+// Field `k` of `row`, NULL where the row is NULL (Arrow leaves any value there; Java casts none).
+Result<std::shared_ptr<arrow::Array>> MaskedField(const arrow::StructArray& row, int k) {
+  std::shared_ptr<arrow::Array> child = row.field(k);
+  if (row.null_count() == 0) return child;
+  int64_t offset = child->offset();
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto bitmap, arrow::AllocateEmptyBitmap(offset + child->length()));
+  for (int64_t i = 0; i < child->length(); ++i) {
+    if (row.IsValid(i) && child->IsValid(i)) {
+      arrow::bit_util::SetBit(bitmap->mutable_data(), offset + i);
+    }
+  }
+  auto data = child->data()->Copy();
+  data->buffers[0] = bitmap;
+  data->null_count = arrow::kUnknownNullCount;
+  return arrow::MakeArray(data);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<arrow::Array>> EvolveNestedColumn(
@@ -328,7 +345,38 @@ Result<std::shared_ptr<arrow::Array>> EvolveNestedColumn(
     return std::shared_ptr<arrow::Array>(std::make_shared<arrow::MapArray>(
         type, m.length(), e.offsets, keys, items, e.validity, e.null_count));
   }
-  return ToCanonical(source, to);  // ROW fields evolve by id there; unchanged types
+  if (from.root() == TypeRoot::kRow && to.root() == TypeRoot::kRow &&
+      source->type_id() == arrow::Type::STRUCT) {
+    // Fields by id (SchemaEvolutionUtil's row cast): renamed ones keep their values, dropped
+    // ones go, added ones are NULL, changed types cast.
+    const auto& row = static_cast<const arrow::StructArray&>(*source);
+    arrow::ArrayVector children;
+    arrow::FieldVector fields;
+    for (const DataField& tf : to.fields()) {
+      std::shared_ptr<arrow::Array> child;
+      for (size_t k = 0; k < from.fields().size(); ++k) {
+        if (from.fields()[k].id != tf.id) continue;
+        FJORD_ASSIGN_OR_RAISE(auto field, MaskedField(row, static_cast<int>(k)));
+        FJORD_ASSIGN_OR_RAISE(child, CastInner(field, *from.fields()[k].type, *tf.type));
+      }
+      if (!child) {
+        FJORD_ASSIGN_OR_RAISE(auto type, ToArrowType(*tf.type));
+        FJORD_ARROW_ASSIGN_OR_RAISE(child, arrow::MakeArrayOfNull(type, row.length()));
+      }
+      fields.push_back(arrow::field(tf.name, child->type(), tf.type->nullable()));
+      children.push_back(std::move(child));
+    }
+    std::shared_ptr<arrow::Buffer> validity;
+    if (row.null_count() > 0) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateEmptyBitmap(row.length()));
+      for (int64_t i = 0; i < row.length(); ++i) {
+        if (row.IsValid(i)) arrow::bit_util::SetBit(validity->mutable_data(), i);
+      }
+    }
+    return std::shared_ptr<arrow::Array>(std::make_shared<arrow::StructArray>(
+        arrow::struct_(fields), row.length(), children, validity, row.null_count()));
+  }
+  return ToCanonical(source, to);  // unchanged types
 }
 
 }  // namespace fjord

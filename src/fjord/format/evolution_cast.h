@@ -43,9 +43,9 @@ Result<std::shared_ptr<arrow::Array>> EvolutionCast(const std::shared_ptr<arrow:
                                                     const DataType& from, const DataType& to);
 
 // A nested column whose inner types were changed (Java's ALTER TABLE ... MODIFY on a nested path,
-// `col.element` or `col.value`: SchemaEvolutionUtil casts each element): ARRAY elements and MAP
-// values (map form) cast by EvolutionCast, recursively. ROW columns, whose fields evolve by id,
-// and anything else go to ToCanonical.
+// `col.element`, `col.value`, `col.field`: SchemaEvolutionUtil casts each element): ARRAY
+// elements, MAP values (map form) and ROW fields (matched by field id: renamed, dropped and
+// added fields too) cast by EvolutionCast, recursively. Anything else goes to ToCanonical.
 Result<std::shared_ptr<arrow::Array>> EvolveNestedColumn(
     const std::shared_ptr<arrow::Array>& column, const DataType& from, const DataType& to);
 

@@ -239,6 +239,21 @@ TEST(EvolutionCastTest, ElementsOfNestedColumns) {
       R"([["a",false],["b",true]],null)");
   EXPECT_THAT(nested("ARRAY<STRING>", "ARRAY<INT>", R"([["1", "x"]])", 0),
               ::testing::HasSubstr("'x'"));
+  // ROW fields by id: `a` (id 1) retyped, `b` (id 2) renamed to `c`, `d` (id 3) added.
+  DataTypePtr from = DataType::Row(
+      {DataField{1, "a", DataType::Int(), {}, {}}, DataField{2, "b", DataType::String(), {}, {}}});
+  DataTypePtr to = DataType::Row({DataField{1, "a", DataType::TinyInt(), {}, {}},
+                                  DataField{2, "c", DataType::String(), {}, {}},
+                                  DataField{3, "d", DataType::Int(), {}, {}}});
+  auto column = *arrow::json::ArrayFromJSONString(
+      *ToArrowType(*from), R"([{"a": 383, "b": "x"}, null, {"a": null, "b": "y"}])");
+  ASSERT_OK_AND_ASSIGN(auto cast, EvolveNestedColumn(column->Slice(0), *from, *to));
+  std::string out;
+  for (int64_t i = 0; i < cast->length(); ++i) {
+    if (i) out += ",";
+    ASSERT_OK(AppendValueJson(*cast, i, *to, &out));
+  }
+  EXPECT_EQ(out, R"({"a":127,"c":"x","d":null},null,{"a":null,"c":"y","d":null})");
 }
 
 TEST(EvolutionCastTest, ErrorsNameTheRowAndValue) {
