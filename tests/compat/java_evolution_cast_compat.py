@@ -19,13 +19,17 @@ written under the old type exactly as Java Paimon 1.4.2 does (issue 13, point 2)
 3. Up to THROW_SAMPLES values per pair on which Java's cast throws are each written to a table of
    their own, which Java then fails to read: Fjord must fail too, with an error naming the data
    file and the column.
-4. A result Fjord's canonical TIMESTAMP cannot hold (KNOWN_LIMIT, docs/reading.md) makes Fjord
+4. Type changes inside nested columns (NESTED_CHANGES: Java's nested field paths `v.element`,
+   `v.value`, `v.b`), each value Java's element cast accepts in a row of its own, one it throws
+   on in a table of its own.
+5. A result Fjord's canonical TIMESTAMP cannot hold (KNOWN_LIMIT, docs/reading.md) makes Fjord
    fail: that pair is then read again, halving its values down to the ones concerned, which are
    listed (not failures).
 
 One JVM (`fjord-oracle batch -`, fed line by line) serves the whole suite.
 
-    java_evolution_cast_compat.py --fjord BUILD/tools/fjord [--only FROM-substring] [--keep DIR]
+    java_evolution_cast_compat.py --fjord BUILD/tools/fjord [--only TYPE-substring] [--keep DIR]
+        [--verbose]
 """
 import argparse
 import json
