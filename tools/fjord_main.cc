@@ -1,6 +1,7 @@
 // The `fjord` command-line program.
 
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 #include "fjord/file_io.h"
@@ -35,6 +36,22 @@ int main(int argc, char** argv) {
   fjord::cli::AddCompactCommand(&app, &handler);
   fjord::cli::AddStatsCommand(&app, &handler);
 
+  // An unknown command is named as such, with the list of known ones (CLI11 alone would only say
+  // that an argument was not expected).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string name = argv[1];
+    std::string known;
+    bool found = false;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->check_name(name);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::cerr << "fjord: unknown command '" << name << "'; the commands are: " << known
+                << "\nRun 'fjord --help' for more.\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

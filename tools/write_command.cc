@@ -17,6 +17,7 @@ struct WriteArgs {
   std::string table;
   std::string input;
   std::string format = "jsonl";
+  std::string csv_null;
   std::string commit_user;
   std::optional<int64_t> commit_id;
   bool overwrite = false;
@@ -32,7 +33,9 @@ Status RunWrite(const WriteArgs& a) {
     FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
   }
   struct ArrowArrayStream input;
-  FJORD_RETURN_NOT_OK(ReadInputFile(a.input, format, table->schema(), &input));
+  InputOptions input_options;
+  input_options.csv_null = a.csv_null;
+  FJORD_RETURN_NOT_OK(ReadInputFile(a.input, format, table->schema(), &input, input_options));
   WriteOptions write_options;
   write_options.for_overwrite = a.overwrite;
   FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(write_options));
@@ -79,10 +82,17 @@ Status RunWrite(const WriteArgs& a) {
 void AddWriteCommand(CLI::App* app, Handler* handler) {
   auto a = std::make_shared<WriteArgs>();
   auto* cmd = app->add_subcommand("write", "Append rows from a file to a table (one commit)");
+  cmd->footer(
+      "Every value is converted exactly to its column's type or the write fails naming the file, "
+      "the line (jsonl, csv) or row (parquet) and the column, with nothing committed: no "
+      "wrapping, no type inference, DECIMAL scale rounded HALF_UP as Java (docs/writing.md).");
   cmd->add_option("table", a->table, "Table directory")->required();
   cmd->add_option("--input", a->input, "Input file")->required();
   cmd->add_option("--format", a->format, "jsonl (canonical, as `fjord cat` prints), csv or parquet")
       ->check(CLI::IsMember({"jsonl", "csv", "parquet"}));
+  cmd->add_option("--csv-null", a->csv_null,
+                  "CSV: the unquoted field text that means NULL (default: the empty field; a "
+                  "quoted field, \"\" included, is never NULL)");
   cmd->add_option("--commit-user", a->commit_user, "Commit user (default: a new UUID)");
   cmd->add_option("--commit-id", a->commit_id,
                   "Commit identifier; a (user, id) pair is committed at most once");

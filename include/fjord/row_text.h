@@ -42,10 +42,19 @@ enum class InputFormat { kJsonLines, kCsv, kParquet };
 // "jsonl", "csv", "parquet"; Invalid otherwise.
 Result<InputFormat> ParseInputFormat(std::string_view name);
 
+struct InputOptions {
+  // CSV: the text of an unquoted field that means NULL; by default the empty field. A quoted field
+  // is never NULL, so `""` is the empty string.
+  std::string csv_null;
+};
+
 // Reads the rows of the file at `path` (a local file) for a table of `schema` into `out` (the
-// caller's to release): the table's columns and, where the input gives row kinds (JSON lines'
-// "_row_kind"), the kRowKindColumn column. Errors name the file and, where known, line and field.
+// caller's to release): the table's columns in their canonical Arrow form and, where the input
+// gives row kinds ("_row_kind"), that column. Every value is converted exactly (docs/writing.md,
+// "Exact conversion"); columns the file lacks are NULL, columns the table lacks are an error.
+// Errors are Invalid (NotFound for a missing file) and name the file, the line (JSON lines, CSV)
+// or the row (Parquet, 1-based) and the column.
 Status ReadInputFile(const std::string& path, InputFormat format, const TableSchema& schema,
-                     struct ArrowArrayStream* out);
+                     struct ArrowArrayStream* out, const InputOptions& options = {});
 
 }  // namespace fjord

@@ -46,8 +46,8 @@
 #include <unistd.h>
 
 #include "fjord/common/ids.h"
+#include "fjord/format/input_rows.h"
 #include "fjord/format/row_json.h"
-#include "fjord/format/row_json_reader.h"
 #include "fjord/io/fault_injection_file_io.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/catalog/catalog.h"
@@ -200,7 +200,7 @@ std::vector<std::string> Expected(const std::vector<Batch>& batches, bool pk) {
 Result<std::vector<CommitMessage>> Prepare(const std::string& root, std::shared_ptr<FileIO> io,
                                            const Batch& batch, bool pk) {
   FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(root, io));
-  FJORD_ASSIGN_OR_RAISE(JsonLinesBatch input,
+  FJORD_ASSIGN_OR_RAISE(InputRows input,
                         ParseJsonLines(InputText(batch, pk), table->schema().fields, "input"));
   if (!pk) {
     FJORD_ASSIGN_OR_RAISE(auto writer, AppendTableWrite::Create(table.get()));

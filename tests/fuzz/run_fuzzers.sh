@@ -3,7 +3,8 @@
 #   run_fuzzers.sh SECONDS [TARGET...]     (make test uses 20 s each; `make fuzz` longer)
 # Seeds come from the fixtures: Avro manifests for avro_fuzz, schema/snapshot files for
 # json_fuzz, BinaryRow bytes cut from manifests for binary_row_fuzz, ORC data files and ORC
-# manifests for orc_tail_fuzz, the ORC specification's RLE examples for orc_stream_fuzz.
+# manifests for orc_tail_fuzz, the ORC specification's RLE examples for orc_stream_fuzz, small
+# CSV files and JSON lines of every type (good and bad values) for csv_fuzz and jsonl_fuzz.
 # Crashes are written to build/fuzz/artifacts/ and fail the run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,7 +12,7 @@ root="$(cd "$here/../.." && pwd)"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(binary_row_fuzz avro_fuzz json_fuzz orc_tail_fuzz orc_stream_fuzz)
+((${#targets[@]})) || targets=(binary_row_fuzz avro_fuzz json_fuzz orc_tail_fuzz orc_stream_fuzz csv_fuzz jsonl_fuzz)
 build="$root/build/fuzz"
 fixtures="$root/tests/fixtures/paimon-java"
 
@@ -21,8 +22,9 @@ cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1 || { tail -30 "$bu
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{avro_fuzz,json_fuzz,binary_row_fuzz,orc_tail_fuzz,orc_stream_fuzz} \
-  "$build/artifacts" "$build"/corpus-{avro_fuzz,json_fuzz,binary_row_fuzz,orc_tail_fuzz,orc_stream_fuzz}
+mkdir -p "$seeds"/{avro_fuzz,json_fuzz,binary_row_fuzz,orc_tail_fuzz,orc_stream_fuzz,csv_fuzz,jsonl_fuzz} \
+  "$build/artifacts" \
+  "$build"/corpus-{avro_fuzz,json_fuzz,binary_row_fuzz,orc_tail_fuzz,orc_stream_fuzz,csv_fuzz,jsonl_fuzz}
 i=0
 while IFS= read -r f; do
   if [[ "$(head -c 4 "$f")" == $'Obj\x01' ]]; then cp "$f" "$seeds/avro_fuzz/$((i++))"; fi
@@ -49,6 +51,17 @@ printf '\x04\x14\x00\x8e\x13\x2b\x21\x07\xd0\x1e\x00\x14\x70\x28\x32\x3c\x46\x50
 printf '\x04\x0a\x00\xc6\x09\x02\x02\x22\x42\x42\x46' > "$o/int_v2_delta"
 printf '\x06\x05\x00\x07\x00\x00abc' > "$o/chunk_original"
 printf '\x07\x06\x00\x02\x04\x06\x0a\x04\x08\x01\x10\x01' > "$o/stripe"
+
+# CSV seeds (the first byte picks the null literal) and JSON-lines seeds.
+c="$seeds/csv_fuzz"
+printf '\x00id,b,i,dec,bigdec,s,dt,ts,ltz,bin\n1,true,-7,1.005,12345678901234567890.1234567891,"a,""b""\nc",2024-02-29,2026-01-01 12:00:00.123,2026-01-01T00:00:00Z,AAEC\n2,,,,,"",,,,\n' > "$c/scalars"
+printf '\x01id,arr,m,r,ms,_row_kind\r\n1,"[1,null]","[[""k"",1]]","{""x"":1,""y"":""z""}","[""a""]",+I\r\n2,\\N,\\N,\\N,\\N,-D\r\n' > "$c/nested"
+printf '\x00id,i,dt,tm\n1,3000000000,2026-02-30,25:00\n' > "$c/bad"
+j="$seeds/jsonl_fuzz"
+printf '{"id":1,"b":true,"ti":-128,"i":7,"bi":9223372036854775807,"f":1.5,"d":"NaN","dec":1.005,"bigdec":12345678901234567890.1234567891,"s":"007"}' > "$j/scalars"
+printf '{"id":1,"bin":"AAEC","dt":"2024-02-29","tm":"12:00:00.123","ts":"2026-01-01T00:00:00","ts9":"2262-04-11T23:47:16.854775807","ltz":"1970-01-01T00:00:00Z"}' > "$j/times"
+printf '{"id":1,"arr":[1,null],"m":[["k",1]],"r":{"x":1,"y":"z"},"ms":["a","a"],"_row_kind":"-U"}' > "$j/nested"
+printf '2026-02-30' > "$j/date"
 
 status=0
 for t in "${targets[@]}"; do

@@ -5,7 +5,6 @@
 
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
-#include <arrow/csv/api.h>
 #include <arrow/io/api.h>
 #include <parquet/arrow/reader.h>
 
@@ -15,16 +14,19 @@
 
 #include "fjord/api/arrow_bridge.h"
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/input_columns.h"
+#include "fjord/format/input_rows.h"
 #include "fjord/format/row_json.h"
-#include "fjord/format/row_json_reader.h"
 #include "fjord/table_write.h"
 
 namespace fjord {
 
 namespace {
 
+// RFC 4180 quoting; the empty string is quoted (`""`) so that it reads back as itself, not as
+// NULL (an empty unquoted field, csv_reader.h).
 std::string CsvQuote(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  if (!s.empty() && s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -91,7 +93,9 @@ class RowTextWriterImpl : public RowTextWriter {
         cells.push_back(std::move(text));
       }
       if (format_ == RowTextFormat::kCsv) {
-        for (size_t c = 0; c < cells.size(); ++c) *out_ << (c ? "," : "") << CsvQuote(cells[c]);
+        for (size_t c = 0; c < cells.size(); ++c) {
+          *out_ << (c ? "," : "") << (columns[c]->IsNull(r) ? "" : CsvQuote(cells[c]));
+        }
         *out_ << "\n";
       } else {
         held_.push_back(std::move(cells));
@@ -138,46 +142,56 @@ class RowTextWriterImpl : public RowTextWriter {
   int64_t rows_ = 0;
 };
 
-// The rows of the input file, and for JSON lines the kind of each row as kRowKindColumn.
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open input ", path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::IOError("cannot read input ", path);
+  return buffer.str();
+}
+
+// The rows of the input file: the table's columns and, when some row is not +I, the row kinds
+// as kRowKindColumn.
 Result<std::shared_ptr<arrow::Table>> ReadInputTable(const std::string& path, InputFormat format,
-                                                     const TableSchema& schema) {
-  if (format == InputFormat::kJsonLines) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::NotFound("cannot open input ", path);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    FJORD_ASSIGN_OR_RAISE(JsonLinesBatch batch, ParseJsonLines(buffer.str(), schema.fields, path));
-    std::shared_ptr<arrow::Table> rows = batch.rows;
-    bool all_inserts = true;
-    for (int8_t k : batch.row_kinds) all_inserts = all_inserts && k == 0;
-    if (all_inserts) return rows;
-    arrow::Int8Builder kinds;
-    FJORD_RETURN_NOT_OK(FromArrow(kinds.AppendValues(batch.row_kinds)));
-    std::shared_ptr<arrow::Array> kind_array;
-    FJORD_RETURN_NOT_OK(FromArrow(kinds.Finish(&kind_array)));
-    auto with_kinds =
-        rows->AddColumn(rows->num_columns(), arrow::field(kRowKindColumn, arrow::int8(), false),
-                        std::make_shared<arrow::ChunkedArray>(kind_array));
-    if (!with_kinds.ok()) return Status::Invalid(path, ": ", with_kinds.status().message());
-    return *with_kinds;
-  }
-  auto file = arrow::io::ReadableFile::Open(path);
-  if (!file.ok())
-    return Status::NotFound("cannot open input ", path, ": ", file.status().message());
+                                                     const TableSchema& schema,
+                                                     const InputOptions& options) {
   if (format == InputFormat::kParquet) {
+    auto file = arrow::io::ReadableFile::Open(path);
+    if (!file.ok())
+      return Status::NotFound("cannot open input ", path, ": ", file.status().message());
     auto reader = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
-    if (!reader.ok()) return Status::Invalid(path, ": ", reader.status().message());
+    if (!reader.ok())
+      return Status::Invalid(path, ": not a Parquet file: ", reader.status().message());
     auto table = (*reader)->ReadTable();
     if (!table.ok()) return Status::Invalid(path, ": ", table.status().message());
-    return *table;
+    FJORD_ASSIGN_OR_RAISE(auto batch, InputToTableColumns(*table, schema.fields, path));
+    auto out = arrow::Table::FromRecordBatches({batch});
+    if (!out.ok()) return Status::Invalid(path, ": ", out.status().message());
+    return *out;
   }
-  auto reader = arrow::csv::TableReader::Make(
-      arrow::io::default_io_context(), *file, arrow::csv::ReadOptions::Defaults(),
-      arrow::csv::ParseOptions::Defaults(), arrow::csv::ConvertOptions::Defaults());
-  if (!reader.ok()) return Status::Invalid(path, ": ", reader.status().message());
-  auto table = (*reader)->Read();
-  if (!table.ok()) return Status::Invalid(path, ": ", table.status().message());
-  return *table;
+  FJORD_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
+  InputRows batch;
+  if (format == InputFormat::kJsonLines) {
+    FJORD_ASSIGN_OR_RAISE(batch, ParseJsonLines(text, schema.fields, path));
+  } else {
+    CsvOptions csv;
+    csv.null_literal = options.csv_null;
+    FJORD_ASSIGN_OR_RAISE(batch, ParseCsvRows(text, schema.fields, csv, path));
+  }
+  std::shared_ptr<arrow::Table> rows = batch.rows;
+  bool all_inserts = true;
+  for (int8_t k : batch.row_kinds) all_inserts = all_inserts && k == 0;
+  if (all_inserts) return rows;
+  arrow::Int8Builder kinds;
+  FJORD_RETURN_NOT_OK(FromArrow(kinds.AppendValues(batch.row_kinds)));
+  std::shared_ptr<arrow::Array> kind_array;
+  FJORD_RETURN_NOT_OK(FromArrow(kinds.Finish(&kind_array)));
+  auto with_kinds =
+      rows->AddColumn(rows->num_columns(), arrow::field(kRowKindColumn, arrow::int8(), false),
+                      std::make_shared<arrow::ChunkedArray>(kind_array));
+  if (!with_kinds.ok()) return Status::Invalid(path, ": ", with_kinds.status().message());
+  return *with_kinds;
 }
 
 }  // namespace
@@ -207,8 +221,9 @@ Result<std::unique_ptr<RowTextWriter>> RowTextWriter::Make(RowTextFormat format,
 }
 
 Status ReadInputFile(const std::string& path, InputFormat format, const TableSchema& schema,
-                     struct ArrowArrayStream* out) {
-  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows, ReadInputTable(path, format, schema));
+                     struct ArrowArrayStream* out, const InputOptions& options) {
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows,
+                        ReadInputTable(path, format, schema, options));
   auto combined = rows->CombineChunksToBatch();
   if (!combined.ok()) return Status::Invalid(path, ": ", combined.status().message());
   auto reader = arrow::RecordBatchReader::Make({*combined}, (*combined)->schema());

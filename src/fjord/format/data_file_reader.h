@@ -40,6 +40,11 @@ struct FileReadOptions {
   int64_t batch_rows = 8192;
   // Chunks to skip (Parquet row groups; other formats read every row). Empty: read all.
   ChunkFilter chunk_filter;
+  // Parquet row groups whose requested columns decode to at most this many bytes per leaf column
+  // on average are read whole and handed out in batches; larger ones are streamed page by page.
+  // 0 streams every row group. Memory of an open file is bounded by this (times its columns)
+  // either way: a streamed column holds its input buffer, page and decoded dictionary.
+  int64_t whole_row_group_bytes_per_column = 4 << 20;
 };
 
 // The rows of one data file, batch after batch.
@@ -54,6 +59,8 @@ class BatchReader {
   virtual int64_t position() const = 0;
   // Rows of the file skipped by the chunk filter so far.
   virtual int64_t rows_skipped() const = 0;
+  // Parquet row groups read whole so far (FileReadOptions::whole_row_group_bytes_per_column).
+  virtual int64_t row_groups_read_whole() const { return 0; }
 };
 
 // Opens the data file at `path` for the columns `fields` (named as in the file's own schema).

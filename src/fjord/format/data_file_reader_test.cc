@@ -1,11 +1,13 @@
 // The batch readers of data files: bounded batches that never span a row group, positions, the
 // chunk filter on Parquet row-group statistics, and the evolved reader's deletion vectors across
-// skipped row groups.
+// skipped row groups; Parquet row groups both read whole and streamed, string columns read as
+// dictionaries or not.
 #include "fjord/format/data_file_reader.h"
 
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include "fjord/format/arrow_types.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/format/evolved_file_reader.h"
 #include "fjord/testing/test_util.h"
@@ -58,40 +60,49 @@ std::vector<int32_t> ReadIds(BatchReader* reader, int64_t batch_rows) {
   return out;
 }
 
+// Parquet row groups read whole (the default for small ones) and streamed page by page.
+const int64_t kWholeOrStreamed[] = {FileReadOptions().whole_row_group_bytes_per_column, 0};
+
 TEST(DataFileReaderTest, BatchesAreBoundedInEveryFormat) {
   for (FileFormat format : {FileFormat::kParquet, FileFormat::kOrc, FileFormat::kAvro}) {
-    TempDir dir;
-    std::string path = WriteFile(dir, format);
-    auto io = FileIO::Local();
-    FileReadOptions options;
-    options.batch_rows = 64;
-    ASSERT_OK_AND_ASSIGN(auto reader, OpenDataFile(io.get(), path, format, Fields(), options));
-    std::vector<int32_t> ids = ReadIds(reader.get(), 64);
-    ASSERT_EQ(ids.size(), 1000u) << FileFormatName(format);
-    for (int i = 0; i < 1000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i);
+    for (int64_t whole : kWholeOrStreamed) {
+      TempDir dir;
+      std::string path = WriteFile(dir, format);
+      auto io = FileIO::Local();
+      FileReadOptions options;
+      options.batch_rows = 64;
+      options.whole_row_group_bytes_per_column = whole;
+      ASSERT_OK_AND_ASSIGN(auto reader, OpenDataFile(io.get(), path, format, Fields(), options));
+      std::vector<int32_t> ids = ReadIds(reader.get(), 64);
+      ASSERT_EQ(ids.size(), 1000u) << FileFormatName(format);
+      for (int i = 0; i < 1000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i);
+    }
   }
 }
 
 TEST(DataFileReaderTest, ParquetBatchesNeverSpanRowGroupsAndKnowTheirPosition) {
-  TempDir dir;
-  std::string path = WriteFile(dir, FileFormat::kParquet);
-  auto io = FileIO::Local();
-  FileReadOptions options;
-  options.batch_rows = 30;
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       OpenDataFile(io.get(), path, FileFormat::kParquet, Fields(), options));
-  int64_t rows = 0;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
-    if (!batch) break;
-    EXPECT_EQ(reader->position(), rows);
-    // A batch ends at a row group boundary or holds 30 rows.
-    EXPECT_EQ(reader->position() / 100, (reader->position() + batch->num_rows() - 1) / 100);
-    auto ids = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
-    EXPECT_EQ(ids->Value(0), reader->position());
-    rows += batch->num_rows();
+  for (int64_t whole : kWholeOrStreamed) {
+    TempDir dir;
+    std::string path = WriteFile(dir, FileFormat::kParquet);
+    auto io = FileIO::Local();
+    FileReadOptions options;
+    options.batch_rows = 30;
+    options.whole_row_group_bytes_per_column = whole;
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         OpenDataFile(io.get(), path, FileFormat::kParquet, Fields(), options));
+    int64_t rows = 0;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+      if (!batch) break;
+      EXPECT_EQ(reader->position(), rows);
+      // A batch ends at a row group boundary or holds 30 rows.
+      EXPECT_EQ(reader->position() / 100, (reader->position() + batch->num_rows() - 1) / 100);
+      auto ids = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+      EXPECT_EQ(ids->Value(0), reader->position());
+      rows += batch->num_rows();
+    }
+    EXPECT_EQ(rows, 1000);
   }
-  EXPECT_EQ(rows, 1000);
 }
 
 TEST(DataFileReaderTest, ChunkFilterSkipsParquetRowGroupsByStatistics) {
@@ -132,6 +143,7 @@ TEST(DataFileReaderTest, EvolvedReaderAppliesDeletionVectorsAcrossSkippedRowGrou
   spec.deletion = std::make_shared<DeletionVector>(std::vector<int64_t>{0, 705, 706, 999});
   spec.expected_rows = 1000;
   spec.options.batch_rows = 50;
+  spec.options.whole_row_group_bytes_per_column = 0;  // streamed (the default reads these whole)
   spec.options.chunk_filter = [](const std::vector<std::optional<ColumnStats>>& stats, int64_t) {
     EXPECT_EQ(stats.size(), 2u);
     EXPECT_EQ(stats[1]->null_count, 100);  // `extra` is NULL in every row of the file
@@ -211,6 +223,80 @@ TEST(DataFileReaderTest, EvolvedReaderNamesFileAndColumnWhenJavasCastThrows) {
                                                    "now), in the batch from row 0 of the file"));
   EXPECT_THAT(batch.status().message(), ::testing::HasSubstr("row 0 of the batch"));
   EXPECT_THAT(batch.status().message(), ::testing::HasSubstr("Cannot parse 'n0' as BOOLEAN"));
+}
+
+// A Parquet file of 3 row groups of 5,000 rows: `id`, `city` (10 distinct values: every page
+// dictionary-encoded, read as a dictionary), `tag` (1.5 MB of distinct values per row group,
+// beyond the 1 MB dictionary page: falls back to plain pages) and `nums` (a list of strings:
+// nested, never read as a dictionary).
+TEST(DataFileReaderTest, ParquetStringColumnsReadAlikeWholeOrStreamed) {
+  TempDir dir;
+  std::string path = dir.Join("data-0.parquet");
+  std::vector<DataField> fields = {
+      DataField{0, "id", DataType::Int(false), {}, {}},
+      DataField{1, "city", DataType::String(true), {}, {}},
+      DataField{2, "tag", DataType::Bytes(true), {}, {}},
+      DataField{3, "nums", DataType::Array(DataType::String(true), true), {}, {}}};
+  auto io = FileIO::Local();
+  DataFileWriterOptions write_options;
+  write_options.parquet_block_size = 1;
+  auto writer = *DataFileWriter::Open(io.get(), path, FileFormat::kParquet, fields, write_options);
+  ASSERT_OK_AND_ASSIGN(auto schema, ToArrowSchema(fields));
+  for (int g = 0; g < 3; ++g) {
+    arrow::Int32Builder ids;
+    arrow::StringBuilder cities;
+    arrow::BinaryBuilder tags;
+    auto values = std::make_shared<arrow::StringBuilder>();
+    arrow::ListBuilder nums(arrow::default_memory_pool(), values);
+    for (int i = g * 5000; i < (g + 1) * 5000; ++i) {
+      ASSERT_TRUE(ids.Append(i).ok());
+      ASSERT_TRUE(i % 7 == 0 ? cities.AppendNull().ok()
+                             : cities.Append("city-" + std::to_string(i % 10)).ok());
+      ASSERT_TRUE(tags.Append(std::to_string(i * 7919) + std::string(300, 't')).ok());
+      ASSERT_TRUE(nums.Append().ok());
+      ASSERT_TRUE(values->Append(std::to_string(i % 3)).ok());
+    }
+    auto batch = arrow::RecordBatch::Make(
+        schema, 5000, {*ids.Finish(), *cities.Finish(), *tags.Finish(), *nums.Finish()});
+    ASSERT_OK(writer->Write(*batch));
+  }
+  ASSERT_TRUE(writer->Finish().ok());
+
+  // Without `nums` the row groups are read whole by default; with it (a nested column whose
+  // pages are all dictionary-encoded might decode to far more than its pages) they stream.
+  for (size_t projected : {size_t{3}, size_t{4}}) {
+    std::vector<DataField> asked(fields.begin(), fields.begin() + static_cast<int64_t>(projected));
+    std::vector<std::shared_ptr<arrow::RecordBatch>> read[2];
+    for (int m = 0; m < 2; ++m) {
+      FileReadOptions options;
+      options.batch_rows = 2048;
+      options.whole_row_group_bytes_per_column = kWholeOrStreamed[m];
+      ASSERT_OK_AND_ASSIGN(auto reader,
+                           OpenDataFile(io.get(), path, FileFormat::kParquet, asked, options));
+      int64_t rows = 0;
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+        if (!batch) break;
+        EXPECT_EQ(reader->position(), rows);
+        EXPECT_LE(batch->num_rows(), 2048);
+        ASSERT_EQ(batch->num_columns(), static_cast<int>(projected));
+        for (int c = 0; c < batch->num_columns(); ++c) {
+          ASSERT_TRUE(batch->column(c)->type()->Equals(*schema->field(c)->type()));
+        }
+        rows += batch->num_rows();
+        read[m].push_back(batch);
+      }
+      ASSERT_EQ(rows, 15000);
+      EXPECT_EQ(reader->row_groups_read_whole(), m == 0 && projected == 3 ? 3 : 0);
+    }
+    auto whole = arrow::Table::FromRecordBatches(read[0]);
+    auto streamed = arrow::Table::FromRecordBatches(read[1]);
+    ASSERT_TRUE(whole.ok() && streamed.ok());
+    EXPECT_TRUE((*whole)->Equals(**streamed));
+    auto cities = std::static_pointer_cast<arrow::StringArray>(read[0][1]->column(1));
+    EXPECT_EQ(cities->GetString(0), "city-8");  // row 2048
+    EXPECT_TRUE(read[0][0]->column(1)->IsNull(7));
+  }
 }
 
 TEST(DataFileReaderTest, EvolvedReaderChecksTheRowCount) {

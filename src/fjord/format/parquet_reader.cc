@@ -1,8 +1,14 @@
-// Parquet data files in batches: one Arrow record-batch reader per row group that the chunk filter
-// keeps, over a buffered input stream (no pre-buffering of whole column chunks), so an open file
-// holds its current pages and one batch.
+// Parquet data files in batches. Each row group that the chunk filter keeps is either read whole
+// (when small) or streamed through one Arrow record-batch reader over a buffered input stream (no
+// pre-buffering of whole column chunks). Streaming keeps a reader per column open: input buffer,
+// decompressed page and decoded dictionary, several MB each with Paimon's 1 MB pages and 1 MB
+// dictionaries, so that a merge over many runs of many columns would hold more for small row
+// groups than their decoded rows; those are read whole, string columns whose pages are all
+// dictionary-encoded kept as dictionaries and decoded batch by batch, so the decoded size of a row
+// group read whole is known from its metadata.
 
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <arrow/io/interfaces.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
@@ -11,6 +17,7 @@
 #include <parquet/statistics.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
 #include "fjord/format/file_batches.h"
 
 namespace fjord {
@@ -106,21 +113,71 @@ std::optional<ColumnStats> RowGroupStats(const parquet::RowGroupMetaData& rg,
   return out;
 }
 
+// Whether every data page of `chunk` is dictionary-encoded (known from its encoding statistics).
+bool AllPagesDictionary(const parquet::ColumnChunkMetaData& chunk) {
+  if (!chunk.has_dictionary_page() || chunk.encoding_stats().empty()) return false;
+  for (const parquet::PageEncodingStats& e : chunk.encoding_stats()) {
+    if (e.page_type == parquet::PageType::DICTIONARY_PAGE) continue;
+    if (e.encoding != parquet::Encoding::PLAIN_DICTIONARY &&
+        e.encoding != parquet::Encoding::RLE_DICTIONARY) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsStringOrBinary(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Bytes of decoded values per value of a fixed-width physical type (0 for BYTE_ARRAY).
+int64_t FixedWidth(const parquet::ColumnDescriptor& column) {
+  switch (column.physical_type()) {
+    case parquet::Type::BOOLEAN:
+      return 1;
+    case parquet::Type::INT32:
+    case parquet::Type::FLOAT:
+      return 4;
+    case parquet::Type::INT64:
+    case parquet::Type::DOUBLE:
+      return 8;
+    case parquet::Type::INT96:
+      return 12;
+    case parquet::Type::FIXED_LEN_BYTE_ARRAY:
+      return column.type_length();
+    default:
+      return 0;
+  }
+}
+
 class ParquetBatchReader : public ChunkBatchReader {
  public:
+  // `leaves` are the projected leaf columns; `as_dictionary[k]` whether leaf k is read as a
+  // dictionary (a top-level string column whose pages are all dictionary-encoded).
   ParquetBatchReader(std::string path, std::vector<DataField> fields,
                      std::unique_ptr<parquet::arrow::FileReader> reader, std::vector<int> leaves,
-                     std::vector<int> row_groups, std::vector<int64_t> first_rows,
-                     int64_t batch_rows)
-      : ChunkBatchReader(batch_rows),
+                     std::vector<bool> as_dictionary, std::vector<int> row_groups,
+                     std::vector<int64_t> first_rows, const FileReadOptions& options)
+      : ChunkBatchReader(options.batch_rows),
+        whole_bytes_per_leaf_(options.whole_row_group_bytes_per_column),
         path_(std::move(path)),
         fields_(std::move(fields)),
         reader_(std::move(reader)),
         leaves_(std::move(leaves)),
+        as_dictionary_(std::move(as_dictionary)),
         row_groups_(std::move(row_groups)),
         first_rows_(std::move(first_rows)) {}
 
   void set_skipped(int64_t rows) { skipped_ = rows; }
+  int64_t row_groups_read_whole() const override { return read_whole_; }
 
  protected:
   Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) override {
@@ -133,29 +190,90 @@ class ParquetBatchReader : public ChunkBatchReader {
           *first_row = first_rows_[current_] + in_group_;
           in_group_ += batch->num_rows();
           if (batch->num_rows() == 0) continue;
+          FJORD_ASSIGN_OR_RAISE(batch, DecodeDictionaries(batch));
           return ConformBatch(batch, fields_, path_);
         }
         batches_.reset();
+        whole_.reset();
         ++current_;
       }
       if (current_ >= row_groups_.size()) return std::shared_ptr<arrow::RecordBatch>();
+      in_group_ = 0;
+      if (ReadWhole(row_groups_[current_])) {
+        auto table = reader_->ReadRowGroup(row_groups_[current_], leaves_);
+        if (!table.ok()) return FromArrow(table.status()).WithContext(path_);
+        whole_ = std::move(*table);
+        ++read_whole_;
+        auto sliced = std::make_unique<arrow::TableBatchReader>(whole_);
+        sliced->set_chunksize(batch_rows());
+        batches_ = std::move(sliced);
+        continue;
+      }
       auto opened = reader_->GetRecordBatchReader({row_groups_[current_]}, leaves_);
       if (!opened.ok()) return FromArrow(opened.status()).WithContext(path_);
       batches_ = std::move(*opened);
-      in_group_ = 0;
     }
   }
 
  private:
+  // Whether row group `g` is read whole: its projected columns decode to at most
+  // whole_bytes_per_leaf_ per leaf on average (FileReadOptions). Decoded sizes: fixed-width values
+  // by count, strings by their pages' uncompressed size, plus 4 bytes a row for indices where read
+  // as a dictionary. A dictionary-encoded string column that is neither read as a dictionary nor
+  // fell back to plain pages could decode to far more than its pages (repeated values): such row
+  // groups stream.
+  bool ReadWhole(int g) const {
+    std::shared_ptr<parquet::FileMetaData> meta = reader_->parquet_reader()->metadata();
+    std::unique_ptr<parquet::RowGroupMetaData> rg = meta->RowGroup(g);
+    int64_t bytes = 0;
+    for (size_t k = 0; k < leaves_.size(); ++k) {
+      std::unique_ptr<parquet::ColumnChunkMetaData> chunk = rg->ColumnChunk(leaves_[k]);
+      int64_t width = FixedWidth(*meta->schema()->Column(leaves_[k]));
+      int64_t pages = chunk->total_uncompressed_size();
+      if (width > 0) {
+        bytes += std::max(pages, chunk->num_values() * width);
+      } else if (as_dictionary_[k]) {
+        bytes += pages + 4 * chunk->num_values();
+      } else if (AllPagesDictionary(*chunk)) {
+        return false;
+      } else {
+        bytes += pages;
+      }
+    }
+    return bytes <= whole_bytes_per_leaf_ * static_cast<int64_t>(leaves_.size());
+  }
+
+  // `batch` with its dictionary columns (strings read as dictionaries) decoded.
+  Result<std::shared_ptr<arrow::RecordBatch>> DecodeDictionaries(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const {
+    std::shared_ptr<arrow::RecordBatch> out = batch;
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      const auto& column = batch->column(c);
+      if (column->type_id() != arrow::Type::DICTIONARY) continue;
+      const auto& dict_type = static_cast<const arrow::DictionaryType&>(*column->type());
+      auto decoded = arrow::compute::Cast(*column, dict_type.value_type());
+      if (!decoded.ok()) return FromArrow(decoded.status()).WithContext(path_);
+      auto field = batch->schema()->field(c)->WithType(dict_type.value_type());
+      auto replaced = out->SetColumn(c, field, *decoded);
+      if (!replaced.ok()) return FromArrow(replaced.status()).WithContext(path_);
+      out = std::move(*replaced);
+    }
+    return out;
+  }
+
+  int64_t whole_bytes_per_leaf_;
   std::string path_;
   std::vector<DataField> fields_;
   std::unique_ptr<parquet::arrow::FileReader> reader_;
   std::vector<int> leaves_;
+  std::vector<bool> as_dictionary_;
   std::vector<int> row_groups_;
   std::vector<int64_t> first_rows_;  // position of each kept row group's first row
   size_t current_ = 0;
   std::unique_ptr<arrow::RecordBatchReader> batches_;
+  std::shared_ptr<arrow::Table> whole_;  // the current row group, when read whole
   int64_t in_group_ = 0;
+  int64_t read_whole_ = 0;
 };
 
 }  // namespace
@@ -174,13 +292,15 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
   parquet::arrow::FileReaderBuilder builder;
   arrow::Status st = builder.Open(input, props);
   if (!st.ok()) return Status::Corruption(path, ": not a readable Parquet file: ", st.message());
-  std::unique_ptr<parquet::arrow::FileReader> reader;
-  st = builder.properties(arrow_props)->Build(&reader);
+  std::shared_ptr<parquet::FileMetaData> meta = builder.raw_reader()->metadata();
+  parquet::arrow::SchemaManifest manifest;
+  st = parquet::arrow::SchemaManifest::Make(meta->schema(), meta->key_value_metadata(), arrow_props,
+                                            &manifest);
   if (!st.ok()) return Status::Corruption(path, ": ", st.message());
 
-  const auto& manifest = reader->manifest();
   std::vector<int> leaves;
   std::vector<std::vector<int>> leaves_of(fields.size());
+  std::vector<bool> as_dictionary;
   for (size_t i = 0; i < fields.size(); ++i) {
     bool found = false;
     for (const auto& sf : manifest.schema_fields) {
@@ -191,10 +311,24 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
       }
     }
     if (!found) return Status::Corruption(path, ": data file has no column '", fields[i].name, "'");
-    leaves.insert(leaves.end(), leaves_of[i].begin(), leaves_of[i].end());
+    for (int leaf : leaves_of[i]) {
+      bool dictionary = leaves_of[i].size() == 1 && IsStringOrBinary(*fields[i].type) &&
+                        meta->schema()->Column(leaf)->physical_type() == parquet::Type::BYTE_ARRAY;
+      for (int g = 0; g < meta->num_row_groups() && dictionary; ++g) {
+        dictionary = AllPagesDictionary(*meta->RowGroup(g)->ColumnChunk(leaf));
+      }
+      if (dictionary) {
+        EnsureArrowCompute();  // to decode them
+        arrow_props.set_read_dictionary(leaf, true);
+      }
+      leaves.push_back(leaf);
+      as_dictionary.push_back(dictionary);
+    }
   }
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  st = builder.properties(arrow_props)->Build(&reader);
+  if (!st.ok()) return Status::Corruption(path, ": ", st.message());
 
-  std::shared_ptr<parquet::FileMetaData> meta = reader->parquet_reader()->metadata();
   std::vector<int> row_groups;
   std::vector<int64_t> first_rows;
   int64_t position = 0;
@@ -218,9 +352,9 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
     }
     position += rows;
   }
-  auto out = std::make_unique<ParquetBatchReader>(path, fields, std::move(reader),
-                                                  std::move(leaves), std::move(row_groups),
-                                                  std::move(first_rows), options.batch_rows);
+  auto out = std::make_unique<ParquetBatchReader>(
+      path, fields, std::move(reader), std::move(leaves), std::move(as_dictionary),
+      std::move(row_groups), std::move(first_rows), options);
   out->set_skipped(skipped);
   return std::unique_ptr<BatchReader>(std::move(out));
 }

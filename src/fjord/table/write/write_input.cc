@@ -5,6 +5,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/data_file_writer.h"
+#include "fjord/format/input_columns.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
 
@@ -23,7 +24,7 @@ Result<std::vector<int8_t>> KindsFromColumn(const arrow::Array& array, const std
     for (int64_t r = 0; r < a.length(); ++r) {
       int8_t k = a.Value(r);
       if (k < 0 || k > 3) {
-        return Status::Invalid("row kind column '", name, "', row ", r, ": ", int{k},
+        return Status::Invalid("row kind column '", name, "', row ", r + 1, ": ", int{k},
                                " is not a row kind byte (0..3)");
       }
       kinds[static_cast<size_t>(r)] = k;
@@ -34,7 +35,7 @@ Result<std::vector<int8_t>> KindsFromColumn(const arrow::Array& array, const std
     const auto& a = static_cast<const arrow::StringArray&>(array);
     for (int64_t r = 0; r < a.length(); ++r) {
       Result<RowKind> k = ParseRowKind(a.GetView(r));
-      if (!k.ok()) return k.status().WithContext("row kind column '", name, "', row ", r);
+      if (!k.ok()) return k.status().WithContext("row kind column '", name, "', row ", r + 1);
       kinds[static_cast<size_t>(r)] = static_cast<int8_t>(*k);
     }
     return kinds;
@@ -48,32 +49,14 @@ Result<std::vector<int8_t>> KindsFromColumn(const arrow::Array& array, const std
 Result<WriteInput> PrepareWriteInput(const TableSchema& schema, const CoreOptions& options,
                                      const std::shared_ptr<arrow::Table>& input,
                                      const std::vector<int8_t>& explicit_kinds) {
-  EnsureArrowCompute();
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, input->CombineChunks());
-  int64_t n = combined->num_rows();
-  arrow::FieldVector fields;
-  arrow::ArrayVector columns;
-  for (const DataField& f : schema.fields) {
-    auto column = combined->GetColumnByName(f.name);
-    if (!column) return Status::Invalid("input has no column '", f.name, "'");
-    std::shared_ptr<arrow::Array> array;
-    if (column->num_chunks() == 0) {
-      FJORD_ASSIGN_OR_RAISE(auto type, ToArrowType(*f.type));
-      FJORD_ARROW_ASSIGN_OR_RAISE(array, arrow::MakeEmptyArray(type));
-    } else {
-      array = column->chunk(0);
-    }
-    Result<std::shared_ptr<arrow::Array>> canonical = ToCanonical(array, *f.type);
-    if (!canonical.ok()) return canonical.status().WithContext("column '", f.name, "'");
-    if (!f.type->nullable() && (*canonical)->null_count() > 0) {
-      return Status::Invalid("column '", f.name, "' is NOT NULL but the input has ",
-                             (*canonical)->null_count(),
-                             " NULLs; nothing of this batch was written");
-    }
-    FJORD_ASSIGN_OR_RAISE(auto af, ToArrowField(f));
-    fields.push_back(af);
-    columns.push_back(*canonical);
-  }
+  // Checked conversion of every column (format/input_columns.h): nothing wraps or truncates.
+  FJORD_ASSIGN_OR_RAISE(auto converted, InputToTableColumns(input, schema.fields, "the batch"));
+  int64_t n = converted->num_rows();
+  auto num_fields = static_cast<int>(schema.fields.size());
+  arrow::FieldVector fields(converted->schema()->fields().begin(),
+                            converted->schema()->fields().begin() + num_fields);
+  arrow::ArrayVector columns(converted->columns().begin(),
+                             converted->columns().begin() + num_fields);
   WriteInput out;
   out.rows = arrow::RecordBatch::Make(arrow::schema(fields), n, columns);
 
@@ -82,12 +65,9 @@ Result<WriteInput> PrepareWriteInput(const TableSchema& schema, const CoreOption
       return Status::Invalid("got ", explicit_kinds.size(), " row kinds for ", n, " rows");
     }
     out.kinds = explicit_kinds;
-  } else if (auto kind_column = combined->GetColumnByName(kRowKindInputColumn)) {
-    std::shared_ptr<arrow::Array> array =
-        kind_column->num_chunks() == 0 ? nullptr : kind_column->chunk(0);
-    if (array) {
-      FJORD_ASSIGN_OR_RAISE(out.kinds, KindsFromColumn(*array, kRowKindInputColumn));
-    }
+  } else if (converted->num_columns() > num_fields) {
+    FJORD_ASSIGN_OR_RAISE(out.kinds,
+                          KindsFromColumn(*converted->column(num_fields), kRowKindInputColumn));
   } else if (const std::optional<std::string>& field = options.rowkind_field()) {
     int i = schema.FieldIndex(*field);
     if (i < 0) return Status::Invalid("option 'rowkind.field': '", *field, "' is not a column");

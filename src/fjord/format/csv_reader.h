@@ -1,0 +1,76 @@
+// CSV input read with the table's schema, no type inference: RFC 4180 records (fields separated
+// by commas, records by LF or CRLF; a field in double quotes may hold commas, line breaks and
+// doubled quotes; a quote inside an unquoted field is an error), a header row whose names are
+// matched to the table's columns, and every cell converted exactly by text_values.h.
+//
+//  * NULL: an unquoted field equal to the null literal (CsvOptions::null_literal, by default the
+//    empty string); a quoted field is never NULL, so `""` is the empty string.
+//  * header: required; every name must be a column of the table (or `_row_kind`), once; table
+//    columns the header lacks are NULL, or an error for NOT NULL columns.
+//  * `_row_kind`: +I, -U, +U, -D or 0..3 (empty or NULL: +I).
+//  * blank lines (no characters at all) are skipped; a UTF-8 byte order mark is dropped.
+// Errors are Invalid and name the source, the line (1-based, the header is line 1; a record's
+// first line) and the column. Nothing here uses Arrow.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fjord/data_type.h"
+#include "fjord/value.h"
+
+namespace fjord {
+
+struct CsvOptions {
+  // The text of an unquoted field that means NULL.
+  std::string null_literal;
+};
+
+// One record's fields: the text (unescaped) and whether it was quoted.
+struct CsvField {
+  std::string text;
+  bool quoted = false;
+};
+
+// Splits RFC 4180 text into records. `text` must outlive the reader.
+class CsvRecordReader {
+ public:
+  CsvRecordReader(std::string_view text, std::string source);
+  // The next non-blank record into `fields`; false at the end. `line()` is then its first line.
+  Result<bool> Next(std::vector<CsvField>* fields);
+  int64_t line() const { return record_line_; }
+
+ private:
+  std::string_view text_;
+  std::string source_;
+  size_t pos_ = 0;
+  int64_t next_line_ = 1;
+  int64_t record_line_ = 0;
+};
+
+// The rows of a CSV text for a table of `fields`, one at a time.
+class CsvRowReader {
+ public:
+  // Reads and checks the header.
+  static Result<CsvRowReader> Open(std::string_view text, const std::vector<DataField>& fields,
+                                   CsvOptions options, std::string source);
+  // The next row's values (one per table field) and row kind; false at the end.
+  Result<bool> Next(std::vector<Value>* values, int8_t* kind);
+  int64_t line() const { return records_.line(); }
+
+ private:
+  CsvRowReader(std::string_view text, const std::vector<DataField>& fields, CsvOptions options,
+               std::string source);
+  CsvRecordReader records_;
+  const std::vector<DataField>* fields_;
+  CsvOptions options_;
+  std::string source_;
+  // For each CSV field, the table field it fills, kRowKind or the header width check.
+  std::vector<int> target_;
+  std::vector<CsvField> record_;
+};
+
+}  // namespace fjord
