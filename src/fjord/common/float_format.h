@@ -17,8 +17,11 @@ std::string ShortestFloatDigits(float value, double scientific_from = 0);
 std::string ShortestFloatText(double value);
 std::string ShortestFloatText(float value);
 
-// Java's Double.toString / Float.toString on the shortest digits: "1.0", "0.001", "1.0E7",
-// "1.0E-4", "-0.0", "NaN", "-Infinity".
+// Java's Double.toString / Float.toString: "1.0", "0.001", "1.0E7", "1.0E-4", "-0.0", "NaN",
+// "-Infinity". As Java 17 (and 8..18) prints them: integral values below 2^63 from their exact
+// integer (FLOAT -218289184 is -2.18289184E8), others with the shortest digits, at least two in
+// the E form, nearest the exact value (Float.MIN_VALUE is 1.4E-45). JDK 8..18 may still print
+// one digit more than the shortest for some non-integral values; JDK 19+ prints the shortest.
 std::string JavaDoubleText(double value);
 std::string JavaFloatText(float value);
 

@@ -168,6 +168,63 @@ TEST(DataFileReaderTest, EvolvedReaderAppliesDeletionVectorsAcrossSkippedRowGrou
   EXPECT_EQ(keys.back(), 998);
 }
 
+// A changed column type converts as Java Paimon's schema evolution does (evolution_cast.h): INT
+// narrowed to TINYINT keeps the low bits, STRING cut to VARCHAR(2); the narrowed column's
+// statistics are not offered to the filter (they do not bound wrapped values).
+TEST(DataFileReaderTest, EvolvedReaderCastsAsJava) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kParquet);
+  auto io = FileIO::Local();
+  EvolvedReadSpec spec;
+  spec.file_fields = Fields();
+  spec.read_fields = {DataField{0, "id", DataType::TinyInt(false), {}, {}},
+                      DataField{1, "name", DataType::VarChar(2, true), {}, {}}};
+  spec.options.chunk_filter = [](const std::vector<std::optional<ColumnStats>>& stats, int64_t) {
+    EXPECT_FALSE(stats[0].has_value());
+    EXPECT_FALSE(stats[1].has_value());
+    return true;
+  };
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenEvolvedFile(io.get(), path, FileFormat::kParquet, std::move(spec)));
+  std::vector<int64_t> ids;
+  std::vector<std::string> names;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (!batch) break;
+    auto id = std::static_pointer_cast<arrow::Int8Array>(batch->column(0));
+    auto name = std::static_pointer_cast<arrow::StringArray>(batch->column(1));
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      ids.push_back(id->Value(r));
+      names.push_back(name->GetString(r));
+    }
+  }
+  ASSERT_EQ(ids.size(), 1000u);
+  EXPECT_EQ(ids[127], 127);
+  EXPECT_EQ(ids[128], -128);
+  EXPECT_EQ(ids[383], 127);
+  EXPECT_EQ(names[383], "n3");
+}
+
+// Where Java's cast throws, the read fails naming the file, the column, the row and the value.
+TEST(DataFileReaderTest, EvolvedReaderNamesFileAndColumnWhenJavasCastThrows) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kOrc);
+  auto io = FileIO::Local();
+  EvolvedReadSpec spec;
+  spec.file_fields = Fields();
+  spec.read_fields = {DataField{1, "flag", DataType::Boolean(true), {}, {}}};  // renamed, retyped
+  spec.options.batch_rows = 100;
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       OpenEvolvedFile(io.get(), path, FileFormat::kOrc, std::move(spec)));
+  auto batch = reader->Next();
+  ASSERT_FALSE(batch.ok());
+  EXPECT_THAT(batch.status(),
+              IsError(StatusCode::kInvalid, path + ": column 'flag' (STRING in the file, BOOLEAN "
+                                                   "now), in the batch from row 0 of the file"));
+  EXPECT_THAT(batch.status().message(), ::testing::HasSubstr("row 0 of the batch"));
+  EXPECT_THAT(batch.status().message(), ::testing::HasSubstr("Cannot parse 'n0' as BOOLEAN"));
+}
+
 // A Parquet file of 3 row groups of 5,000 rows: `id`, `city` (10 distinct values: every page
 // dictionary-encoded, read as a dictionary), `tag` (1.5 MB of distinct values per row group,
 // beyond the 1 MB dictionary page: falls back to plain pages) and `nums` (a list of strings:

@@ -7,6 +7,7 @@
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
+#include "fjord/format/evolution_cast.h"
 
 namespace fjord {
 
@@ -18,18 +19,30 @@ Result<std::shared_ptr<arrow::Array>> NullColumn(const DataType& type, int64_t l
   return array;
 }
 
-bool IsIntegral(const DataType& t) {
-  return t.root() == TypeRoot::kTinyInt || t.root() == TypeRoot::kSmallInt ||
-         t.root() == TypeRoot::kInt || t.root() == TypeRoot::kBigInt;
+int IntegerWidth(const DataType& t) {
+  switch (t.root()) {
+    case TypeRoot::kTinyInt:
+      return 1;
+    case TypeRoot::kSmallInt:
+      return 2;
+    case TypeRoot::kInt:
+      return 4;
+    case TypeRoot::kBigInt:
+      return 8;
+    default:
+      return 0;
+  }
 }
 
 // Whether the statistics of a column of type `file` bound its values once cast to `read`: the
-// same type, integers widened (schema evolution only widens them), or strings of any length.
+// same type, integers widened, or strings read as VARCHAR at least as long. Narrowed integers
+// wrap, cut strings may fall below the minimum and CHAR pads: their statistics are not used.
 bool StatsComparable(const DataType& file, const DataType& read) {
-  if (IsIntegral(file) && IsIntegral(read)) return true;
-  if (file.IsString() && read.IsString()) return true;
+  int wf = IntegerWidth(file), wr = IntegerWidth(read);
+  if (wf > 0 && wr > 0) return wr >= wf;
+  if (file.IsString() && read.root() == TypeRoot::kVarChar) return read.length() >= file.length();
   return file.root() == read.root() && file.precision() == read.precision() &&
-         file.scale() == read.scale();
+         file.scale() == read.scale() && file.length() == read.length();
 }
 
 // Rows of a file none of whose columns are read: only its row count matters.
@@ -56,10 +69,11 @@ class CountOnlyReader : public BatchReader {
 class EvolvedReader : public BatchReader {
  public:
   EvolvedReader(std::string path, EvolvedReadSpec spec, std::vector<int> read_to_physical,
-                std::unique_ptr<BatchReader> file)
+                std::vector<DataTypePtr> physical_types, std::unique_ptr<BatchReader> file)
       : path_(std::move(path)),
         spec_(std::move(spec)),
         read_to_physical_(std::move(read_to_physical)),
+        physical_types_(std::move(physical_types)),
         file_(std::move(file)) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
@@ -124,8 +138,22 @@ class EvolvedReader : public BatchReader {
         FJORD_ASSIGN_OR_RAISE(column, NullColumn(*rf.type, n));
       } else {
         column = in->column(read_to_physical_[i]);
-        Result<std::shared_ptr<arrow::Array>> cast = ToCanonical(column, *rf.type);
-        if (!cast.ok()) return cast.status().WithContext(path_, ": column '", rf.name, "'");
+        const DataType& file_type = *physical_types_[static_cast<size_t>(read_to_physical_[i])];
+        // A changed type converts as Java's schema evolution does (evolution_cast.h), also the
+        // elements of ARRAY and the values of MAP columns changed inside.
+        bool java_cast = !file_type.EqualsIgnoreNullable(*rf.type) &&
+                         !(file_type.IsNested() && file_type.root() == rf.type->root());
+        Result<std::shared_ptr<arrow::Array>> cast =
+            java_cast ? EvolutionCast(column, file_type, *rf.type)
+            : file_type.EqualsIgnoreNullable(*rf.type)
+                ? ToCanonical(column, *rf.type)
+                : EvolveNestedColumn(column, file_type, *rf.type);
+        if (!cast.ok()) {
+          return cast.status().WithContext(
+              path_, ": column '", rf.name, "' (", file_type.ToString(), " in the file, ",
+              rf.type->ToString(), " now), in the batch from row ", position_, " of the file",
+              spec_.deletion ? " (deleted rows left out)" : "");
+        }
         column = *cast;
       }
       fields.push_back(arrow::field(rf.name, column->type(), true));
@@ -143,6 +171,7 @@ class EvolvedReader : public BatchReader {
   std::string path_;
   EvolvedReadSpec spec_;
   std::vector<int> read_to_physical_;
+  std::vector<DataTypePtr> physical_types_;  // the file's type of each physical column
   std::unique_ptr<BatchReader> file_;
   int64_t rows_read_ = 0;
   int64_t position_ = 0;
@@ -192,6 +221,8 @@ Result<std::unique_ptr<BatchReader>> OpenEvolvedFile(FileIO* io, const std::stri
     };
   }
   physical.insert(physical.end(), spec.system_fields.begin(), spec.system_fields.end());
+  std::vector<DataTypePtr> physical_types;
+  for (const DataField& f : physical) physical_types.push_back(f.type);
   std::unique_ptr<BatchReader> file;
   if (physical.empty() && spec.expected_rows >= 0) {
     if (!io->Exists(path).ValueOr(true)) return Status::NotFound(path, ": no such file");
@@ -200,8 +231,9 @@ Result<std::unique_ptr<BatchReader>> OpenEvolvedFile(FileIO* io, const std::stri
   } else {
     FJORD_ASSIGN_OR_RAISE(file, OpenDataFile(io, path, format, physical, options));
   }
-  return std::unique_ptr<BatchReader>(std::make_unique<EvolvedReader>(
-      path, std::move(spec), std::move(read_to_physical), std::move(file)));
+  return std::unique_ptr<BatchReader>(
+      std::make_unique<EvolvedReader>(path, std::move(spec), std::move(read_to_physical),
+                                      std::move(physical_types), std::move(file)));
 }
 
 }  // namespace fjord

@@ -19,8 +19,11 @@ void AppendFloat(T v, std::string* out) {
   if (std::isnan(v) || std::isinf(v)) {
     out->append("\"").append(ShortestFloatText(v)).append("\"");
   } else {
-    // From 1e16 up in scientific notation, like Java's Double.toString.
-    out->append(ShortestFloatDigits(v, 1e16));
+    // Large values in scientific notation, where the plain form would spell out the binary
+    // value's exact integer digits instead of the shortest ones (FLOAT 2^31 is 2.1474836e+09,
+    // as Java prints it, not 2147483648): from 1e7 for FLOAT (2^24 and up have gaps), 1e16 for
+    // DOUBLE.
+    out->append(ShortestFloatDigits(v, sizeof(T) == sizeof(float) ? 1e7 : 1e16));
   }
 }
 
@@ -145,8 +148,11 @@ Status AppendValueJson(const arrow::Array& array, int64_t i, const DataType& typ
                     ms / 1000 % 60);
       std::string text = buf;
       if (type.precision() > 0) {
-        std::snprintf(buf, sizeof(buf), ".%03d", ms % 1000);
-        text += buf;
+        // Zero-padded on the left to 3 characters, also a negative remainder (a TIME before
+        // midnight, which only a TIMESTAMP cast to TIME makes before 1970): "0-1", as the Java
+        // oracle prints it.
+        std::string millis = std::to_string(ms % 1000);
+        text += "." + std::string(millis.size() < 3 ? 3 - millis.size() : 0, '0') + millis;
       }
       AppendJsonString(out, text);
       return Status::OK();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fjord/common/strings.h"
+#include "fjord/format/evolution_cast.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/options.h"
 #include "fjord/table/file_store_table.h"
@@ -63,55 +64,6 @@ std::vector<std::string> FieldsOfOption(const std::string& key) {
   size_t last = key.rfind('.');
   if (last <= 7) return {};
   return SplitCommaList(std::string_view(key).substr(7, last - 7));
-}
-
-// Implicit widening casts Java always allows for ALTER COLUMN TYPE.
-bool IsWidening(const DataType& from, const DataType& to) {
-  auto rank = [](TypeRoot r) {
-    switch (r) {
-      case TypeRoot::kTinyInt:
-        return 1;
-      case TypeRoot::kSmallInt:
-        return 2;
-      case TypeRoot::kInt:
-        return 3;
-      case TypeRoot::kBigInt:
-        return 4;
-      case TypeRoot::kFloat:
-        return 5;
-      case TypeRoot::kDouble:
-        return 6;
-      default:
-        return 0;
-    }
-  };
-  if (from.EqualsIgnoreNullable(to)) return true;
-  int rf = rank(from.root()), rt = rank(to.root());
-  if (rf > 0 && rt > 0) return rt >= rf;
-  if (from.IsInteger() && to.root() == TypeRoot::kDecimal) {
-    int digits = from.root() == TypeRoot::kTinyInt    ? 3
-                 : from.root() == TypeRoot::kSmallInt ? 5
-                 : from.root() == TypeRoot::kInt      ? 10
-                                                      : 19;
-    return to.precision() - to.scale() >= digits;
-  }
-  if (from.root() == TypeRoot::kDecimal && to.root() == TypeRoot::kDecimal) {
-    return to.scale() >= from.scale() &&
-           to.precision() - to.scale() >= from.precision() - from.scale();
-  }
-  if (from.IsString() && to.root() == TypeRoot::kVarChar) {
-    return to.length() >= from.length();
-  }
-  if (from.IsBinary() && to.root() == TypeRoot::kVarBinary) return to.length() >= from.length();
-  if ((from.root() == TypeRoot::kTimestamp || from.root() == TypeRoot::kTimestampLtz) &&
-      to.root() == from.root()) {
-    return to.precision() >= from.precision();
-  }
-  if (from.root() == TypeRoot::kDate && to.root() == TypeRoot::kTimestamp) return true;
-  if (from.root() == TypeRoot::kTime && to.root() == TypeRoot::kTime) {
-    return to.precision() >= from.precision();
-  }
-  return false;
 }
 
 }  // namespace
@@ -395,12 +347,25 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
                                  c.name, "'");
         }
         DataField& f = s.fields[static_cast<size_t>(i)];
-        if (f.type->nullable() && !c.type->nullable()) {
-          return Status::Invalid("cannot change column '", c.name, "' from NULL to NOT NULL");
+        if (f.type->nullable() && !c.type->nullable() &&
+            !EqualsIgnoreCase(
+                GetOption(s, "alter-column-null-to-not-null.disabled").value_or("true"), "false")) {
+          return Status::Invalid("cannot change column '", c.name,
+                                 "' from NULL to NOT NULL (the table would have to set "
+                                 "alter-column-null-to-not-null.disabled = false)");
         }
-        if (!IsWidening(*f.type, *c.type)) {
-          return Status::Invalid("cannot change column '", c.name, "' from ", f.type->ToString(),
-                                 " to ", c.type->ToString(), ": not a widening conversion");
+        // Java's SchemaManager: DataTypeCasts.supportsCast (explicit casts unless the table sets
+        // disable-explicit-type-casting) and a cast executor for reading old files.
+        bool explicit_casts = !EqualsIgnoreCase(
+            GetOption(s, "disable-explicit-type-casting").value_or("false"), "true");
+        if (!AlterTypeAllowed(*f.type, *c.type, explicit_casts)) {
+          bool by_option = explicit_casts == false && AlterTypeAllowed(*f.type, *c.type, true);
+          return Status::Invalid(
+              "cannot change column '", c.name, "' from ", f.type->ToString(), " to ",
+              c.type->ToString(),
+              by_option ? ": an explicit cast, refused as the table sets "
+                          "disable-explicit-type-casting = true"
+                        : ": Java Paimon's ALTER TABLE does not allow this type change");
         }
         f.type = c.type;
         break;

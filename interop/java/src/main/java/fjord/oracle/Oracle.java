@@ -54,6 +54,10 @@ public final class Oracle {
                     + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
                     + "       fjord-oracle buckets TABLE_DIR [--output FILE]   (live rows with their bucket and hash-index check)\n"
                     + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]\n"
+                    + "       fjord-oracle create TABLE_DIR --columns '[[name, type], ...]' [--options '{k: v}']\n"
+                    + "       fjord-oracle alter TABLE_DIR --change-types '{column: type, ...}'   (SchemaChange.updateColumnType)\n"
+                    + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
+                    + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -139,6 +143,9 @@ public final class Oracle {
      */
     private static String command(String[] args, PrintStream realOut) throws Exception {
         String cmd = args[0];
+        if (List.of("create", "alter", "cast-pairs", "cast-probe").contains(cmd)) {
+            return evolveCommand(args);
+        }
         switch (cmd) {
             case "list":
             case "dump":
@@ -226,6 +233,60 @@ public final class Oracle {
         return null;
     }
 
+    /** create, alter and cast-pairs (Evolve.java). */
+    private static String evolveCommand(String[] args) throws Exception {
+        String cmd = args[0];
+        if (args.length < 2 || args[1].startsWith("--")) {
+            throw new UsageException(cmd + " needs a " + (cmd.equals("cast-pairs") ? "TYPES_FILE" : "TABLE_DIR"));
+        }
+        if (cmd.equals("cast-probe")) {
+            // cast-probe FROM TO --input ROWS --output FILE
+            if (args.length != 7 || !args[3].equals("--input") || !args[5].equals("--output")) {
+                throw new UsageException("cast-probe FROM TO --input ROWS.jsonl --output FILE");
+            }
+            try (Writer w = Files.newBufferedWriter(Path.of(args[6]), StandardCharsets.UTF_8)) {
+                Evolve.castProbe(args[1], args[2], Path.of(args[4]), w);
+            }
+            return null;
+        }
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 2; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new UsageException("option " + args[i] + " needs a value");
+            }
+            flags.put(args[i], args[i + 1]);
+        }
+        List<String> allowed = cmd.equals("create") ? List.of("--columns", "--options")
+                : cmd.equals("alter") ? List.of("--change-types") : List.of("--output");
+        for (String flag : flags.keySet()) {
+            if (!allowed.contains(flag)) {
+                throw new UsageException("unknown option for " + cmd + ": " + flag);
+            }
+        }
+        switch (cmd) {
+            case "create":
+                if (!flags.containsKey("--columns")) {
+                    throw new UsageException("create needs --columns JSON");
+                }
+                return Evolve.create(args[1], flags.get("--columns"), flags.get("--options"));
+            case "alter":
+                if (!flags.containsKey("--change-types")) {
+                    throw new UsageException("alter needs --change-types JSON");
+                }
+                return Evolve.alter(args[1], flags.get("--change-types"));
+            default: {
+                if (!flags.containsKey("--output")) {
+                    throw new UsageException("cast-pairs needs --output FILE");
+                }
+                try (Writer w = Files.newBufferedWriter(
+                             Path.of(flags.get("--output")), StandardCharsets.UTF_8)) {
+                    Evolve.castPairs(Path.of(args[1]), w);
+                }
+                return null;
+            }
+        }
+    }
+
     /**
      * Runs many commands in one JVM: each non-blank line of the file is a JSON array of strings, a
      * command line of list, dump, files, buckets or write (all but write need --output FILE). For
@@ -233,14 +294,21 @@ public final class Oracle {
      * Exit code 0 when every command succeeded, 3 otherwise (the others still ran).
      */
     private static int batch(String file, PrintStream realOut) throws IOException {
-        List<String> lines = file.equals("-")
+        // From stdin, lines are run as they arrive, each answer flushed at once: a driver may
+        // talk to one JVM line by line.
+        BufferedReader in = file.equals("-")
                 ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
-                        .lines().collect(Collectors.toList())
-                : Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
+                : Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8);
         Writer w = stdoutWriter(realOut);
         int failures = 0;
         StringBuilder sb = new StringBuilder();
-        for (int n = 0; n < lines.size(); n++) {
+        List<String> lines = new ArrayList<>();
+        for (int n = 0; ; n++) {
+            String next = in.readLine();
+            if (next == null) {
+                break;
+            }
+            lines.add(next);
             if (lines.get(n).isBlank()) {
                 continue;
             }
@@ -259,7 +327,8 @@ public final class Oracle {
                     }
                     args[i] = (String) list.get(i);
                 }
-                if (List.of("list", "dump", "files", "buckets").contains(args[0])
+                if (List.of("list", "dump", "files", "buckets", "cast-pairs", "cast-probe")
+                                .contains(args[0])
                         && !Arrays.asList(args).contains("--output")) {
                     throw new UsageException(args[0] + " in a batch needs --output FILE");
                 }

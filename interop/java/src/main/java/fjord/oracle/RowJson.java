@@ -7,6 +7,7 @@ import java.util.Base64;
 import java.util.List;
 
 import org.apache.paimon.data.DataGetters;
+import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.InternalArray;
 import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
@@ -75,7 +76,14 @@ final class RowJson {
                 break;
             case DECIMAL: {
                 DecimalType dt = (DecimalType) type;
-                BigDecimal v = g.getDecimal(pos, dt.getPrecision(), dt.getScale()).toBigDecimal();
+                Decimal d = g.getDecimal(pos, dt.getPrecision(), dt.getScale());
+                if (d == null) {
+                    // A schema-evolution cast to a DECIMAL too small for the value: the row says
+                    // "not null", but the cast gave null (Decimal.fromBigDecimal).
+                    out.append("null");
+                    break;
+                }
+                BigDecimal v = d.toBigDecimal();
                 // exact: the stored value already has this scale; setScale only pads if needed
                 out.append('"').append(v.setScale(dt.getScale()).toPlainString()).append('"');
                 break;
