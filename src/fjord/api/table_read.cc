@@ -143,6 +143,7 @@ ReadBuilder& ReadBuilder::WithBatchRows(int64_t rows) {
 }
 
 Result<ReadPlan> ReadBuilder::Plan() const {
+  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
   const ScanSelector& selector = state_->request.selector;
   FJORD_ASSIGN_OR_RAISE(auto resolved, table_->Resolve(selector));
   FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table_->Plan(selector, state_->request.where));
@@ -172,6 +173,7 @@ Result<ReadPlan> ReadBuilder::Plan() const {
 }
 
 Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
+  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
   FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(state_->request, state_->batch_rows));
   return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(stream)));
 }

@@ -43,7 +43,9 @@ Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions
   for (const auto& [key, value] : dynamic) {
     const OptionDef* def = FindOptionDef(key);
     if (def == nullptr) {
-      return Status::Invalid("dynamic option '", key, "' is not a table option Fjord knows");
+      std::optional<std::string> near = SuggestOptionKey(key);
+      return Status::Invalid("dynamic option '", key, "' is not a table option Fjord knows",
+                             near ? "; did you mean '" + *near + "'?" : std::string());
     }
     if (def->immutable) {
       return Status::Invalid("option '", key, "' is immutable and cannot be set for one job");
@@ -60,6 +62,15 @@ Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions
   FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(schema));
   return std::shared_ptr<const FileStoreTable>(
       new FileStoreTable(io_, path_, std::move(schema), std::move(core)));
+}
+
+Status FileStoreTable::CheckOptions(OptionUse use,
+                                    const std::map<std::string, std::string>& dynamic) const {
+  std::map<std::string, std::string> options = schema_.EffectiveOptions();
+  for (const auto& [key, value] : dynamic) options[key] = value;
+  Status st = fjord::CheckOptions(options, use);
+  if (!st.ok()) return st.WithContext("table ", path_);
+  return st;
 }
 
 Result<std::pair<std::optional<Snapshot>, TableSchema>> FileStoreTable::Resolve(

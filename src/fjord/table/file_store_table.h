@@ -67,6 +67,12 @@ class FileStoreTable {
   Result<std::shared_ptr<const FileStoreTable>> WithDynamicOptions(
       const std::map<std::string, std::string>& dynamic) const;
 
+  // The options set on the table (its schema's, with the compatibility defaults of old schema
+  // versions) and `dynamic` over them, checked for `use` (options.h CheckOptions):
+  // NotImplemented naming each option Fjord does not honour for it; a warning for each
+  // performance-only one.
+  Status CheckOptions(OptionUse use, const std::map<std::string, std::string>& dynamic = {}) const;
+
   // The snapshot a selector names and the schema to read it with.
   Result<std::pair<std::optional<Snapshot>, TableSchema>> Resolve(
       const ScanSelector& selector) const;
