@@ -32,9 +32,10 @@ template <typename Target>
 CLI::Option* AddPartitionOption(CLI::App* cmd, Target* target, const std::string& what) {
   return cmd->add_option(
       "--partition", *target,
-      what + " k=v[,k2=v2] (some or all partition columns; values as their column's type: "
-             "DATE yyyy-mm-dd or its day number, TIMESTAMP yyyy-mm-ddThh:mm:ss, "
-             "__DEFAULT_PARTITION__ for NULL, %2C for a comma)");
+      what +
+          " k=v[,k2=v2] (some or all partition columns; values as their column's type: "
+          "DATE yyyy-mm-dd or its day number, TIMESTAMP yyyy-mm-ddThh:mm:ss, "
+          "__DEFAULT_PARTITION__ for NULL, %2C for a comma)");
 }
 
 // `fjord options [--markdown]`: the option registry.

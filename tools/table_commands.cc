@@ -87,8 +87,8 @@ Status RunFiles(const CatArgs& args) {
               "size", "min_key", "max_key", "file");
   for (const PlannedFile& f : plan.files) {
     std::printf("%-24s %-6d %-5d %-8lld %-10lld %-24s %-24s %s\n",
-                PartitionColumn(f.partition).c_str(), f.bucket,
-                f.level, static_cast<long long>(f.row_count), static_cast<long long>(f.file_size),
+                PartitionColumn(f.partition).c_str(), f.bucket, f.level,
+                static_cast<long long>(f.row_count), static_cast<long long>(f.file_size),
                 f.min_key.c_str(), f.max_key.c_str(), f.file_name.c_str());
   }
   return Status::OK();

@@ -42,7 +42,7 @@ struct BucketCompactionMetrics {
 };
 
 struct BucketStats {
-  std::string partition;       // stored BinaryRow
+  std::string partition;  // stored BinaryRow
   // "k=v,k2=v2" as every command prints partitions and `--partition` takes them
   // (fjord/partition.h); "" when unpartitioned.
   std::string partition_text;

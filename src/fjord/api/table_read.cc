@@ -162,8 +162,8 @@ Result<ReadPlan> ReadBuilder::Plan() const {
   FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
   const ScanSelector& selector = state_->request.selector;
   FJORD_ASSIGN_OR_RAISE(auto resolved, table_->Resolve(selector));
-  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table_->Plan(selector, state_->request.where,
-                                                    state_->request.partition));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan,
+                        table_->Plan(selector, state_->request.where, state_->request.partition));
   const TableSchema& schema = resolved.second;
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataField> key_fields = schema.FieldsByName(schema.TrimmedPrimaryKeys());

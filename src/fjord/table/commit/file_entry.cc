@@ -135,8 +135,7 @@ Result<PartitionFilter> PartitionFilter::OfSpecs(
   std::vector<Predicate> alternatives;
   for (const auto& spec : specs) {
     if (spec.empty()) return All();
-    Result<Predicate> p =
-        PartitionSpecPredicate(spec, f.fields_, options.partition_default_name());
+    Result<Predicate> p = PartitionSpecPredicate(spec, f.fields_, options.partition_default_name());
     if (!p.ok()) return p.status().WithContext("partition spec");
     alternatives.push_back(std::move(*p));
   }

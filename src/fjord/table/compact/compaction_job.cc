@@ -22,7 +22,8 @@ Result<std::optional<int64_t>> CommitCompaction(const FileStoreTable& table,
   return commit.Commit(messages, Snapshot::kBatchCommitIdentifier);
 }
 
-Result<CompactionResult> CompactAppend(const FileStoreTable& table, const PartitionFilter& partitions,
+Result<CompactionResult> CompactAppend(const FileStoreTable& table,
+                                       const PartitionFilter& partitions,
                                        const CompactionOptions& options) {
   Status bad_partition;
   auto filter = [&](const std::string& partition) {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "fjord/expr/partition_text.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/lsm/key_value.h"
-#include "fjord/expr/partition_text.h"
-#include "fjord/table/commit/file_entry.h"
 #include "fjord/meta/table_paths.h"
+#include "fjord/table/commit/file_entry.h"
 #include "fjord/table/read/scan.h"
 #include "fjord/table/write/append_compact.h"
 
