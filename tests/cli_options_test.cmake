@@ -38,7 +38,7 @@ endfunction()
 
 fjord(options)
 expect_in("${out}" "changelog-producer (enum, default none)")
-expect_in("${out}" "Fjord: honoured for none only, refuses writes: input, full-compaction and lookup")
+expect_in("${out}" "Fjord: honoured for none only; other values refuse writes: input, full-compaction and lookup")
 expect_in("${out}" "Fjord: not honoured, refuses writes: snapshot expiration is not implemented")
 expect_in("${out}" "sort-engine (enum, default loser-tree")
 expect_in("${out}" "Fjord: performance only")

@@ -8,16 +8,20 @@ namespace fjord::cli {
 
 namespace {
 
-// "not honoured, refuses writes: why" and the like.
+// "not honoured, refuses writes: why", "honoured for none only; other values refuse writes: why"
+// and the like.
 std::string SupportColumn(const OptionDef& d) {
   std::string out = OptionSupportText(d);
   if (d.support == OptionSupport::kRefused) {
     bool w = (d.refused_for & kRefusedForWrite) != 0;
     bool r = (d.refused_for & kRefusedForRead) != 0;
-    out += w && r ? ", refuses writes and reads"
-           : w    ? ", refuses writes"
-           : r    ? ", refuses reads"
-                  : "";
+    std::string what = w && r ? "writes and reads" : w ? "writes" : r ? "reads" : "";
+    if (d.honoured_values.empty()) {
+      out += what.empty() ? ", refused at create and alter only" : ", refuses " + what;
+    } else {
+      out += what.empty() ? "; other values refused at create and alter only"
+                          : "; other values refuse " + what;
+    }
   }
   if (!d.support_note.empty()) out += ": " + std::string(d.support_note);
   return out;
@@ -53,7 +57,8 @@ void PrintMarkdown() {
          "Keys the registry does not know are kept, as Java keeps them, with a warning naming "
          "the nearest known key. Options left unset take Java's defaults, with one gap: Fjord "
          "does not expire snapshots yet (Java's defaults expire snapshots beyond 10 that are older "
-         "than 1 hour), so every snapshot is kept.\n\n"
+         "than 1 hour), so every snapshot is kept; nor tags that Java created with a retention "
+         "time.\n\n"
          "| option | type | default | immutable | Fjord | description |\n"
          "|---|---|---|---|---|---|\n";
   for (const OptionDef& d : AllOptionDefs()) {
