@@ -71,3 +71,8 @@ string(FIND "${err}" "snapshot.num-retain.max" at)
 if(NOT at EQUAL -1)
   message(FATAL_ERROR "a write warned about the unknown key:\n${err}")
 endif()
+
+# `table options --explain` says what Fjord does with each option set.
+fjord(table options ${wh}/db.db/t --explain)
+expect_in("${out}" "sort-engine = min-heap    [table; overrides default loser-tree; ignored by Fjord (performance only)]")
+expect_in("${out}" "snapshot.num-retain.max = 5    [table; not a known option]")
