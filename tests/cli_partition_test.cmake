@@ -121,3 +121,18 @@ file(GLOB_RECURSE files_after ${t}/*)
 if(NOT files_before STREQUAL files_after)
   message(FATAL_ERROR "a refused command left files behind")
 endif()
+
+# A Java-written table: NULL and "" partition values share Java's __DEFAULT_PARTITION__
+# directory; the spec tells them apart as values (NULL is the default name, "" is empty).
+if(DEFINED FIXTURES)
+  set(java ${FIXTURES}/parquet/append_with_empty_partition.db/append_with_empty_partition)
+  fjord(files ${java} --partition f0=__DEFAULT_PARTITION__)
+  expect_in("${out}" "\nf0=__DEFAULT_PARTITION__ ")
+  expect_not_in("${out}" "\nf0= ")
+  fjord(files ${java} --partition f0=)
+  expect_in("${out}" "\nf0= ")
+  expect_not_in("${out}" "__DEFAULT_PARTITION__")
+  fjord(files ${java} --partition f0=2024)
+  expect_in("${out}" "\nf0=2024 ")
+  expect_not_in("${out}" "f0=2025")
+endif()
