@@ -90,7 +90,9 @@ class Table {
 
   // A writer for this table: the same interface for append and primary-key tables
   // (table_write.h). NotImplemented, naming the option, for table features Fjord does not write
-  // yet; Invalid for a bad dynamic option.
+  // yet, and for options (of the table or dynamic) Fjord does not honour for writes
+  // (docs/options.md; NewCommit and NewCompaction refuse them too, reads refuse those that
+  // concern reads); Invalid for a bad dynamic option.
   Result<std::unique_ptr<TableWrite>> NewWrite(const WriteOptions& options = {}) const;
   // Invalid, naming `source`, when `messages` (prepared elsewhere, e.g. deserialised from a file)
   // cannot belong to this table: partitions that are not rows of its partition keys, bucket
