@@ -76,6 +76,8 @@ std::string_view OptionSupportName(OptionSupport support) {
 bool OptionValueHonoured(const OptionDef& def, std::string_view value) {
   if (def.support != OptionSupport::kRefused) return true;
   std::string v = Lower(Trim(value));
+  // An empty list configures nothing (commit.callbacks = '', data-file.external-paths = '').
+  if (def.type == OptionType::kList && v.empty()) return true;
   std::string_view rest = def.honoured_values;
   while (!rest.empty()) {
     size_t bar = rest.find('|');

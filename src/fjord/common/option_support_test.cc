@@ -55,6 +55,9 @@ TEST(OptionSupportTest, ValuesAreHonouredOrRefused) {
   // Any value of a refused option without honoured values is refused, the default included.
   EXPECT_FALSE(OptionValueHonoured(Def("snapshot.num-retained.max"), "2147483647"));
   EXPECT_TRUE(OptionValueHonoured(Def("merge-engine"), "aggregation"));
+  // An empty list configures nothing.
+  EXPECT_TRUE(OptionValueHonoured(Def("commit.callbacks"), ""));
+  EXPECT_FALSE(OptionValueHonoured(Def("commit.callbacks"), "com.example.Callback"));
   EXPECT_TRUE(OptionValueHonoured(Def("write-buffer-spill.max-disk-size"), "1 gb"));
 
   EXPECT_EQ(Def("merge-engine").support, OptionSupport::kHonoured);
