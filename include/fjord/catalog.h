@@ -109,7 +109,8 @@ class Catalog {
   // Applies `changes` in order as one new schema version. A change Java refuses (partition or
   // primary-key columns, immutable options, narrowing casts, deletion vectors switched without
   // `deletion-vectors.modifiable`, ...) is Invalid, setting an option Fjord does not honour is
-  // NotImplemented, and nothing is written. A concurrent ALTER that wins the race for the schema id is retried on top of it.
+  // NotImplemented, and nothing is written. A concurrent ALTER that wins the race for the schema id
+  // is retried on top of it.
   Status AlterTable(const TableIdentifier& id, const std::vector<SchemaChange>& changes);
   // Opens a table of the catalog (its latest schema). NotFound when it does not exist.
   Result<std::unique_ptr<Table>> GetTable(const TableIdentifier& id) const;
