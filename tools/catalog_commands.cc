@@ -144,6 +144,14 @@ Status RunTableOptions(const CatalogArgs& a) {
       }
     }
     if (e.def == nullptr) std::cout << "; not a known option";
+    if (e.def != nullptr && e.layer != OptionLayer::kDefault) {
+      if (!OptionValueHonoured(*e.def, e.value)) {
+        std::cout << "; not honoured by Fjord";
+        if (!e.def->support_note.empty()) std::cout << ": " << e.def->support_note;
+      } else if (e.def->support == OptionSupport::kPerformance) {
+        std::cout << "; ignored by Fjord (performance only)";
+      }
+    }
     std::cout << "]\n";
   }
   return Status::OK();

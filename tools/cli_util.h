@@ -27,6 +27,12 @@ inline std::vector<std::string> SplitList(std::string_view text) {
   return out;
 }
 
+// A partition as every command prints it: the library's text ("day=2026-11-26,hour=3", the form
+// --partition takes), "-" for an unpartitioned table.
+inline std::string PartitionColumn(const std::string& partition_text) {
+  return partition_text.empty() ? std::string("-") : partition_text;
+}
+
 // Epoch milliseconds as "2026-12-01T20:58:18.123Z".
 inline std::string FormatEpochMillis(int64_t millis) {
   int64_t seconds = millis / 1000 - (millis % 1000 < 0 ? 1 : 0);

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <iostream>
+#include <string>
 
 #include "fjord/status.h"
 
@@ -23,6 +24,18 @@ void SetHandler(Handler* handler, Run run) {
     std::cerr << "fjord: " << st.ToString() << "\n";
     return 1;
   };
+}
+
+// Adds `--partition k=v[,k2=v2]` (one form for every command, fjord/partition.h), described as
+// "<what> ...". The value is parsed by ParsePartitionSpec where the command runs.
+template <typename Target>
+CLI::Option* AddPartitionOption(CLI::App* cmd, Target* target, const std::string& what) {
+  return cmd->add_option(
+      "--partition", *target,
+      what +
+          " k=v[,k2=v2] (some or all partition columns; values as their column's type: "
+          "DATE yyyy-mm-dd or its day number, TIMESTAMP yyyy-mm-ddThh:mm:ss, "
+          "__DEFAULT_PARTITION__ for NULL, %2C for a comma)");
 }
 
 // `fjord options [--markdown]`: the option registry.

@@ -54,7 +54,7 @@ void AddCompactCommand(CLI::App* app, Handler* handler) {
   auto a = std::make_shared<CompactArgs>();
   auto* cmd = app->add_subcommand("compact", "Compact a table (dedicated compaction)");
   cmd->add_option("table", a->table, "Table directory")->required();
-  cmd->add_option("--partition", a->partition, "Only this partition: k=v[,k2=v2]");
+  AddPartitionOption(cmd, &a->partition, "Only the partitions matching");
   cmd->add_flag("--full", a->full,
                 "Full compaction: primary keys, every file of each bucket into the highest level; "
                 "fixed-bucket append tables, Java's full compaction of each bucket; "

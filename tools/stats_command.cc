@@ -10,6 +10,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "cli_util.h"
 #include "commands.h"
 
 #include "fjord/fjord.h"
@@ -22,12 +23,13 @@ namespace {
 
 struct StatsArgs {
   std::string table;
+  std::string partition;  // k=v[,k2=v2]
   bool json = false;
 };
 
 Json BucketJson(const BucketStats& b, bool primary_key) {
   Json j = Json::object();
-  j["partition"] = b.partition_path;
+  j["partition"] = b.partition_text;
   j["bucket"] = b.bucket;
   j["files"] = b.files;
   j["rows"] = b.rows;
@@ -63,9 +65,7 @@ void PrintText(const TableStats& s) {
   std::cout << (s.primary_key ? "primary-key" : "append") << " table, snapshot " << *s.snapshot_id
             << ", " << s.buckets.size() << " buckets; history from " << s.snapshots_read
             << " retained snapshots (" << s.compact_snapshots << " COMPACT)\n";
-  auto partition = [](const BucketStats& b) {
-    return b.partition_path.empty() ? std::string("-") : b.partition_path;
-  };
+  auto partition = [](const BucketStats& b) { return PartitionColumn(b.partition_text); };
   if (!s.primary_key) {
     std::cout << std::left << std::setw(24) << "partition" << std::right << std::setw(7) << "bucket"
               << std::setw(8) << "files" << std::setw(12) << "rows" << std::setw(12)
@@ -103,7 +103,8 @@ void PrintText(const TableStats& s) {
 
 Status RunStats(const StatsArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
-  FJORD_ASSIGN_OR_RAISE(TableStats s, table->Stats());
+  FJORD_ASSIGN_OR_RAISE(PartitionSpec partition, ParsePartitionSpec(a.partition));
+  FJORD_ASSIGN_OR_RAISE(TableStats s, table->Stats(partition));
   if (a.json) {
     Json j = Json::object();
     j["table"] = a.table;
@@ -133,6 +134,7 @@ void AddStatsCommand(CLI::App* app, Handler* handler) {
       "stats", "Per partition and bucket: LSM levels, sorted runs, sizes, compaction history");
   cmd->add_option("table", a->table, "Table directory")->required();
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
+  AddPartitionOption(cmd, &a->partition, "Only the partitions matching");
   cmd->callback([handler, a] { SetHandler(handler, [a] { return RunStats(*a); }); });
 }
 

@@ -20,21 +20,24 @@ struct CatArgs {
   std::optional<std::string> tag;
   std::string columns;
   std::string where;
+  std::string partition;  // k=v[,k2=v2]
   std::string format = "jsonl";
 };
 
-ReadBuilder SelectedRead(const Table& table, const CatArgs& args) {
+Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
   ReadBuilder read = table.NewRead();
   if (args.snapshot) read.AtSnapshot(*args.snapshot);
   if (args.timestamp) read.AtTimestamp(*args.timestamp);
   if (args.tag) read.AtTag(*args.tag);
+  FJORD_ASSIGN_OR_RAISE(PartitionSpec partition, ParsePartitionSpec(args.partition));
+  read.Partition(std::move(partition));
   return read;
 }
 
 Status RunCat(const CatArgs& args) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(args.table));
   FJORD_ASSIGN_OR_RAISE(RowTextFormat format, ParseRowTextFormat(args.format));
-  ReadBuilder read = SelectedRead(*table, args);
+  FJORD_ASSIGN_OR_RAISE(ReadBuilder read, SelectedRead(*table, args));
   read.Where(args.where).Select(SplitList(args.columns));
   FJORD_ASSIGN_OR_RAISE(std::unique_ptr<TableReader> reader, read.Open());
   struct ArrowSchema schema;
@@ -78,18 +81,21 @@ Status RunSchema(const std::string& path) {
 
 Status RunFiles(const CatArgs& args) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(args.table));
-  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, SelectedRead(*table, args).Plan());
+  FJORD_ASSIGN_OR_RAISE(ReadBuilder read, SelectedRead(*table, args));
+  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, read.Plan());
   std::printf("%-24s %-6s %-5s %-8s %-10s %-24s %-24s %s\n", "partition", "bucket", "level", "rows",
               "size", "min_key", "max_key", "file");
   for (const PlannedFile& f : plan.files) {
-    std::printf("%-24s %-6d %-5d %-8lld %-10lld %-24s %-24s %s\n", f.partition.c_str(), f.bucket,
-                f.level, static_cast<long long>(f.row_count), static_cast<long long>(f.file_size),
+    std::printf("%-24s %-6d %-5d %-8lld %-10lld %-24s %-24s %s\n",
+                PartitionColumn(f.partition).c_str(), f.bucket, f.level,
+                static_cast<long long>(f.row_count), static_cast<long long>(f.file_size),
                 f.min_key.c_str(), f.max_key.c_str(), f.file_name.c_str());
   }
   return Status::OK();
 }
 
 void AddSelectorOptions(CLI::App* cmd, CatArgs* args) {
+  AddPartitionOption(cmd, &args->partition, "Only the partitions matching");
   auto* snap = cmd->add_option("--snapshot", args->snapshot, "Read at this snapshot id");
   auto* ts = cmd->add_option("--timestamp", args->timestamp,
                              "Read the latest snapshot committed at or before MILLIS (epoch ms)");

@@ -31,6 +31,7 @@ Status RunWrite(const WriteArgs& a) {
   std::optional<PartitionSpec> static_partition;
   if (a.partition) {
     FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
+    FJORD_RETURN_NOT_OK(table->CheckPartitionSpec(*static_partition));  // before writing files
   }
   struct ArrowArrayStream input;
   InputOptions input_options;
@@ -100,9 +101,9 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
       "--overwrite", a->overwrite,
       "Replace data instead of appending: the partitions of the new rows (dynamic-partition-"
       "overwrite, the default), or the whole table when unpartitioned or with --partition ''");
-  cmd->add_option("--partition", a->partition,
-                  "With --overwrite: replace exactly the partitions matching k=v[,k=v...] (some "
-                  "or all partition columns; '' = the whole table); rows outside are an error")
+  AddPartitionOption(cmd, &a->partition,
+                     "With --overwrite: replace exactly the partitions matching ('' = the whole "
+                     "table; rows outside them are an error):")
       ->needs(overwrite);
   cmd->add_option("--prepare-to", a->prepare_to,
                   "Write the data files and their commit messages to this file, without "

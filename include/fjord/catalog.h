@@ -97,8 +97,9 @@ class Catalog {
   // Validates `spec` as Java's SchemaValidation does (keys exist, primary keys include the
   // partition keys, bucket rules, option values and immutability) and writes schema/schema-0 with
   // the catalog's `table-default.*` options under the spec's own. AlreadyExists unless
-  // `ignore_if_exists`; Invalid naming the offending column or option; NotFound for a missing
-  // database.
+  // `ignore_if_exists`; Invalid naming the offending column or option; NotImplemented naming
+  // each option (and value) Fjord does not honour (docs/options.md); NotFound for a missing
+  // database. Performance-only options and unknown keys are kept, with a warning (warning.h).
   Status CreateTable(const TableIdentifier& id, const TableSpec& spec,
                      bool ignore_if_exists = false);
   // Sorted by name.
@@ -106,8 +107,10 @@ class Catalog {
   // Removes the table directory with everything in it. NotFound unless `ignore_if_not_exists`.
   Status DropTable(const TableIdentifier& id, bool ignore_if_not_exists = false);
   // Applies `changes` in order as one new schema version. A change Java refuses (partition or
-  // primary-key columns, immutable options, narrowing casts, ...) is Invalid and nothing is
-  // written. A concurrent ALTER that wins the race for the schema id is retried on top of it.
+  // primary-key columns, immutable options, narrowing casts, deletion vectors switched without
+  // `deletion-vectors.modifiable`, ...) is Invalid, setting an option Fjord does not honour is
+  // NotImplemented, and nothing is written. A concurrent ALTER that wins the race for the schema id
+  // is retried on top of it.
   Status AlterTable(const TableIdentifier& id, const std::vector<SchemaChange>& changes);
   // Opens a table of the catalog (its latest schema). NotFound when it does not exist.
   Result<std::unique_ptr<Table>> GetTable(const TableIdentifier& id) const;

@@ -22,3 +22,4 @@
 #include "fjord/table_write.h"
 #include "fjord/value.h"
 #include "fjord/version.h"
+#include "fjord/warning.h"

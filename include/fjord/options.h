@@ -30,6 +30,19 @@ enum class OptionType : unsigned char {
 
 std::string_view OptionTypeName(OptionType type);
 
+// What Fjord does with an option (common/option_support.inc).
+enum class OptionSupport : unsigned char {
+  kHonoured,     // implemented as Java implements it
+  kPerformance,  // ignored, but changes only speed, memory or file layout: warned when set
+  kRefused,      // not honoured yet (or honoured only for `honoured_values`): refused when set
+};
+std::string_view OptionSupportName(OptionSupport support);
+
+// The operations a refused option blocks on an existing table, as bits of
+// OptionDef::refused_for. Creating or altering a table refuses it whatever these say.
+inline constexpr unsigned kRefusedForWrite = 1;  // writes, commits, compactions
+inline constexpr unsigned kRefusedForRead = 2;   // reads
+
 struct OptionDef {
   std::string_view key;
   OptionType type;
@@ -39,6 +52,11 @@ struct OptionDef {
   bool immutable;                // may not change after the table is created
   std::string_view enum_values;  // "a|b|c" for kEnum
   std::string_view description;
+  // What Fjord does with it (option_support.inc).
+  OptionSupport support = OptionSupport::kHonoured;
+  std::string_view honoured_values;  // kRefused: the values Fjord honours ("a|b", ">0"); "" none
+  unsigned refused_for = 0;          // kRefused: kRefusedForWrite | kRefusedForRead
+  std::string_view support_note;     // why, in a few words; may be empty
 };
 
 // All options Fjord knows, sorted by key. Stable for the life of the process.
@@ -49,6 +67,35 @@ const OptionDef* FindOptionDef(std::string_view key);
 
 // Checks that `value` parses as the option's type. Unknown keys pass (Paimon keeps them).
 Status ValidateOptionValue(std::string_view key, std::string_view value);
+
+// Whether Fjord honours `value` for the option `def` (always for kHonoured and kPerformance;
+// for kRefused only a value of `honoured_values`).
+bool OptionValueHonoured(const OptionDef& def, std::string_view value);
+// "honoured", "performance only", "not honoured", or "honoured for a|b" (docs and `fjord options`).
+std::string OptionSupportText(const OptionDef& def);
+
+// What an operation does with the options set on a table (or given to the operation).
+enum class OptionUse : unsigned char {
+  kCreate,  // CREATE TABLE, ALTER TABLE ... SET: every refused value fails, unknown keys warn
+  kWrite,   // writes, commits, compactions of an existing table: kRefusedForWrite values fail
+  kRead,    // reads of an existing table: kRefusedForRead values fail
+};
+
+// NotImplemented naming every option of `options` (key, value, why) that Fjord does not honour
+// for `use` ("option 'changelog-producer' = 'input' is not honoured by Fjord yet: ..."); OK
+// otherwise. `options` are the values set explicitly (not the registry's defaults).
+Status CheckOptionsHonoured(const std::map<std::string, std::string>& options, OptionUse use);
+// The warnings `use` gives for `options`, one line each: performance-only options that are set
+// (kCreate and kWrite), and, for kCreate, keys the registry does not know with the nearest known
+// key ("unknown option 'snapshot.num-retain.max' (kept, but Fjord does not use it); did you mean
+// 'snapshot.num-retained.max'?"). File format options (parquet.*, orc.*, avro.*) the writers do
+// not read count as performance-only.
+std::vector<std::string> OptionWarnings(const std::map<std::string, std::string>& options,
+                                        OptionUse use);
+// CheckOptionsHonoured, then each of OptionWarnings through WarnOnce (warning.h).
+Status CheckOptions(const std::map<std::string, std::string>& options, OptionUse use);
+// The registry key nearest to `key` by edit distance, if one is close enough to be a typo.
+std::optional<std::string> SuggestOptionKey(std::string_view key);
 
 Result<int64_t> ParseMemorySize(std::string_view text);  // bytes
 Result<int64_t> ParseDurationMillis(std::string_view text);

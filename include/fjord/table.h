@@ -18,6 +18,7 @@
 
 #include "fjord/file_io.h"
 #include "fjord/options.h"
+#include "fjord/partition.h"
 #include "fjord/result.h"
 #include "fjord/schema.h"
 #include "fjord/table_commit.h"
@@ -79,11 +80,19 @@ class Table {
 
   // What the metadata says about compaction: LSM trees per bucket, compactions committed, the
   // small-file backlog of append tables (table_stats.h).
-  Result<TableStats> Stats() const;
+  // Only the partitions matching `partition` (fjord/partition.h) when it is not empty.
+  Result<TableStats> Stats(const PartitionSpec& partition = {}) const;
+
+  // OK when `partition` fits the table: its keys are partition columns and each value is one its
+  // column can hold (fjord/partition.h); else Invalid naming the key or the value ("'2026-02-30'
+  // is not a date"). Every operation taking a spec checks this itself; this checks early.
+  Status CheckPartitionSpec(const PartitionSpec& partition) const;
 
   // A writer for this table: the same interface for append and primary-key tables
   // (table_write.h). NotImplemented, naming the option, for table features Fjord does not write
-  // yet; Invalid for a bad dynamic option.
+  // yet, and for options (of the table or dynamic) Fjord does not honour for writes
+  // (docs/options.md; NewCommit and NewCompaction refuse them too, reads refuse those that
+  // concern reads); Invalid for a bad dynamic option.
   Result<std::unique_ptr<TableWrite>> NewWrite(const WriteOptions& options = {}) const;
   // Invalid, naming `source`, when `messages` (prepared elsewhere, e.g. deserialised from a file)
   // cannot belong to this table: partitions that are not rows of its partition keys, bucket

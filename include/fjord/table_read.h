@@ -15,6 +15,7 @@
 
 #include "fjord/arrow_c.h"
 #include "fjord/data_type.h"
+#include "fjord/partition.h"
 #include "fjord/result.h"
 #include "fjord/schema.h"
 
@@ -25,7 +26,9 @@ struct SnapshotInfo;
 
 // One live data file of the snapshot a read plans (for tools and diagnostics).
 struct PlannedFile {
-  std::string partition;  // partition values as text, e.g. "[2026-12-01, 3]"; "[]" if none
+  // "day=2026-12-01,hour=3" as every command prints partitions and `--partition` takes them
+  // (fjord/partition.h); "" when the table is unpartitioned.
+  std::string partition;
   int32_t bucket = 0;
   std::string file_name;
   int32_t level = 0;
@@ -74,6 +77,10 @@ class ReadBuilder {
   // Rows to read: Fjord's filter syntax (docs/reading.md), e.g. "id > 10 AND name LIKE 'a%'".
   // Partitions, buckets and files that cannot match are skipped; the rest is filtered exactly.
   ReadBuilder& Where(std::string filter);
+  // Only the partitions matching `partition` (fjord/partition.h; some or all partition columns),
+  // together with Where(). A key that is not a partition column, or a value its column cannot
+  // hold, is Invalid at Open() and Plan().
+  ReadBuilder& Partition(PartitionSpec partition);
   // Which snapshot (at most one of these; default: the latest). A snapshot that does not exist,
   // or an unknown tag, is NotFound at Open(); a time before the first snapshot reads nothing.
   ReadBuilder& AtSnapshot(int64_t snapshot_id);

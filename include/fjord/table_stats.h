@@ -42,8 +42,10 @@ struct BucketCompactionMetrics {
 };
 
 struct BucketStats {
-  std::string partition;       // stored BinaryRow
-  std::string partition_path;  // "k=v/k2=v2", "" when unpartitioned
+  std::string partition;  // stored BinaryRow
+  // "k=v,k2=v2" as every command prints partitions and `--partition` takes them
+  // (fjord/partition.h); "" when unpartitioned.
+  std::string partition_text;
   int32_t bucket = 0;
   int64_t files = 0;
   int64_t rows = 0;  // sum of the files' row counts (before merging)

@@ -2,6 +2,7 @@
 
 #include "fjord/table.h"
 
+#include "fjord/expr/partition_text.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/compact/table_stats.h"
 #include "fjord/table/file_store_table.h"
@@ -78,7 +79,17 @@ Result<std::vector<TagInfo>> Table::Tags() const {
   return out;
 }
 
-Result<TableStats> Table::Stats() const { return ComputeTableStats(*store_); }
+Status Table::CheckPartitionSpec(const PartitionSpec& partition) const {
+  const TableSchema& s = store_->schema();
+  Result<Predicate> p = PartitionSpecPredicate(partition, s.FieldsByName(s.partition_keys),
+                                               store_->core_options().partition_default_name());
+  if (!p.ok()) return p.status().WithContext("partition spec");
+  return Status::OK();
+}
+
+Result<TableStats> Table::Stats(const PartitionSpec& partition) const {
+  return ComputeTableStats(*store_, partition);
+}
 
 ReadBuilder Table::NewRead() const { return ReadBuilder(store_); }
 

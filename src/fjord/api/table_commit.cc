@@ -98,6 +98,7 @@ std::string NewCommitUser() { return RandomUuid(); }
 Result<std::unique_ptr<TableCommit>> Table::NewCommit(std::string commit_user,
                                                       const CommitOptions& options) const {
   if (commit_user.empty()) return Status::Invalid("a commit needs a commit user");
+  FJORD_RETURN_NOT_OK(store_->CheckOptions(OptionUse::kWrite, options.dynamic_options));
   return std::unique_ptr<TableCommit>(new TableCommitImpl(store_, std::move(commit_user), options));
 }
 

@@ -27,6 +27,7 @@ Result<std::unique_ptr<TableCompaction>> Table::NewCompaction(
   // Dynamic options go through the same checks as a writer's.
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
                         store_->WithDynamicOptions(options.dynamic_options));
+  FJORD_RETURN_NOT_OK(table->CheckOptions(OptionUse::kWrite));
   CompactionOptions job = options;
   job.dynamic_options.clear();  // applied to `table` above
   return std::unique_ptr<TableCompaction>(new TableCompactionImpl(std::move(table), job));

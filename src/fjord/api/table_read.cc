@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fjord/api/arrow_bridge.h"
+#include "fjord/expr/partition_text.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/table/file_store_table.h"
@@ -33,6 +34,17 @@ std::string RowText(const std::string& stored, const std::vector<DataField>& fie
     out += ValueToString((*values)[i], *types[i]);
   }
   return out + "]";
+}
+
+// "k=v,k2=v2" (PartitionText, the form `--partition` takes) for a stored partition row; "?" when
+// it does not decode.
+std::string PartitionRowText(const std::string& stored, const std::vector<DataField>& fields,
+                             const std::string& default_name) {
+  std::vector<DataTypePtr> types;
+  for (const DataField& f : fields) types.push_back(f.type->WithNullable(true));
+  auto values = DecodeStoredBinaryRow(stored, types);
+  if (!values.ok()) return "?";
+  return PartitionText(fields, *values, default_name);
 }
 
 // Batches of a read as they are pulled through the table's readers.
@@ -122,6 +134,10 @@ ReadBuilder& ReadBuilder::Where(std::string filter) {
   state_->request.where = std::move(filter);
   return *this;
 }
+ReadBuilder& ReadBuilder::Partition(PartitionSpec partition) {
+  state_->request.partition = std::move(partition);
+  return *this;
+}
 ReadBuilder& ReadBuilder::AtSnapshot(int64_t snapshot_id) {
   state_->request.selector = {};
   state_->request.selector.snapshot_id = snapshot_id;
@@ -143,9 +159,11 @@ ReadBuilder& ReadBuilder::WithBatchRows(int64_t rows) {
 }
 
 Result<ReadPlan> ReadBuilder::Plan() const {
+  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
   const ScanSelector& selector = state_->request.selector;
   FJORD_ASSIGN_OR_RAISE(auto resolved, table_->Resolve(selector));
-  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, table_->Plan(selector, state_->request.where));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan,
+                        table_->Plan(selector, state_->request.where, state_->request.partition));
   const TableSchema& schema = resolved.second;
   std::vector<DataField> partition_fields = schema.FieldsByName(schema.partition_keys);
   std::vector<DataField> key_fields = schema.FieldsByName(schema.TrimmedPrimaryKeys());
@@ -153,7 +171,8 @@ Result<ReadPlan> ReadBuilder::Plan() const {
   if (plan.snapshot) out.snapshot_id = plan.snapshot->id;
   out.splits = static_cast<int64_t>(plan.splits.size());
   for (const DataSplit& split : plan.splits) {
-    std::string partition = RowText(split.partition, partition_fields);
+    std::string partition = PartitionRowText(split.partition, partition_fields,
+                                             table_->core_options().partition_default_name());
     for (const DataFileMeta& f : split.files) {
       PlannedFile p;
       p.partition = partition;
@@ -172,6 +191,7 @@ Result<ReadPlan> ReadBuilder::Plan() const {
 }
 
 Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
+  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
   FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(state_->request, state_->batch_rows));
   return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(stream)));
 }

@@ -19,6 +19,7 @@ class TableWriteImpl : public TableWrite {
                                                   const WriteOptions& options) {
     FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
                           base->WithDynamicOptions(options.dynamic_options));
+    FJORD_RETURN_NOT_OK(table->CheckOptions(OptionUse::kWrite));
     auto impl = std::unique_ptr<TableWriteImpl>(new TableWriteImpl(table));
     if (table->schema().primary_keys.empty()) {
       FJORD_ASSIGN_OR_RAISE(

@@ -16,13 +16,40 @@ constexpr std::optional<std::string_view> kNoDefault = std::nullopt;
 const std::vector<OptionDef>& Registry() {
   static const std::vector<OptionDef> defs = [] {
     std::vector<OptionDef> v = {
-#define FJORD_OPTION(key, type, def, immutable, enum_values, description) \
-  OptionDef{key, OptionType::type, def, immutable, enum_values, description},
+#define FJORD_OPTION(key, type, def, immutable, enum_values, description)       \
+  OptionDef{key,         OptionType::type,         def, immutable, enum_values, \
+            description, OptionSupport::kHonoured, "",  0,         ""},
 #include "fjord/common/option_defs.inc"
 #undef FJORD_OPTION
     };
     std::sort(v.begin(), v.end(),
               [](const OptionDef& a, const OptionDef& b) { return a.key < b.key; });
+    constexpr unsigned kWrite = kRefusedForWrite;
+    constexpr unsigned kRead = kRefusedForRead;
+    struct Support {
+      std::string_view key;
+      OptionSupport support;
+      std::string_view honoured_values;
+      unsigned refused_for;
+      std::string_view note;
+    };
+    const Support supports[] = {
+#define FJORD_SUPPORT(key, support, values, refused_for, note) \
+  Support{key, OptionSupport::support, values, refused_for, note},
+#include "fjord/common/option_support.inc"
+#undef FJORD_SUPPORT
+    };
+    (void)kWrite;
+    (void)kRead;
+    for (const Support& s : supports) {
+      auto it = std::lower_bound(v.begin(), v.end(), s.key,
+                                 [](const OptionDef& d, std::string_view k) { return d.key < k; });
+      if (it == v.end() || it->key != s.key) continue;  // OptionsTest finds such entries
+      it->support = s.support;
+      it->honoured_values = s.honoured_values;
+      it->refused_for = s.refused_for;
+      it->support_note = s.note;
+    }
     return v;
   }();
   return defs;

@@ -35,6 +35,29 @@ bool NeedsEscape(unsigned char c) {
   }
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX (two hex digits) decoded, as partition directory names and PartitionText escape; a '%' not
+// followed by two hex digits stays as it is.
+std::string UnescapeSpecValue(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 &&
+        HexDigit(text[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string EscapePathName(std::string_view text) {
@@ -143,41 +166,13 @@ Result<PartitionSpec> ParsePartitionSpec(std::string_view text) {
       return Status::Invalid("a partition spec is k=v[,k2=v2...], got '", text, "'");
     }
     std::string key(item.substr(0, eq));
-    if (!spec.emplace(key, std::string(item.substr(eq + 1))).second) {
+    if (!spec.emplace(key, UnescapeSpecValue(item.substr(eq + 1))).second) {
       return Status::Invalid("partition spec '", text, "' gives '", key, "' twice");
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   return spec;
-}
-
-Result<PartitionMatcher> PartitionMatcher::Make(const TableSchema& schema,
-                                                const CoreOptions& options,
-                                                const PartitionSpec& spec) {
-  PartitionMatcher m;
-  m.fields_ = schema.FieldsByName(schema.partition_keys);
-  for (const DataField& f : m.fields_) m.types_.push_back(f.type->WithNullable(true));
-  m.default_name_ = options.partition_default_name();
-  for (const auto& [key, value] : spec) {
-    auto field = std::find_if(m.fields_.begin(), m.fields_.end(),
-                              [&](const DataField& f) { return f.name == key; });
-    if (field == m.fields_.end()) {
-      return Status::Invalid("partition spec: '", key, "' is not a partition column");
-    }
-    m.wanted_.emplace_back(static_cast<size_t>(field - m.fields_.begin()),
-                           EscapePathName(key) + "=" + EscapePathName(value) + "/");
-  }
-  return m;
-}
-
-Result<bool> PartitionMatcher::Matches(const std::string& stored_partition) const {
-  if (wanted_.empty()) return true;
-  FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredBinaryRow(stored_partition, types_));
-  for (const auto& [index, segment] : wanted_) {
-    if (PartitionPath({fields_[index]}, {values[index]}, default_name_) != segment) return false;
-  }
-  return true;
 }
 
 }  // namespace fjord

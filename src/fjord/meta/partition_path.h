@@ -35,24 +35,4 @@ Result<std::string> BucketPath(const std::string& root, const TableSchema& schem
                                const CoreOptions& options, const std::string& stored_partition,
                                int32_t bucket);
 
-// Matches stored partitions (BinaryRow bytes) against a PartitionSpec: a partition matches when
-// each column of the spec has the spec's value, compared as partition paths spell values (so
-// NULL is `partition.default-name`). Immutable, thread-safe.
-class PartitionMatcher {
- public:
-  // Invalid when a key of `spec` is not a partition column of `schema`; `options` are the
-  // schema's.
-  static Result<PartitionMatcher> Make(const TableSchema& schema, const CoreOptions& options,
-                                       const PartitionSpec& spec);
-  bool empty() const { return wanted_.empty(); }
-  // An error when `stored_partition` is not a row of the partition columns.
-  Result<bool> Matches(const std::string& stored_partition) const;
-
- private:
-  std::vector<DataField> fields_;
-  std::vector<DataTypePtr> types_;
-  std::string default_name_;
-  std::vector<std::pair<size_t, std::string>> wanted_;  // field index, "k=v/" path segment
-};
-
 }  // namespace fjord

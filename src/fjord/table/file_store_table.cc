@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/expr/partition_text.h"
 #include "fjord/table/read/table_read.h"
 
 namespace fjord {
@@ -43,7 +44,9 @@ Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions
   for (const auto& [key, value] : dynamic) {
     const OptionDef* def = FindOptionDef(key);
     if (def == nullptr) {
-      return Status::Invalid("dynamic option '", key, "' is not a table option Fjord knows");
+      std::optional<std::string> near = SuggestOptionKey(key);
+      return Status::Invalid("dynamic option '", key, "' is not a table option Fjord knows",
+                             near ? "; did you mean '" + *near + "'?" : std::string());
     }
     if (def->immutable) {
       return Status::Invalid("option '", key, "' is immutable and cannot be set for one job");
@@ -62,6 +65,15 @@ Result<std::shared_ptr<const FileStoreTable>> FileStoreTable::WithDynamicOptions
       new FileStoreTable(io_, path_, std::move(schema), std::move(core)));
 }
 
+Status FileStoreTable::CheckOptions(OptionUse use,
+                                    const std::map<std::string, std::string>& dynamic) const {
+  std::map<std::string, std::string> options = schema_.EffectiveOptions();
+  for (const auto& [key, value] : dynamic) options[key] = value;
+  Status st = fjord::CheckOptions(options, use);
+  if (!st.ok()) return st.WithContext("table ", path_);
+  return st;
+}
+
 Result<std::pair<std::optional<Snapshot>, TableSchema>> FileStoreTable::Resolve(
     const ScanSelector& selector) const {
   TableScan scan(io_, path_, schema_);
@@ -76,15 +88,35 @@ Result<std::pair<std::optional<Snapshot>, TableSchema>> FileStoreTable::Resolve(
   return std::make_pair(std::move(snapshot), std::move(schema));
 }
 
-Result<ScanPlan> FileStoreTable::Plan(const ScanSelector& selector,
-                                      const std::string& where) const {
+Result<std::optional<Predicate>> FileStoreTable::ReadFilter(const TableSchema& schema,
+                                                            const std::string& where,
+                                                            const PartitionSpec& partition) const {
+  std::vector<Predicate> parts;
+  if (!where.empty()) {
+    FJORD_ASSIGN_OR_RAISE(Predicate p, Predicate::Parse(where, schema.fields));
+    parts.push_back(std::move(p));
+  }
+  if (!partition.empty()) {
+    Result<Predicate> p =
+        PartitionSpecPredicate(partition, schema.FieldsByName(schema.partition_keys),
+                               core_options_.partition_default_name());
+    if (!p.ok()) return p.status().WithContext("partition spec");
+    parts.push_back(std::move(*p));
+  }
+  if (parts.empty()) return std::optional<Predicate>();
+  if (parts.size() == 1) return std::optional<Predicate>(std::move(parts[0]));
+  Predicate both;
+  both.op = PredicateOp::kAnd;
+  both.children = std::move(parts);
+  return std::optional<Predicate>(std::move(both));
+}
+
+Result<ScanPlan> FileStoreTable::Plan(const ScanSelector& selector, const std::string& where,
+                                      const PartitionSpec& partition) const {
   FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(selector));
   auto& [snapshot, schema] = resolved;
   if (!snapshot) return ScanPlan{};
-  std::optional<Predicate> filter;
-  if (!where.empty()) {
-    FJORD_ASSIGN_OR_RAISE(filter, Predicate::Parse(where, schema.fields));
-  }
+  FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter, ReadFilter(schema, where, partition));
   TableScan scan(io_, path_, schema);
   return scan.Plan(*snapshot, filter ? &*filter : nullptr);
 }
@@ -119,10 +151,9 @@ Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t 
 
   SplitReadOptions options;
   options.batch_rows = batch_rows > 0 ? batch_rows : 1;
-  if (!request.where.empty()) {
-    FJORD_ASSIGN_OR_RAISE(Predicate filter, Predicate::Parse(request.where, schema.fields));
-    options.filter = std::make_shared<const Predicate>(std::move(filter));
-  }
+  FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter,
+                        ReadFilter(schema, request.where, request.partition));
+  if (filter) options.filter = std::make_shared<const Predicate>(std::move(*filter));
   if (request.columns.empty()) {
     for (size_t i = 0; i < schema.fields.size(); ++i) {
       options.projection.push_back(static_cast<int>(i));

@@ -14,6 +14,7 @@
 #include "fjord/meta/core_options.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/options.h"
+#include "fjord/partition.h"
 #include "fjord/table/read/scan.h"
 
 namespace fjord {
@@ -21,6 +22,7 @@ namespace fjord {
 struct ReadRequest {
   ScanSelector selector;
   std::string where;                 // filter text (Predicate::Parse); empty = no filter
+  PartitionSpec partition;           // only these partitions (fjord/partition.h); empty = all
   std::vector<std::string> columns;  // projection by name; empty = all columns
 };
 
@@ -67,11 +69,18 @@ class FileStoreTable {
   Result<std::shared_ptr<const FileStoreTable>> WithDynamicOptions(
       const std::map<std::string, std::string>& dynamic) const;
 
+  // The options set on the table (its schema's, with the compatibility defaults of old schema
+  // versions) and `dynamic` over them, checked for `use` (options.h CheckOptions):
+  // NotImplemented naming each option Fjord does not honour for it; a warning for each
+  // performance-only one.
+  Status CheckOptions(OptionUse use, const std::map<std::string, std::string>& dynamic = {}) const;
+
   // The snapshot a selector names and the schema to read it with.
   Result<std::pair<std::optional<Snapshot>, TableSchema>> Resolve(
       const ScanSelector& selector) const;
   // The live files at the selected snapshot, pruned by `where` (may be empty).
-  Result<ScanPlan> Plan(const ScanSelector& selector, const std::string& where = "") const;
+  Result<ScanPlan> Plan(const ScanSelector& selector, const std::string& where = "",
+                        const PartitionSpec& partition = {}) const;
   // Opens a read: plan, then batches of at most `batch_rows` rows pulled split by split through
   // merge-on-read, the exact row filter and the projection (table/read/table_read.h).
   Result<ReadStream> OpenRead(const ReadRequest& request, int64_t batch_rows = 8192) const;
@@ -79,6 +88,10 @@ class FileStoreTable {
   Result<ReadResult> Read(const ReadRequest& request) const;
 
  private:
+  // `where` AND the partitions of `partition`, bound to `schema`; nullopt when neither is given.
+  Result<std::optional<Predicate>> ReadFilter(const TableSchema& schema, const std::string& where,
+                                              const PartitionSpec& partition) const;
+
   FileStoreTable(std::shared_ptr<FileIO> io, std::string path, TableSchema schema,
                  CoreOptions core_options);
 

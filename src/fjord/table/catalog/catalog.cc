@@ -258,6 +258,8 @@ Result<TableSchema> NewTableSchema(const TableSpec& spec,
     s.highest_field_id = probe.empty() ? -1 : next;
   }
   FJORD_RETURN_NOT_OK(ValidateTableSchema(s));
+  // Options Fjord does not honour are refused; performance-only and unknown ones warned about.
+  FJORD_RETURN_NOT_OK(CheckOptions(s.EffectiveOptions(), OptionUse::kCreate));
   return s;
 }
 
@@ -400,8 +402,23 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
             return Status::Invalid("option '", key, "' cannot go from true back to false");
           }
         }
+        // Java's rule: deletion vectors switch on or off only on a table that allows it.
+        // (A value that does not parse may be repaired.)
+        Result<bool> dv_before = ParseBoolean(old.value_or("false"));
+        Result<bool> dv_after = ParseBoolean(set ? c.value : std::string("false"));
+        if (c.name == "deletion-vectors.enabled" && dv_before.ok() && dv_after.ok() &&
+            *dv_before != *dv_after) {
+          std::optional<std::string> modifiable = GetOption(s, "deletion-vectors.modifiable");
+          if (!modifiable || Lower(Trim(*modifiable)) != "true") {
+            return Status::Invalid(
+                "option 'deletion-vectors.enabled' can change only when "
+                "'deletion-vectors.modifiable' = true (without a full compaction the table may "
+                "show duplicate rows)");
+          }
+        }
         if (set) {
           FJORD_RETURN_NOT_OK(ValidateOptionValue(c.name, c.value));
+          FJORD_RETURN_NOT_OK(CheckOptions({{c.name, c.value}}, OptionUse::kCreate));
           SetOptionValue(&s, c.name, c.value);
         } else {
           s.options.erase(std::remove_if(s.options.begin(), s.options.end(),

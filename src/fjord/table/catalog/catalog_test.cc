@@ -141,12 +141,11 @@ TEST_F(CatalogTest, AlterTableWritesNewSchemas) {
       t, Spec("id INT, p STRING, small INT, name STRING, gone DOUBLE", {"id", "p"}, {"p"},
               {{"bucket", "2"}, {"fields.name.ignore-retract", "true"}})));
   ASSERT_OK(catalog_->AlterTable(
-      t,
-      {SchemaChange::AddColumn("extra", DataType::Array(DataType::Int())),
-       SchemaChange::RenameColumn("name", "full_name"),
-       SchemaChange::UpdateColumnType("small", DataType::BigInt()),
-       SchemaChange::DropColumn("gone"), SchemaChange::SetOption("snapshot.num-retained.min", "5"),
-       SchemaChange::SetOption("bucket", "4")}));
+      t, {SchemaChange::AddColumn("extra", DataType::Array(DataType::Int())),
+          SchemaChange::RenameColumn("name", "full_name"),
+          SchemaChange::UpdateColumnType("small", DataType::BigInt()),
+          SchemaChange::DropColumn("gone"), SchemaChange::SetOption("commit.max-retries", "5"),
+          SchemaChange::SetOption("bucket", "4")}));
   ASSERT_OK_AND_ASSIGN(auto table, catalog_->GetTable(t));
   const TableSchema& s = table->schema();
   EXPECT_EQ(s.id, 1);
@@ -156,7 +155,7 @@ TEST_F(CatalogTest, AlterTableWritesNewSchemas) {
   EXPECT_EQ(s.FindField("small")->type->ToString(), "BIGINT");
   EXPECT_EQ(s.FindField("extra")->id, 5);
   EXPECT_EQ(s.highest_field_id, 5);
-  EXPECT_EQ(s.Option("snapshot.num-retained.min"), "5");
+  EXPECT_EQ(s.Option("commit.max-retries"), "5");
   EXPECT_EQ(s.Option("bucket"), "4");
   EXPECT_EQ(s.Option("fields.full_name.ignore-retract"), "true");
 

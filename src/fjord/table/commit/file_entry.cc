@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "fjord/expr/partition_text.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/meta/partition_path.h"
 
@@ -51,16 +52,6 @@ Predicate Combine(PredicateOp op, std::vector<Predicate> children) {
   p.op = op;
   p.children = std::move(children);
   return p;
-}
-
-// A Java-style SQL string literal.
-std::string Quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
 }
 
 }  // namespace
@@ -139,32 +130,22 @@ Result<PartitionFilter> PartitionFilter::Of(std::set<std::string> partitions,
 Result<PartitionFilter> PartitionFilter::OfSpecs(
     const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema,
     const CoreOptions& options) {
-  const std::string& default_name = options.partition_default_name();
-  std::string text;
-  for (const auto& spec : specs) {
-    if (spec.empty()) return All();
-    std::string conjunction;
-    for (const auto& [key, value] : spec) {
-      bool known = false;
-      for (const std::string& k : schema.partition_keys) known = known || k == key;
-      if (!known) {
-        std::string keys;
-        for (const std::string& k : schema.partition_keys) keys += (keys.empty() ? "" : ", ") + k;
-        return Status::Invalid("'", key, "' is not a partition column (partition columns: ",
-                               keys.empty() ? "none" : keys, ")");
-      }
-      if (!conjunction.empty()) conjunction += " AND ";
-      std::string column = "`" + key + "`";
-      conjunction += value == default_name ? column + " IS NULL" : column + " = " + Quote(value);
-    }
-    text += (text.empty() ? "(" : " OR (") + conjunction + ")";
-  }
-  if (text.empty()) text = "FALSE";
   PartitionFilter f;
   f.fields_ = NullablePartitionFields(schema);
-  Result<Predicate> p = Predicate::Parse(text, f.fields_);
-  if (!p.ok()) return p.status().WithContext("partition spec");
-  f.predicate_ = std::move(*p);
+  std::vector<Predicate> alternatives;
+  for (const auto& spec : specs) {
+    if (spec.empty()) return All();
+    Result<Predicate> p = PartitionSpecPredicate(spec, f.fields_, options.partition_default_name());
+    if (!p.ok()) return p.status().WithContext("partition spec");
+    alternatives.push_back(std::move(*p));
+  }
+  if (alternatives.empty()) {
+    Predicate none;
+    none.op = PredicateOp::kOr;  // an empty OR: nothing matches
+    f.predicate_ = std::move(none);
+  } else {
+    f.predicate_ = Combine(PredicateOp::kOr, std::move(alternatives));
+  }
   return f;
 }
 
@@ -210,9 +191,7 @@ std::string PartitionDisplay(const std::string& partition, const TableSchema& sc
   if (fields.empty()) return "";
   Result<std::vector<Value>> values = DecodeStoredBinaryRow(partition, TypesOf(fields));
   if (!values.ok()) return "0x" + Hex(partition);
-  std::string path = PartitionPath(fields, *values, options.partition_default_name());
-  if (!path.empty() && path.back() == '/') path.pop_back();
-  return path;
+  return PartitionText(fields, *values, options.partition_default_name());
 }
 
 Result<std::vector<ManifestFileMeta>> ReadDataManifests(FileIO* io, const TablePaths& paths,

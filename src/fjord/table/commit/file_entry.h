@@ -62,9 +62,10 @@ class PartitionFilter {
   static PartitionFilter All() { return PartitionFilter(); }
   static Result<PartitionFilter> Of(std::set<std::string> partitions, const TableSchema& schema);
   // The partitions matching any of `specs`. A spec maps partition columns (all or some) to their
-  // text values as in partition paths; a value equal to `partition.default-name` means NULL; an
-  // empty spec matches every partition. Invalid for a column that is not a partition column or a
-  // value the column cannot hold. `options` are the schema's.
+  // values as text (fjord/partition.h, expr/partition_text.h); a value equal to
+  // `partition.default-name` means NULL; an empty spec matches every partition. Invalid for a
+  // column that is not a partition column or a value the column cannot hold. `options` are the
+  // schema's.
   static Result<PartitionFilter> OfSpecs(
       const std::vector<std::map<std::string, std::string>>& specs, const TableSchema& schema,
       const CoreOptions& options);
@@ -82,8 +83,9 @@ class PartitionFilter {
   std::vector<DataField> fields_;       // partition columns (nullable types)
 };
 
-// "k1=v1/k2=v2" for a stored partition row, for messages ("" for an unpartitioned table; the raw
-// bytes in hex when the row cannot be decoded). `options` are the schema's.
+// "k1=v1,k2=v2" for a stored partition row (PartitionText: the form every command prints and
+// `--partition` takes; "" for an unpartitioned table; the raw bytes in hex when the row cannot be
+// decoded). `options` are the schema's.
 std::string PartitionDisplay(const std::string& partition, const TableSchema& schema,
                              const CoreOptions& options);
 

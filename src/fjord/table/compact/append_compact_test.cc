@@ -12,6 +12,7 @@
 #include <random>
 
 #include "fjord/format/binary_row.h"
+#include "fjord/meta/table_paths.h"
 #include "fjord/table/catalog/catalog.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/read/table_read.h"
@@ -218,6 +219,15 @@ struct Fixture {
     table = std::move(catalog->GetTable(id)).value();
   }
   void Reopen() { table = std::move(FileStoreTable::Open(table->path())).value(); }
+  // Gives the table `options` in a next schema file, as Java Paimon would (Fjord's catalog refuses
+  // options it does not honour).
+  void SetAsJava(const std::vector<std::pair<std::string, std::string>>& options) {
+    TableSchema next = table->schema();
+    next.id += 1;
+    for (const auto& kv : options) next.options.push_back(kv);
+    ASSERT_OK(table->io()->WriteFile(TablePaths{table->path()}.SchemaFile(next.id), next.ToJson()));
+    Reopen();
+  }
 };
 
 std::shared_ptr<arrow::Table> Rows(int64_t first_id, int64_t n, int partitions = 2) {
@@ -511,7 +521,8 @@ TEST(AppendCompactTest, DedicatedCompactionOfBucketUnawareTable) {
 
 TEST(AppendCompactTest, UnsupportedTablesAreRefused) {
   Fixture fx;
-  fx.Create({{"deletion-vectors.enabled", "true"}});
+  fx.Create({});
+  fx.SetAsJava({{"deletion-vectors.enabled", "true"}});
   EXPECT_THAT(CompactAppendTable(*fx.table, nullptr, false, nullptr),
               IsError(StatusCode::kNotImplemented, "deletion-vectors.enabled"));
 }

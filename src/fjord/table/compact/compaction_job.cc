@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "fjord/common/ids.h"
-#include "fjord/meta/partition_path.h"
 #include "fjord/table/commit/commit.h"
+#include "fjord/table/commit/file_entry.h"
 #include "fjord/table/compact/append_compact_job.h"
 #include "fjord/table/write/primary_key_write.h"
 
@@ -22,11 +22,12 @@ Result<std::optional<int64_t>> CommitCompaction(const FileStoreTable& table,
   return commit.Commit(messages, Snapshot::kBatchCommitIdentifier);
 }
 
-Result<CompactionResult> CompactAppend(const FileStoreTable& table, const PartitionMatcher& matcher,
+Result<CompactionResult> CompactAppend(const FileStoreTable& table,
+                                       const PartitionFilter& partitions,
                                        const CompactionOptions& options) {
   Status bad_partition;
   auto filter = [&](const std::string& partition) {
-    Result<bool> m = matcher.Matches(partition);
+    Result<bool> m = partitions.Contains(partition);
     if (!m.ok() && bad_partition.ok()) bad_partition = m.status();
     return m.ok() && *m;
   };
@@ -36,7 +37,7 @@ Result<CompactionResult> CompactAppend(const FileStoreTable& table, const Partit
   FJORD_RETURN_NOT_OK(bad_partition);
   CompactionResult result;
   result.buckets = table.core_options().bucket() != -1;
-  if (!matcher.empty() && m.scanned == 0 && result.buckets) {
+  if (!partitions.is_all() && m.scanned == 0 && result.buckets) {
     return Status::NotFound("no files in the partitions matching the spec in ", table.path());
   }
   result.units_scanned = m.scanned;
@@ -52,7 +53,7 @@ Result<CompactionResult> CompactAppend(const FileStoreTable& table, const Partit
 }
 
 Result<CompactionResult> CompactPrimaryKey(const FileStoreTable& table,
-                                           const PartitionMatcher& matcher,
+                                           const PartitionFilter& partitions,
                                            const CompactionOptions& options) {
   TableWriteOptions write_options;
   write_options.dynamic_options = options.dynamic_options;
@@ -61,12 +62,12 @@ Result<CompactionResult> CompactPrimaryKey(const FileStoreTable& table,
   FJORD_ASSIGN_OR_RAISE(std::vector<PartitionBucket> buckets, writer->LiveBuckets());
   CompactionResult result;
   for (const PartitionBucket& b : buckets) {
-    FJORD_ASSIGN_OR_RAISE(bool match, matcher.Matches(b.first));
+    FJORD_ASSIGN_OR_RAISE(bool match, partitions.Contains(b.first));
     if (!match) continue;
     ++result.units_scanned;
     FJORD_RETURN_NOT_OK(writer->CompactBucket(b, options.full));
   }
-  if (!matcher.empty() && result.units_scanned == 0) {
+  if (!partitions.is_all() && result.units_scanned == 0) {
     return Status::NotFound("no files in the partitions matching the spec in ", table.path());
   }
   FJORD_ASSIGN_OR_RAISE(std::vector<CommitMessage> messages, writer->PrepareCommit());
@@ -89,10 +90,10 @@ Result<CompactionResult> CompactPrimaryKey(const FileStoreTable& table,
 Result<CompactionResult> RunCompactionJob(const FileStoreTable& table,
                                           const CompactionOptions& options) {
   FJORD_ASSIGN_OR_RAISE(
-      PartitionMatcher matcher,
-      PartitionMatcher::Make(table.schema(), table.core_options(), options.partition));
-  if (table.schema().primary_keys.empty()) return CompactAppend(table, matcher, options);
-  return CompactPrimaryKey(table, matcher, options);
+      PartitionFilter partitions,
+      PartitionFilter::OfSpecs({options.partition}, table.schema(), table.core_options()));
+  if (table.schema().primary_keys.empty()) return CompactAppend(table, partitions, options);
+  return CompactPrimaryKey(table, partitions, options);
 }
 
 }  // namespace fjord

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "fjord/expr/partition_text.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/lsm/key_value.h"
-#include "fjord/meta/partition_path.h"
 #include "fjord/meta/table_paths.h"
+#include "fjord/table/commit/file_entry.h"
 #include "fjord/table/read/scan.h"
 #include "fjord/table/write/append_compact.h"
 
@@ -37,11 +38,13 @@ Result<std::vector<ManifestEntry>> DeltaEntries(const FileStoreTable& table,
 
 }  // namespace
 
-Result<TableStats> ComputeTableStats(const FileStoreTable& table) {
+Result<TableStats> ComputeTableStats(const FileStoreTable& table, const PartitionSpec& partition) {
   const TableSchema& schema = table.schema();
   TableStats stats;
   stats.primary_key = !schema.primary_keys.empty();
   const CoreOptions& options = table.core_options();
+  FJORD_ASSIGN_OR_RAISE(PartitionFilter filter,
+                        PartitionFilter::OfSpecs({partition}, schema, options));
   const std::string& format = options.manifest_format();
   std::map<BucketKey, BucketStats> buckets;
   auto bucket_of = [&](const std::string& partition, int32_t bucket) -> BucketStats& {
@@ -131,16 +134,14 @@ Result<TableStats> ComputeTableStats(const FileStoreTable& table) {
     if (!partition_fields.empty()) {
       FJORD_ASSIGN_OR_RAISE(std::vector<Value> values,
                             DecodeStoredBinaryRow(b.partition, partition_types));
-      b.partition_path = PartitionPath(partition_fields, values, default_name);
-      if (!b.partition_path.empty() && b.partition_path.back() == '/') {
-        b.partition_path.pop_back();
-      }
+      b.partition_text = PartitionText(partition_fields, values, default_name);
     }
-    stats.buckets.push_back(std::move(b));
+    FJORD_ASSIGN_OR_RAISE(bool selected, filter.Contains(b.partition));
+    if (selected) stats.buckets.push_back(std::move(b));
   }
   std::sort(stats.buckets.begin(), stats.buckets.end(),
             [](const BucketStats& a, const BucketStats& b) {
-              return std::tie(a.partition_path, a.bucket) < std::tie(b.partition_path, b.bucket);
+              return std::tie(a.partition_text, a.bucket) < std::tie(b.partition_text, b.bucket);
             });
   return stats;
 }

@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "fjord/partition.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/compaction_metrics.h"
 #include "fjord/table_stats.h"
 
 namespace fjord {
 
-Result<TableStats> ComputeTableStats(const FileStoreTable& table);
+// Only the buckets of the partitions matching `partition` (all when empty); Invalid for a spec
+// that does not fit the partition columns.
+Result<TableStats> ComputeTableStats(const FileStoreTable& table,
+                                     const PartitionSpec& partition = {});
 
 }  // namespace fjord

@@ -89,7 +89,7 @@ TEST(TableStatsTest, PrimaryKeyTreeAndCompactionHistory) {
   EXPECT_EQ(s.snapshots_read, latest->id);
   int64_t files = 0;
   for (const BucketStats& b : s.buckets) {
-    SCOPED_TRACE(b.partition_path + " bucket " + std::to_string(b.bucket));
+    SCOPED_TRACE(b.partition_text + " bucket " + std::to_string(b.bucket));
     std::map<int32_t, int32_t> per_level;
     int64_t bytes = 0, rows = 0;
     int32_t level0 = 0;
@@ -117,7 +117,7 @@ TEST(TableStatsTest, PrimaryKeyTreeAndCompactionHistory) {
     EXPECT_EQ(b.lsm.bytes_in, e[2]);
     EXPECT_EQ(b.lsm.files_out, e[3]);
     EXPECT_EQ(b.lsm.bytes_out, e[4]);
-    EXPECT_TRUE(b.partition_path == "p=a" || b.partition_path == "p=b") << b.partition_path;
+    EXPECT_TRUE(b.partition_text == "p=a" || b.partition_text == "p=b") << b.partition_text;
   }
   EXPECT_EQ(files, static_cast<int64_t>(live.size()));
 }
@@ -137,7 +137,7 @@ TEST(TableStatsTest, AppendSmallFileBacklog) {
   ASSERT_EQ(s.buckets.size(), 2u);  // both buckets of p=a
   int64_t files = 0, rows = 0;
   for (const BucketStats& b : s.buckets) {
-    EXPECT_EQ(b.partition_path, "p=a");
+    EXPECT_EQ(b.partition_text, "p=a");
     EXPECT_EQ(b.small_files, b.files);  // every file is tiny
     EXPECT_GT(b.small_bytes, 0);
     EXPECT_EQ(b.lsm.compactions, 0);

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "fjord/meta/table_paths.h"
 #include "fjord/table/catalog/catalog.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/read/scan.h"
@@ -41,6 +42,17 @@ struct Fixture {
     auto id = TableIdentifier::Parse("db.t").value();
     ASSERT_OK(catalog->CreateTable(id, spec));
     table = std::move(catalog->GetTable(id)).value();
+  }
+
+  // A table whose options Fjord's catalog refuses (they are not honoured): created plain, then
+  // given `options` in a next schema file, as Java Paimon would have written it.
+  void CreateAsJava(const std::vector<std::pair<std::string, std::string>>& options) {
+    Create({});
+    TableSchema next = table->schema();
+    next.id += 1;
+    for (const auto& kv : options) next.options.push_back(kv);
+    ASSERT_OK(table->io()->WriteFile(TablePaths{table->path()}.SchemaFile(next.id), next.ToJson()));
+    table = std::move(FileStoreTable::Open(table->path())).value();
   }
 
   // Commits the messages (new files, then the compaction as a COMPACT snapshot).
@@ -261,7 +273,7 @@ TEST(CompactionScheduleTest, RefusesTablesWhoseIndexOrChangelogFilesAreNotWritte
            {{{"changelog-producer", "lookup"}}, "changelog-producer"},
            {{{"force-lookup", "true"}, {"merge-engine", "partial-update"}}, "force-lookup"}}) {
     Fixture fx;
-    fx.Create(c.options);
+    fx.CreateAsJava(c.options);
     EXPECT_THAT(PrimaryKeyTableWrite::Create(fx.table.get()),
                 IsError(StatusCode::kNotImplemented, c.names));
     // The option as a dynamic option is refused too.
