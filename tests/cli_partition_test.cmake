@@ -8,40 +8,7 @@ file(MAKE_DIRECTORY ${WORK})
 set(wh ${WORK}/wh)
 set(t ${wh}/db.db/t)
 
-function(fjord)
-  execute_process(COMMAND ${FJORD} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "fjord ${ARGN} exited with ${rc}:\n${out}\n${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
-
-function(fjord_fails expected)
-  execute_process(COMMAND ${FJORD} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  RESULT_VARIABLE rc)
-  if(rc EQUAL 0)
-    message(FATAL_ERROR "fjord ${ARGN} succeeded, expected a failure:\n${out}")
-  endif()
-  string(FIND "${err}" "${expected}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "fjord ${ARGN}: the error lacks '${expected}':\n${err}")
-  endif()
-endfunction()
-
-function(expect_in text expected)
-  string(FIND "${text}" "${expected}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${expected}' in:\n${text}")
-  endif()
-endfunction()
-
-function(expect_not_in text unexpected)
-  string(FIND "${text}" "${unexpected}" at)
-  if(NOT at EQUAL -1)
-    message(FATAL_ERROR "did not expect '${unexpected}' in:\n${text}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_test_util.cmake)
 
 fjord(db create ${wh} db)
 fjord(table create ${wh} db.t --columns "day DATE, region STRING, id INT, v STRING"

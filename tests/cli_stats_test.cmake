@@ -6,14 +6,7 @@ file(MAKE_DIRECTORY ${WORK})
 set(wh ${WORK}/wh)
 set(t ${wh}/db.db/t)
 
-function(fjord)
-  execute_process(COMMAND ${FJORD} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "fjord ${ARGN} exited with ${rc}:\n${out}\n${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_test_util.cmake)
 
 fjord(db create ${wh} db)
 fjord(table create ${wh} db.t --columns "id INT NOT NULL, v BIGINT" --primary-key id
