@@ -88,9 +88,10 @@ class OptionSupportApiTest : public ::testing::Test {
 
 TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
   TableIdentifier id{"db", "t"};
-  EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "input"}})),
-              IsError(StatusCode::kNotImplemented,
-                      "option 'changelog-producer' = 'input' is not honoured by Fjord yet"));
+  EXPECT_THAT(
+      catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "full-compaction"}})),
+      IsError(StatusCode::kNotImplemented,
+              "option 'changelog-producer' = 'full-compaction' is not honoured by Fjord yet"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(false, {{"snapshot.num-retained.max", "5"}})),
               IsError(StatusCode::kNotImplemented, "snapshot expiration is not implemented"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"deletion-vectors.enabled", "true"}})),

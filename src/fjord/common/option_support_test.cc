@@ -43,7 +43,8 @@ TEST(OptionSupportTest, EveryRegistryOptionHasExactlyOneDecision) {
 TEST(OptionSupportTest, ValuesAreHonouredOrRefused) {
   EXPECT_TRUE(OptionValueHonoured(Def("changelog-producer"), "none"));
   EXPECT_TRUE(OptionValueHonoured(Def("changelog-producer"), " NONE "));
-  EXPECT_FALSE(OptionValueHonoured(Def("changelog-producer"), "input"));
+  EXPECT_TRUE(OptionValueHonoured(Def("changelog-producer"), "input"));
+  EXPECT_FALSE(OptionValueHonoured(Def("changelog-producer"), "full-compaction"));
   EXPECT_FALSE(OptionValueHonoured(Def("changelog-producer"), "lookup"));
   EXPECT_TRUE(OptionValueHonoured(Def("bucket"), "-1"));
   EXPECT_TRUE(OptionValueHonoured(Def("bucket"), "16"));
@@ -62,17 +63,17 @@ TEST(OptionSupportTest, ValuesAreHonouredOrRefused) {
 
   EXPECT_EQ(Def("merge-engine").support, OptionSupport::kHonoured);
   EXPECT_EQ(Def("sort-engine").support, OptionSupport::kPerformance);
-  EXPECT_EQ(OptionSupportText(Def("changelog-producer")), "honoured for none only");
+  EXPECT_EQ(OptionSupportText(Def("changelog-producer")), "honoured for none, input only");
   EXPECT_EQ(OptionSupportText(Def("bucket")), "honoured for -1, N > 0 only");
   EXPECT_EQ(OptionSupportText(Def("snapshot.time-retained")), "not honoured");
 }
 
 TEST(OptionSupportTest, CreateRefusesEveryUnhonouredValueNamingIt) {
   Status st = CheckOptionsHonoured(
-      {{"changelog-producer", "input"}, {"bucket", "4"}, {"snapshot.num-retained.max", "5"}},
+      {{"changelog-producer", "lookup"}, {"bucket", "4"}, {"snapshot.num-retained.max", "5"}},
       OptionUse::kCreate);
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented,
-                          "option 'changelog-producer' = 'input' is not honoured by Fjord yet"));
+                          "option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"));
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented, "issues 14, 19"));
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented,
                           "option 'snapshot.num-retained.max' = '5' is not honoured by Fjord yet: "
@@ -145,7 +146,7 @@ TEST(OptionSupportTest, WarningsGoToTheSinkOnce) {
   EXPECT_OK(CheckOptions({{"page-size", "128 kb"}}, OptionUse::kWrite));
   EXPECT_OK(CheckOptions({{"page-size", "128 kb"}}, OptionUse::kWrite));
   EXPECT_THAT(
-      CheckOptions({{"page-size", "128 kb"}, {"changelog-producer", "input"}}, OptionUse::kWrite),
+      CheckOptions({{"page-size", "128 kb"}, {"changelog-producer", "lookup"}}, OptionUse::kWrite),
       IsError(StatusCode::kNotImplemented, "changelog-producer"));
   SetWarningSink(old);
   ASSERT_EQ(seen.size(), 1u);

@@ -149,6 +149,7 @@ Result<CoreOptions> CoreOptions::FromOptions(Options options) {
   FJORD_ASSIGN_OR_RAISE(c.file_compression_, r.Text("file.compression"));
   FJORD_ASSIGN_OR_RAISE(c.file_compression_zstd_level_, r.Int("file.compression.zstd-level"));
   FJORD_ASSIGN_OR_RAISE(c.data_file_prefix_, r.Text("data-file.prefix"));
+  FJORD_ASSIGN_OR_RAISE(c.changelog_file_prefix_, r.Text("changelog-file.prefix"));
   FJORD_ASSIGN_OR_RAISE(c.target_file_size_, r.OptionalMemorySize("target-file-size"));
   FJORD_ASSIGN_OR_RAISE(c.metadata_stats_dense_store_, r.Bool("metadata.stats-dense-store"));
   FJORD_ASSIGN_OR_RAISE(c.manifest_format_, r.Enum("manifest.format"));

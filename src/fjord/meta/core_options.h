@@ -59,6 +59,8 @@ class CoreOptions {
   const std::string& file_compression() const { return file_compression_; }
   int32_t file_compression_zstd_level() const { return file_compression_zstd_level_; }
   const std::string& data_file_prefix() const { return data_file_prefix_; }
+  // changelog-file.prefix: names of the changelog files the writer produces.
+  const std::string& changelog_file_prefix() const { return changelog_file_prefix_; }
   // `target-file-size`, else 128 MB for primary-key tables and 256 MB for append tables.
   int64_t target_file_size(bool has_primary_key) const;
   bool metadata_stats_dense_store() const { return metadata_stats_dense_store_; }
@@ -164,6 +166,7 @@ class CoreOptions {
   std::string file_compression_;
   int32_t file_compression_zstd_level_ = 0;
   std::string data_file_prefix_;
+  std::string changelog_file_prefix_;
   std::optional<int64_t> target_file_size_;
   bool metadata_stats_dense_store_ = false;
 

@@ -22,17 +22,20 @@ namespace fjord {
 
 struct PrimaryKeyTableWrite::BucketWriter {
   BucketWriter(KvLayout layout, SpillOptions spill, std::string dir, std::string prefix,
-               std::string extension)
+               std::string changelog_prefix, const std::string& extension)
       : buffer(std::move(layout), std::move(spill)),
         bucket_dir(std::move(dir)),
-        namer(std::move(prefix), std::move(extension)) {}
+        namer(std::move(prefix), extension),
+        changelog_namer(std::move(changelog_prefix), extension) {}
 
   SortBuffer buffer;
   std::string bucket_dir;
   DataFileNamer namer;
+  DataFileNamer changelog_namer;
   int64_t next_sequence = 0;
-  std::vector<DataFileMeta> flushed;  // files of early flushes, not yet committed
-  std::optional<Levels> levels;       // the bucket's LSM tree: committed files + new ones
+  std::vector<DataFileMeta> flushed;    // files of early flushes, not yet committed
+  std::vector<DataFileMeta> changelog;  // their changelog files (changelog-producer = input)
+  std::optional<Levels> levels;         // the bucket's LSM tree: committed files + new ones
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
   std::future<Result<CompactResult>> running;  // valid while a compaction is in flight
@@ -66,6 +69,26 @@ Status CheckLookupSupported(const LookupNeeds& lookup, const CoreOptions& core) 
         "does not do yet");
   }
   return Status::OK();
+}
+
+// A sorted run that hands each batch of `records` to `copy` as well (the input changelog).
+class TeeRunReader : public KvRunReader {
+ public:
+  TeeRunReader(std::unique_ptr<KvMergeReader> records, KvFileWriter* copy)
+      : records_(std::move(records)), copy_(copy) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    FJORD_ASSIGN_OR_RAISE(auto batch, records_->Next());
+    if (batch) FJORD_RETURN_NOT_OK(copy_->Write(batch));
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<KvMergeReader> records_;
+  KvFileWriter* copy_;
+};
+
+std::unique_ptr<KvRunReader> TeeRun(std::unique_ptr<KvMergeReader> records, KvFileWriter* copy) {
+  return std::make_unique<TeeRunReader>(std::move(records), copy);
 }
 
 // Java's prepareCommitWaitCompaction: lookup tables wait unless lookup-wait (or its old name
@@ -197,7 +220,8 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
   if (!ppath.empty()) dir = JoinPath(dir, ppath);
   dir = JoinPath(dir, "bucket-" + std::to_string(key.second));
   auto writer = std::make_unique<BucketWriter>(
-      layout_, spill_options_, dir, core_->data_file_prefix(), std::string(FileFormatName(format)));
+      layout_, spill_options_, dir, core_->data_file_prefix(), core_->changelog_file_prefix(),
+      std::string(FileFormatName(format)));
   auto seq = restored_next_sequence_.find(key);
   writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
   std::vector<DataTypePtr> key_types;
@@ -299,6 +323,20 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
   }
   FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
   FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
+  std::unique_ptr<KvFileWriter> changelog_writer;
+  if (core_->changelog_producer() == ChangelogProducer::kInput) {
+    // Java's input producer: every buffered record, in key and sequence order and not merged,
+    // also goes to level-0 changelog files of this flush.
+    FJORD_ASSIGN_OR_RAISE(changelog_writer,
+                          KvFileWriter::Make(table_->io(), schema_, *core_, writer.bucket_dir, 0,
+                                             &writer.changelog_namer));
+    KvMergeOptions all;
+    all.keep_all_records = true;
+    FJORD_ASSIGN_OR_RAISE(auto records,
+                          KvMergeReader::Make(layout_, nullptr, std::move(runs), all));
+    runs.clear();
+    runs.push_back(TeeRun(std::move(records), changelog_writer.get()));
+  }
   FJORD_ASSIGN_OR_RAISE(auto reader,
                         KvMergeReader::Make(layout_, std::move(merge), std::move(runs)));
   FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_, *core_,
@@ -310,8 +348,17 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
     if (st.ok()) st = file_writer->Write(*batch);
     if (!st.ok()) {
       file_writer->Abort();
+      if (changelog_writer) changelog_writer->Abort();
       return st;
     }
+  }
+  if (changelog_writer) {
+    Result<std::vector<DataFileMeta>> changelog = changelog_writer->Finish();
+    if (!changelog.ok()) {
+      file_writer->Abort();
+      return changelog.status();
+    }
+    writer.changelog.insert(writer.changelog.end(), changelog->begin(), changelog->end());
   }
   FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, file_writer->Finish());
   arrow::default_memory_pool()->ReleaseUnused();
@@ -461,8 +508,13 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     bool wait = wait_compaction || force_compact_ ||
                 w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
     FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
-    if (all.empty() && w->compact_before.empty() && w->compact_after.empty()) continue;
+    if (all.empty() && w->compact_before.empty() && w->compact_after.empty() &&
+        w->changelog.empty()) {
+      continue;
+    }
     CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
+    m.changelog_files = std::move(w->changelog);
+    w->changelog.clear();
     m.compact_before = std::move(w->compact_before);
     m.compact_after = std::move(w->compact_after);
     w->compact_before.clear();

@@ -8,7 +8,9 @@
 
 #include "fjord/format/binary_row.h"
 #include "fjord/format/bucket.h"
+#include "fjord/lsm/kv_file_reader.h"
 #include "fjord/meta/hash_index.h"
+#include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/catalog/catalog.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
@@ -247,6 +249,71 @@ TEST_F(PrimaryKeyWriteTest, IgnoreDeleteAndRowKindField) {
   ASSERT_OK(Commit(*t2, *w2, 1).status());
   Model expected = {{{"a", 2}, Row{"a", 2, 20, "+I"}}};
   EXPECT_EQ(ReadBack(t2->path()), expected);
+}
+
+// changelog-producer = input: each flush also writes every input record (after the row-kind
+// filter), in key and sequence order and not merged, as level-0 changelog files; the commit
+// lists them in the snapshot's changelog manifest list (Java's MergeTreeWriter).
+TEST_F(PrimaryKeyWriteTest, InputChangelogHoldsTheRawRecordsOfEachCommit) {
+  auto table =
+      Create({{"bucket", "1"}, {"changelog-producer", "input"}, {"ignore-delete", "false"}});
+  auto changes = [&](const std::vector<CommitMessage>& messages) {
+    std::vector<std::string> out;
+    KvFileReaderFactory readers(table->io(), table->path(), table->schema());
+    for (const CommitMessage& m : messages) {
+      EXPECT_FALSE(m.new_files.empty());
+      for (const DataFileMeta& f : m.changelog_files) {
+        EXPECT_EQ(f.file_name.rfind("changelog-", 0), 0u) << f.file_name;
+        EXPECT_EQ(f.level, 0);
+      }
+      auto run = readers.OpenRun(JoinPath(table->path(), "p=a/bucket-0"), m.changelog_files);
+      EXPECT_TRUE(run.ok()) << run.status().ToString();
+      while (run.ok()) {
+        auto batch = (*run)->Next();
+        EXPECT_TRUE(batch.ok());
+        if (!batch.ok() || !*batch) break;
+        auto id = std::static_pointer_cast<arrow::Int32Array>((*batch)->GetColumnByName("id"));
+        auto v = std::static_pointer_cast<arrow::Int64Array>((*batch)->GetColumnByName("v"));
+        auto kind =
+            std::static_pointer_cast<arrow::Int8Array>((*batch)->GetColumnByName(kValueKindColumn));
+        for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
+          static const char* kKinds[] = {"+I", "-U", "+U", "-D"};
+          out.push_back(std::string(kKinds[kind->Value(r) & 3]) + std::to_string(id->Value(r)) +
+                        "=" + std::to_string(v->Value(r)));
+        }
+      }
+    }
+    return out;
+  };
+  ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+  ASSERT_OK(writer->Write(Rows({{"a", 2, 20, "x"}, {"a", 1, 10, "x"}})));
+  ASSERT_OK(writer->Write(Rows({{"a", 1, 10, "x"}, {"a", 1, 11, "y"}}, {"-U", "+U"})));
+  std::vector<CommitMessage> first;
+  ASSERT_OK(Commit(*table, *writer, 1, &first).status());
+  EXPECT_EQ(changes(first), (std::vector<std::string>{"+I1=10", "-U1=10", "+U1=11", "+I2=20"}));
+
+  ASSERT_OK(writer->Write(Rows({{"a", 2, 20, "x"}, {"a", 3, 30, "z"}}, {"-D", "+I"})));
+  std::vector<CommitMessage> second;
+  ASSERT_OK(Commit(*table, *writer, 2, &second).status());
+  EXPECT_EQ(changes(second), (std::vector<std::string>{"-D2=20", "+I3=30"}));
+
+  SnapshotManager snapshots(table->io(), table->path());
+  ASSERT_OK_AND_ASSIGN(Snapshot s1, snapshots.Load(1));
+  ASSERT_OK_AND_ASSIGN(Snapshot s2, snapshots.Load(2));
+  ASSERT_TRUE(s1.changelog_manifest_list && s2.changelog_manifest_list);
+  EXPECT_EQ(s1.changelog_record_count, 4);
+  EXPECT_EQ(s2.changelog_record_count, 2);
+  Model expected = {{{"a", 1}, Row{"a", 1, 11, "y"}}, {{"a", 3}, Row{"a", 3, 30, "z"}}};
+  EXPECT_EQ(ReadBack(table->path()), expected);
+
+  // Without a producer there is no changelog.
+  auto plain = Create({{"bucket", "1"}});
+  ASSERT_OK_AND_ASSIGN(auto w2, PrimaryKeyTableWrite::Create(plain.get()));
+  ASSERT_OK(w2->Write(Rows({{"a", 1, 10, "x"}})));
+  std::vector<CommitMessage> none;
+  ASSERT_OK(Commit(*plain, *w2, 1, &none).status());
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_TRUE(none[0].changelog_files.empty());
 }
 
 // A table created without a bucket option has dynamic buckets: every commit uses a new writer

@@ -152,6 +152,7 @@ public final class Oracle {
             case "files":
             case "buckets":
             case "write":
+            case "changes":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -176,6 +177,9 @@ public final class Oracle {
                 break;
             case "write":
                 allowed = List.of("--input", "--commit-user", "--overwrite");
+                break;
+            case "changes":
+                allowed = List.of("--between", "--output");
                 break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
@@ -219,6 +223,9 @@ public final class Oracle {
                     break;
                 case "buckets":
                     DynamicBuckets.buckets(table, w);
+                    break;
+                case "changes":
+                    Changes.changes(table, flags.get("--between"), w);
                     break;
                 default: {
                     DumpStats stats = dump(table, options, w);
@@ -327,7 +334,7 @@ public final class Oracle {
                     }
                     args[i] = (String) list.get(i);
                 }
-                if (List.of("list", "dump", "files", "buckets", "cast-pairs", "cast-probe")
+                if (List.of("list", "dump", "files", "buckets", "changes", "cast-pairs", "cast-probe")
                                 .contains(args[0])
                         && !Arrays.asList(args).contains("--output")) {
                     throw new UsageException(args[0] + " in a batch needs --output FILE");
