@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                              static_cast<uint32_t>(t.types.size())};
   fjord::OrcTail unheld = t;
   unheld.metadata.clear();
-  for (const fjord::OrcTail* tail_of : {&t, &unheld}) {
+  for (const fjord::OrcTail* tail_of : {&t, static_cast<const fjord::OrcTail*>(&unheld)}) {
     for (const std::vector<uint32_t>* columns : {&all, &some}) {
       size_t expected = 0;
       fjord::Status st = fjord::ReadOrcStripeStats(
