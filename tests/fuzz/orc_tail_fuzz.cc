@@ -1,8 +1,10 @@
-// libFuzzer target: arbitrary bytes parsed as an ORC file tail (PostScript, compressed Footer).
+// libFuzzer target: arbitrary bytes parsed as an ORC file tail (PostScript, compressed Footer)
+// and, when that parses, its Metadata section (the statistics of each stripe).
 //
 // Every input must end in a Status, never a crash, a hang, or unbounded memory. Whatever parses
 // must be a usable type tree: the null-map-key check walks it, every subtype id points forward
-// and inside the list, and the in-memory and chunked-read paths agree.
+// and inside the list, and the in-memory and chunked-read paths agree. The stripe statistics
+// come one set per StripeStatistics message, in order, each as long as the columns asked for.
 //
 // Seed corpus: the Java-written ORC files under tests/fixtures/paimon-java (data files and
 // ORC manifests, any file whose first bytes are "ORC").
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fjord/format/orc/orc_tail.h"
 
@@ -55,5 +58,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(again.ok());
   Check(again->rows == t.rows && again->types.size() == t.types.size() &&
         again->stats.size() == t.stats.size());
+
+  // Stripe statistics of every column, then of the last one and an id past the tree; read from
+  // the file, as when the tail did not hold the section.
+  std::vector<uint32_t> all;
+  for (uint32_t c = 0; c < t.types.size(); ++c) all.push_back(c);
+  std::vector<uint32_t> some{static_cast<uint32_t>(t.types.size() - 1),
+                             static_cast<uint32_t>(t.types.size())};
+  fjord::OrcTail unheld = t;
+  unheld.metadata.clear();
+  for (const fjord::OrcTail* tail_of : {&t, static_cast<const fjord::OrcTail*>(&unheld)}) {
+    for (const std::vector<uint32_t>* columns : {&all, &some}) {
+      size_t expected = 0;
+      fjord::Status st = fjord::ReadOrcStripeStats(
+          *tail_of, size, read_at, "fuzz.orc", *columns,
+          [&](size_t index, const std::vector<fjord::OrcColumnStats>& stats) -> fjord::Status {
+            Check(index == expected++);
+            Check(stats.size() == columns->size());
+            return fjord::Status::OK();
+          });
+      if (!st.ok()) {
+        Check(st.IsCorruption() || st.code() == fjord::StatusCode::kNotImplemented);
+        Check(st.message().rfind("fuzz.orc: ", 0) == 0);
+      }
+    }
+  }
   return 0;
 }

@@ -3,8 +3,9 @@
 #   run_fuzzers.sh SECONDS [TARGET...]     (make test uses 20 s each; `make fuzz` longer)
 # Seeds come from the fixtures: Avro manifests for avro_fuzz, schema/snapshot files for
 # json_fuzz, BinaryRow bytes cut from manifests for binary_row_fuzz, ORC data files and ORC
-# manifests for orc_tail_fuzz, the ORC specification's RLE examples for orc_stream_fuzz, small
-# CSV files and JSON lines of every type (good and bad values) for csv_fuzz and jsonl_fuzz.
+# manifests for orc_tail_fuzz (their tails and stripe statistics), the ORC specification's RLE
+# examples for orc_stream_fuzz, small CSV files and JSON lines of every type (good and bad
+# values) for csv_fuzz and jsonl_fuzz.
 # Crashes are written to build/fuzz/artifacts/ and fail the run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

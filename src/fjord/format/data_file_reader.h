@@ -1,8 +1,8 @@
 // Reading Paimon data files (Parquet, ORC, Avro) in batches, in the canonical Arrow form
 // (arrow_types.h). A reader reads only the columns it is asked for and, where the format keeps
-// statistics per chunk of rows (Parquet row groups), skips the chunks a filter rules out; it
-// never holds more than one chunk's pages and one batch of decoded rows (ORC files of Fjord's own
-// reader: one stripe; Avro: the file's bytes and one batch).
+// statistics per chunk of rows (Parquet row groups, ORC stripes), skips the chunks a filter rules
+// out; it never holds more than one chunk's pages and one batch of decoded rows (ORC files of
+// Fjord's own reader: one stripe; Avro: the file's bytes and one batch).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -29,16 +29,16 @@ Result<FileFormat> ParseFileFormat(std::string_view name);
 // one before it when the last is a compression extension.
 Result<FileFormat> FileFormatOfPath(std::string_view path);
 
-// Decides from the statistics of one chunk of rows (a row group) whether any row of it may be
-// wanted: `stats[i]` summarises the i-th requested field (nullopt: no statistics), `rows` is the
-// chunk's row count. Must be conservative: false only when no row can match.
+// Decides from the statistics of one chunk of rows (a row group, a stripe) whether any row of it
+// may be wanted: `stats[i]` summarises the i-th requested field (nullopt: no statistics), `rows` is
+// the chunk's row count. Must be conservative: false only when no row can match.
 using ChunkFilter =
     std::function<bool(const std::vector<std::optional<ColumnStats>>& stats, int64_t rows)>;
 
 struct FileReadOptions {
   // Rows per batch at most (a batch never spans two chunks of the file).
   int64_t batch_rows = 8192;
-  // Chunks to skip (Parquet row groups; other formats read every row). Empty: read all.
+  // Chunks to skip (Parquet row groups, ORC stripes; Avro files read every row). Empty: read all.
   ChunkFilter chunk_filter;
   // Parquet row groups whose requested columns decode to at most this many bytes per leaf column
   // on average are read whole and handed out in batches; larger ones are streamed page by page.

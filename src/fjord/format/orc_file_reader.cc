@@ -1,7 +1,9 @@
-// ORC data files in batches: through Arrow's ORC adapter (a batch reader over the file), or with
-// Fjord's own reader one stripe at a time where Arrow cannot read the file (MAP columns with NULL
-// keys, which Arrow aborts on; TIMESTAMPs outside what nanoseconds hold, which it refuses). CHAR
-// values come out without their padding, as Java's ORC reader returns them.
+// ORC data files in batches: through Arrow's ORC adapter (a batch reader over the file, or over
+// each stripe when the chunk filter skips some), or with Fjord's own reader one stripe at a time
+// where Arrow cannot read the file (MAP columns with NULL keys, which Arrow aborts on; TIMESTAMPs
+// outside what nanoseconds hold, which it refuses). Stripes whose statistics the chunk filter
+// rules out (orc_stripe_stats.h) are read by neither; positions count their rows. CHAR values
+// come out without their padding, as Java's ORC reader returns them.
 
 #include <arrow/adapters/orc/adapter.h>
 #include <arrow/api.h>
@@ -15,6 +17,7 @@
 #include "fjord/format/file_batches.h"
 #include "fjord/format/orc/orc_reader.h"
 #include "fjord/format/orc/orc_tail.h"
+#include "fjord/format/orc_stripe_stats.h"
 
 namespace fjord {
 
@@ -105,19 +108,21 @@ class OrcBatchReader : public ChunkBatchReader {
  public:
   OrcBatchReader(std::string path, std::vector<DataField> fields,
                  std::shared_ptr<arrow::io::RandomAccessFile> input, Result<OrcTail> tail,
-                 int64_t batch_rows)
-      : ChunkBatchReader(batch_rows),
+                 const FileReadOptions& options)
+      : ChunkBatchReader(options.batch_rows),
         path_(std::move(path)),
         fields_(std::move(fields)),
         input_(std::move(input)),
-        tail_(std::move(tail)) {}
+        tail_(std::move(tail)),
+        filter_(options.chunk_filter) {}
 
-  // Chooses the reader; called once before the first batch.
+  // Chooses the reader and the stripes to read; called once before the first batch.
   Status Start() {
     std::vector<std::string> names;
     for (const DataField& f : fields_) names.push_back(f.name);
-    // A tail we cannot decompress ourselves (LZO) is left to Arrow, which can.
+    // A tail we cannot decompress ourselves (LZO) is left to Arrow, which can (every stripe).
     if (tail_.ok()) {
+      FJORD_RETURN_NOT_OK(ChooseStripes());
       if (!CheckArrowCanReadOrc(*tail_, names, path_).ok()) return StartOwn(0);
     } else if (tail_.status().code() != StatusCode::kNotImplemented) {
       return tail_.status();
@@ -127,9 +132,25 @@ class OrcBatchReader : public ChunkBatchReader {
       return Status::Corruption(path_, ": not a readable ORC file: ", reader.status().message());
     }
     arrow_reader_ = std::move(*reader);
-    auto batches = arrow_reader_->GetRecordBatchReader(batch_rows(), names);
-    if (!batches.ok()) return FromArrow(batches.status()).WithContext(path_);
-    arrow_batches_ = std::move(*batches);
+    if (skipped_ == 0) {
+      auto batches = arrow_reader_->GetRecordBatchReader(batch_rows(), names);
+      if (!batches.ok()) return FromArrow(batches.status()).WithContext(path_);
+      arrow_batches_ = std::move(*batches);
+      return Status::OK();
+    }
+    // Stripe by stripe, the kept ones only; Arrow selects top-level columns by index.
+    if (arrow_reader_->NumberOfStripes() != static_cast<int64_t>(keep_.size())) {
+      return Status::Corruption(path_, ": ORC footer has ", keep_.size(), " stripes, Arrow reads ",
+                                arrow_reader_->NumberOfStripes());
+    }
+    auto schema = arrow_reader_->ReadSchema();
+    if (!schema.ok()) return FromArrow(schema.status()).WithContext(path_);
+    for (const DataField& f : fields_) {
+      int index = (*schema)->GetFieldIndex(f.name);
+      if (index < 0) return Status::Corruption(path_, ": data file has no column '", f.name, "'");
+      indices_.push_back(index);
+    }
+    by_stripe_ = true;
     return Status::OK();
   }
 
@@ -138,6 +159,10 @@ class OrcBatchReader : public ChunkBatchReader {
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       if (own_) {
+        while (own_->next_stripe() < keep_.size() && !keep_[own_->next_stripe()]) {
+          rows_ += static_cast<int64_t>(tail_->stripes[own_->next_stripe()].rows);
+          own_->Skip();
+        }
         FJORD_ASSIGN_OR_RAISE(batch, own_->Next());
         if (!batch) return batch;
         // After a switch from Arrow's reader: drop the rows it already returned.
@@ -147,6 +172,10 @@ class OrcBatchReader : public ChunkBatchReader {
           batch = batch->Slice(drop);
         }
       } else {
+        if (!arrow_batches_) {
+          FJORD_ASSIGN_OR_RAISE(bool more, OpenNextArrowStripe());
+          if (!more) return std::shared_ptr<arrow::RecordBatch>();
+        }
         arrow::Status st = arrow_batches_->ReadNext(&batch);
         if (!st.ok()) {
           // Arrow's ORC adapter reads every TIMESTAMP in nanoseconds and refuses values outside
@@ -158,7 +187,11 @@ class OrcBatchReader : public ChunkBatchReader {
           }
           return FromArrow(st).WithContext(path_);
         }
-        if (!batch) return batch;
+        if (!batch) {
+          if (!by_stripe_) return batch;
+          arrow_batches_.reset();  // the next kept stripe
+          continue;
+        }
       }
       if (batch->num_rows() == 0) continue;
       *first_row = rows_;
@@ -169,6 +202,43 @@ class OrcBatchReader : public ChunkBatchReader {
   }
 
  private:
+  // Asks the chunk filter about each stripe (by its statistics); counts the rows it skips.
+  Status ChooseStripes() {
+    if (!filter_) return Status::OK();
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, input_->GetSize());
+    OrcReadAt read_at = [input = input_, path = path_](uint64_t offset,
+                                                       uint64_t length) -> Result<std::string> {
+      auto buffer = input->ReadAt(static_cast<int64_t>(offset), static_cast<int64_t>(length));
+      if (!buffer.ok()) return FromArrow(buffer.status()).WithContext(path);
+      return (*buffer)->ToString();
+    };
+    FJORD_ASSIGN_OR_RAISE(keep_, OrcStripesToRead(*tail_, static_cast<uint64_t>(size), read_at,
+                                                  path_, fields_, filter_));
+    for (size_t i = 0; i < keep_.size(); ++i) {
+      if (!keep_[i]) skipped_ += static_cast<int64_t>(tail_->stripes[i].rows);
+    }
+    return Status::OK();
+  }
+
+  // Opens Arrow's reader of the next kept stripe that has rows; false after the last.
+  Result<bool> OpenNextArrowStripe() {
+    if (!by_stripe_) return false;
+    while (arrow_stripe_ < arrow_reader_->NumberOfStripes()) {
+      int64_t stripe = arrow_stripe_++;
+      if (!keep_[static_cast<size_t>(stripe)]) continue;
+      arrow::adapters::orc::StripeInformation info = arrow_reader_->GetStripeInformation(stripe);
+      if (info.num_rows <= 0) continue;
+      arrow::Status st = arrow_reader_->Seek(info.first_row_id);
+      if (!st.ok()) return FromArrow(st).WithContext(path_);
+      auto batches = arrow_reader_->NextStripeReader(batch_rows(), indices_);
+      if (!batches.ok()) return FromArrow(batches.status()).WithContext(path_);
+      arrow_batches_ = std::move(*batches);
+      rows_ = info.first_row_id;
+      return true;
+    }
+    return false;
+  }
+
   Status StartOwn(int64_t skip_until) {
     FJORD_ARROW_ASSIGN_OR_RAISE(int64_t size, input_->GetSize());
     read_at_ = [input = input_, path = path_](uint64_t offset,
@@ -190,11 +260,16 @@ class OrcBatchReader : public ChunkBatchReader {
   std::vector<DataField> fields_;
   std::shared_ptr<arrow::io::RandomAccessFile> input_;
   Result<OrcTail> tail_;
+  ChunkFilter filter_;
+  std::vector<bool> keep_;  // per stripe, whether the filter keeps it; empty: every stripe
   std::unique_ptr<arrow::adapters::orc::ORCFileReader> arrow_reader_;
   std::shared_ptr<arrow::RecordBatchReader> arrow_batches_;
+  bool by_stripe_ = false;    // Arrow reads the kept stripes one by one
+  std::vector<int> indices_;  // of the fields in Arrow's schema, when by_stripe_
+  int64_t arrow_stripe_ = 0;  // the next stripe to consider, when by_stripe_
   OrcReadAt read_at_;
   std::unique_ptr<orc::OrcStripeReader> own_;
-  int64_t rows_ = 0;  // rows read from the file so far
+  int64_t rows_ = 0;  // the position in the file of the next row read
   int64_t skip_until_ = 0;
 };
 
@@ -265,8 +340,7 @@ Result<std::unique_ptr<BatchReader>> OpenOrcFile(FileIO* io, const std::string& 
   // Arrow's ORC adapter aborts the process on input it cannot represent (MAP keys with NULLs):
   // check the tail ourselves first and read such files with our own reader.
   Result<OrcTail> tail = ReadOrcTail(input.get(), path);
-  auto reader =
-      std::make_unique<OrcBatchReader>(path, fields, input, std::move(tail), options.batch_rows);
+  auto reader = std::make_unique<OrcBatchReader>(path, fields, input, std::move(tail), options);
   FJORD_RETURN_NOT_OK(reader->Start());
   return std::unique_ptr<BatchReader>(std::move(reader));
 }

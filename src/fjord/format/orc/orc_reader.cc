@@ -126,6 +126,14 @@ Result<std::shared_ptr<arrow::RecordBatch>> OrcStripeReader::Next() {
                                   columns);
 }
 
+void OrcStripeReader::Skip() {
+  State& s = *state_;
+  if (s.next_stripe >= s.tail.stripes.size()) return;
+  s.rows += s.tail.stripes[s.next_stripe++].rows;
+}
+
+size_t OrcStripeReader::next_stripe() const { return state_->next_stripe; }
+
 Result<std::shared_ptr<arrow::Table>> ReadOrcFile(const OrcTail& tail, uint64_t file_size,
                                                   const OrcReadAt& read_at, const std::string& path,
                                                   const std::vector<DataField>& fields) {

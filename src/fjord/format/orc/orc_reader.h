@@ -37,6 +37,10 @@ class OrcStripeReader {
   // The next stripe's rows (one array per field; a MAP with NULL keys in the list form), or
   // nullptr after the last stripe, when the stripes' row count is checked against the footer's.
   Result<std::shared_ptr<arrow::RecordBatch>> Next();
+  // Passes over the next stripe without reading it (its rows still count towards the footer's).
+  void Skip();
+  // The index of the stripe Next() or Skip() takes next.
+  size_t next_stripe() const;
 
  private:
   OrcStripeReader(const OrcTail& tail, uint64_t file_size, const OrcReadAt& read_at,

@@ -136,14 +136,14 @@ Status ParsePostScript(std::string_view data, Context* ctx, PostScript* ps) {
 
 // --- Decompression ------------------------------------------------------------------------------
 
-// Undoes ORC's chunked compression framing of the footer.
+// Undoes ORC's chunked compression framing of the footer or the metadata (`where`).
 Status Decompress(OrcCompression compression, uint64_t block_size, std::string_view in,
-                  const Context& ctx, std::string* out) {
+                  const Context& ctx, std::string_view where, std::string* out) {
   orc::Decompressor decompressor(compression, block_size);
   Status st = decompressor.Decompress(in, kOrcMaxFooterBytes, out);
   if (st.ok()) return st;
-  if (st.IsCorruption()) return ctx.Corrupt("footer: ", st.message());
-  return st.WithContext(ctx.source, ": ORC footer");
+  if (st.IsCorruption()) return ctx.Corrupt(where, ": ", st.message());
+  return st.WithContext(ctx.source, ": ORC ", where);
 }
 
 // --- Footer -------------------------------------------------------------------------------------
@@ -297,9 +297,8 @@ Status ParseTypedStats(const Field& outer, const Context& ctx, const std::string
   }
 }
 
-Status ParseColumnStats(std::string_view data, const Context& ctx, size_t index,
+Status ParseColumnStats(std::string_view data, const Context& ctx, const std::string& where,
                         OrcColumnStats* stats) {
-  std::string where = StatsWhere(index);
   return ForEachField(data, ctx, where, [&](const Field& f) -> Status {
     if (f.number == 1 && f.wire == kVarint) stats->number_of_values = f.value;
     if (f.number == 10 && f.wire == kVarint) stats->has_null = f.value != 0;
@@ -350,7 +349,7 @@ Status ParseFooter(std::string_view data, Context* ctx, OrcTail* tail) {
           size_t index = tail->stats.size();
           FJORD_RETURN_NOT_OK(ctx->Count(StatsWhere(index)));
           tail->stats.emplace_back();
-          return ParseColumnStats(f.bytes, *ctx, index, &tail->stats.back());
+          return ParseColumnStats(f.bytes, *ctx, StatsWhere(index), &tail->stats.back());
         }
         case 12:
           tail->software_version = std::string(f.bytes);
@@ -484,6 +483,11 @@ Result<OrcTail> ReadOrcTail(uint64_t file_size, const OrcReadAt& read_at, std::s
                        kOrcMaxFooterBytes);
   }
   uint64_t footer_offset = file_size - 1 - ps_length - ps.footer_length;
+  tail.metadata_offset = footer_offset - ps.metadata_length;
+  if (tail.metadata_offset >= tail_offset) {
+    tail.metadata = tail_bytes.substr(tail.metadata_offset - tail_offset,
+                                      static_cast<size_t>(ps.metadata_length));
+  }
   std::string footer_read;
   std::string_view footer_bytes;
   if (footer_offset >= tail_offset) {
@@ -495,8 +499,8 @@ Result<OrcTail> ReadOrcTail(uint64_t file_size, const OrcReadAt& read_at, std::s
   }
 
   std::string footer;
-  FJORD_RETURN_NOT_OK(
-      Decompress(tail.compression, tail.compression_block_size, footer_bytes, ctx, &footer));
+  FJORD_RETURN_NOT_OK(Decompress(tail.compression, tail.compression_block_size, footer_bytes, ctx,
+                                 "footer", &footer));
   FJORD_RETURN_NOT_OK(ParseFooter(footer, &ctx, &tail));
   FJORD_RETURN_NOT_OK(ValidateTypes(tail.types, ctx));
   return tail;
@@ -526,6 +530,61 @@ Result<OrcTail> ReadOrcTail(arrow::io::RandomAccessFile* file, std::string_view 
   return ReadOrcTail(static_cast<uint64_t>(*size), read_at, source);
 }
 #endif
+
+Status ReadOrcStripeStats(
+    const OrcTail& tail, uint64_t file_size, const OrcReadAt& read_at, std::string_view source,
+    const std::vector<uint32_t>& columns,
+    const std::function<Status(size_t index, const std::vector<OrcColumnStats>& stats)>&
+        on_stripe) {
+  Context ctx{source};
+  if (tail.metadata_length == 0) return Status::OK();
+  // Checked again: a tail may be built by hand.
+  if (tail.metadata_offset > file_size || tail.metadata_length > file_size - tail.metadata_offset) {
+    return ctx.Corrupt("metadata (", tail.metadata_length, " bytes at offset ",
+                       tail.metadata_offset, ") exceeds the file of ", file_size, " bytes");
+  }
+  if (tail.metadata_length > kOrcMaxFooterBytes) {
+    return ctx.Corrupt("metadata of ", tail.metadata_length, " bytes exceeds the limit of ",
+                       kOrcMaxFooterBytes);
+  }
+  std::string stored;
+  if (tail.metadata.size() == tail.metadata_length) {
+    stored = tail.metadata;
+  } else {
+    FJORD_ASSIGN_OR_RAISE(stored, read_at(tail.metadata_offset, tail.metadata_length));
+    if (stored.size() != tail.metadata_length) {
+      return ctx.Corrupt("short read: ", stored.size(), " of ", tail.metadata_length,
+                         " bytes at offset ", tail.metadata_offset);
+    }
+  }
+  std::string metadata;
+  FJORD_RETURN_NOT_OK(Decompress(tail.compression, tail.compression_block_size, stored, ctx,
+                                 "metadata", &metadata));
+  stored.clear();
+  // The slot in `columns` of each column id asked for (ids past the type tree never match).
+  std::vector<int64_t> slot(tail.types.size(), -1);
+  for (size_t k = 0; k < columns.size(); ++k) {
+    if (columns[k] < slot.size()) slot[columns[k]] = static_cast<int64_t>(k);
+  }
+  std::vector<OrcColumnStats> stats(columns.size());
+  size_t index = 0;
+  // orc_proto.proto Metadata { repeated StripeStatistics stripeStats = 1; }
+  //                 StripeStatistics { repeated ColumnStatistics colStats = 1; }
+  return ForEachField(metadata, ctx, "metadata", [&](const Field& f) -> Status {
+    if (f.number != 1 || f.wire != kLengthDelimited) return Status::OK();
+    std::fill(stats.begin(), stats.end(), OrcColumnStats{});
+    std::string where = "metadata stripe " + std::to_string(index);
+    size_t column = 0;
+    FJORD_RETURN_NOT_OK(ForEachField(f.bytes, ctx, where, [&](const Field& g) -> Status {
+      if (g.number != 1 || g.wire != kLengthDelimited) return Status::OK();
+      size_t id = column++;
+      if (id >= slot.size() || slot[id] < 0) return Status::OK();
+      return ParseColumnStats(g.bytes, ctx, where + " column " + std::to_string(id),
+                              &stats[static_cast<size_t>(slot[id])]);
+    }));
+    return on_stripe(index++, stats);
+  });
+}
 
 bool HasMapWithNullKeys(const OrcTail& tail, uint32_t column) {
   if (tail.rows == 0) return false;

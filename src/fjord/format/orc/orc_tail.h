@@ -4,8 +4,9 @@
 //
 // The PostScript is an uncompressed protobuf message; the Footer is compressed with the file's
 // codec in ORC's chunked framing (a 3-byte little-endian header (length << 1) | isOriginal before
-// each chunk). From the Footer we keep the type tree, the row count and the file-level column
-// statistics; stripes are only counted and the Metadata section (stripe statistics) is not read.
+// each chunk). From the Footer we keep the type tree, the row count, the stripes and the
+// file-level column statistics; the Metadata section (the statistics of each stripe) is parsed
+// only on demand (ReadOrcStripeStats), for the columns asked for.
 //
 // Why our own: Arrow's ORC adapter aborts the process (an ARROW_CHECK) when a MAP column holds a
 // NULL key, which Java writers produce legitimately, and ORC's own C++ API is not exported from
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,18 @@ Result<OrcTail> ReadOrcTail(uint64_t file_size, const OrcReadAt& read_at, std::s
 Result<OrcTail> ReadOrcTail(std::string_view file_bytes, std::string_view source);
 // The same reading through `file` (not owned; only ReadAt and GetSize are used).
 Result<OrcTail> ReadOrcTail(arrow::io::RandomAccessFile* file, std::string_view source);
+
+// Calls `on_stripe(index, stats)` for each StripeStatistics message of the Metadata section of the
+// file with this tail, in stripe order; `stats[k]` holds the statistics of column id
+// `columns[k]` (distinct ids; default-constructed when the message has none for it). The section is
+// read through `read_at` unless the tail holds it. A file without a Metadata section calls nothing;
+// the caller compares the number of calls with the stripe count. Malformed input and a section
+// decompressing to more than kOrcMaxFooterBytes are Corruption naming `source`; an error of
+// `on_stripe` ends the walk and is returned.
+Status ReadOrcStripeStats(
+    const OrcTail& tail, uint64_t file_size, const OrcReadAt& read_at, std::string_view source,
+    const std::vector<uint32_t>& columns,
+    const std::function<Status(size_t index, const std::vector<OrcColumnStats>& stats)>& on_stripe);
 
 // Whether the subtree of `column` holds a MAP whose key column may contain NULLs. The key column's
 // hasNull statistic decides; when that statistic (or the column's statistics entry) is absent we

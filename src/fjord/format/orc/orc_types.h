@@ -133,6 +133,11 @@ struct OrcTail {
   std::vector<OrcType> types;  // never empty; a valid tree (see OrcType)
   // Usually one per type; may be fewer (even none) when the writer did not record them.
   std::vector<OrcColumnStats> stats;
+  // Where the Metadata section (the statistics of each stripe) starts, and its bytes as stored
+  // (compressed) when the first read of the tail covered them; empty otherwise
+  // (ReadOrcStripeStats then reads them).
+  uint64_t metadata_offset = 0;
+  std::string metadata;
 };
 
 // Limits that keep hostile input from exhausting memory.
