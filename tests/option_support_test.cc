@@ -154,11 +154,11 @@ TEST_F(OptionSupportApiTest, DeletionVectorTablesAreReadNotWritten) {
 TEST_F(OptionSupportApiTest, AScanOptionOnTheTableRefusesReadsNotWrites) {
   TableIdentifier id{"db", "t"};
   auto before = TableWithRows(id);
-  SetOptionBehindFjordsBack(*before, "scan.snapshot-id", "1");
+  SetOptionBehindFjordsBack(*before, "incremental-between", "1,2");
   auto table = *catalog_->GetTable(id);
   EXPECT_THAT(table->NewRead().Open(),
-              IsError(StatusCode::kNotImplemented, "'scan.snapshot-id' = '1'"));
-  EXPECT_THAT(table->NewRead().Plan(), IsError(StatusCode::kNotImplemented, "scan.snapshot-id"));
+              IsError(StatusCode::kNotImplemented, "'incremental-between' = '1,2'"));
+  EXPECT_THAT(table->NewRead().Plan(), IsError(StatusCode::kNotImplemented, "incremental-between"));
   EXPECT_OK(table->NewWrite().status());
 }
 

@@ -4,9 +4,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "fjord/result.h"
 
 namespace fjord::cli {
 
@@ -44,6 +47,20 @@ inline std::string FormatEpochMillis(int64_t millis) {
   std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
+}
+
+// `-o key=value` items as a map; Invalid for an item without `=` or key.
+inline Result<std::map<std::string, std::string>> ParseKeyValues(
+    const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::Invalid("-o takes key=value, got '", item, "'");
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
 }
 
 }  // namespace fjord::cli

@@ -44,6 +44,8 @@ void AddOptionsCommand(CLI::App* app, Handler* handler);
 void AddTableCommands(CLI::App* app, Handler* handler);
 // `fjord db create|list|drop`, `fjord table create|alter|list|drop|options`.
 void AddCatalogCommands(CLI::App* app, Handler* handler);
+// `fjord tail` (streaming reads).
+void AddTailCommand(CLI::App* app, Handler* handler);
 // `fjord write`.
 void AddWriteCommand(CLI::App* app, Handler* handler);
 // `fjord commit` (messages of `fjord write --prepare-to`).

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       ->callback([&handler] { handler = PrintVersion; });
   fjord::cli::AddOptionsCommand(&app, &handler);
   fjord::cli::AddTableCommands(&app, &handler);
+  fjord::cli::AddTailCommand(&app, &handler);
   fjord::cli::AddCatalogCommands(&app, &handler);
   fjord::cli::AddWriteCommand(&app, &handler);
   fjord::cli::AddCommitCommand(&app, &handler);

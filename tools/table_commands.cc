@@ -22,10 +22,13 @@ struct CatArgs {
   std::string where;
   std::string partition;  // k=v[,k2=v2]
   std::string format = "jsonl";
+  std::vector<std::string> options;  // -o key=value
 };
 
 Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
   ReadBuilder read = table.NewRead();
+  FJORD_ASSIGN_OR_RAISE(auto options, ParseKeyValues(args.options));
+  read.WithOptions(std::move(options));
   if (args.snapshot) read.AtSnapshot(*args.snapshot);
   if (args.timestamp) read.AtTimestamp(*args.timestamp);
   if (args.tag) read.AtTag(*args.tag);
@@ -100,6 +103,9 @@ void AddSelectorOptions(CLI::App* cmd, CatArgs* args) {
   auto* ts = cmd->add_option("--timestamp", args->timestamp,
                              "Read the latest snapshot committed at or before MILLIS (epoch ms)");
   auto* tag = cmd->add_option("--tag", args->tag, "Read the snapshot of this tag");
+  cmd->add_option("-o,--option", args->options,
+                  "Read option key=value (scan.mode, scan.snapshot-id, scan.tag-name, ...); "
+                  "repeatable");
   snap->excludes(ts)->excludes(tag);
   ts->excludes(tag);
 }

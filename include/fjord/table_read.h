@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "fjord/partition.h"
 #include "fjord/result.h"
 #include "fjord/schema.h"
+#include "fjord/table_stream.h"
 
 namespace fjord {
 
@@ -86,6 +88,11 @@ class ReadBuilder {
   ReadBuilder& AtSnapshot(int64_t snapshot_id);
   ReadBuilder& AtTimestamp(int64_t epoch_millis);
   ReadBuilder& AtTag(std::string tag);
+  // Read options over the table's (Paimon's dynamic options): scan.mode, scan.snapshot-id,
+  // scan.timestamp-millis, scan.tag-name, consumer-id, continuous.discovery-interval, ...
+  // (docs/reading.md). An unknown key, a bad value or an option Fjord does not honour for reads
+  // fails at Open(), Plan() and OpenStreaming(). AtSnapshot/AtTimestamp/AtTag win over them.
+  ReadBuilder& WithOptions(std::map<std::string, std::string> options);
   // Rows per batch at most (default 8192). Memory of a read grows with it: each open sorted run of
   // a primary-key bucket holds one batch.
   ReadBuilder& WithBatchRows(int64_t rows);
@@ -95,8 +102,14 @@ class ReadBuilder {
   Result<std::unique_ptr<TableReader>> Open() const;
   // Open() as a C stream.
   Status OpenStream(struct ArrowArrayStream* out) const;
+  // A streaming read of the table's changes (table_stream.h), with the columns, filter and
+  // options set here (AtSnapshot/AtTimestamp/AtTag do not apply: use scan.* options).
+  Result<std::unique_ptr<StreamReader>> OpenStreaming() const;
 
  private:
+  // The table with the read options applied and checked.
+  Result<std::shared_ptr<const FileStoreTable>> ReadTable() const;
+
   struct State;
   std::shared_ptr<const FileStoreTable> table_;
   std::unique_ptr<State> state_;

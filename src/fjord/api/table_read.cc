@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fjord/api/arrow_bridge.h"
+#include "fjord/api/table_stream_internal.h"
 #include "fjord/expr/partition_text.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/binary_row.h"
@@ -18,6 +19,7 @@ namespace fjord {
 struct ReadBuilder::State {
   ReadRequest request;
   int64_t batch_rows = 8192;
+  std::map<std::string, std::string> options;  // dynamic read options
 };
 
 namespace {
@@ -153,13 +155,24 @@ ReadBuilder& ReadBuilder::AtTag(std::string tag) {
   state_->request.selector.tag = std::move(tag);
   return *this;
 }
+ReadBuilder& ReadBuilder::WithOptions(std::map<std::string, std::string> options) {
+  for (auto& [k, v] : options) state_->options[k] = std::move(v);
+  return *this;
+}
 ReadBuilder& ReadBuilder::WithBatchRows(int64_t rows) {
   state_->batch_rows = rows > 0 ? rows : 1;
   return *this;
 }
 
+Result<std::shared_ptr<const FileStoreTable>> ReadBuilder::ReadTable() const {
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
+                        table_->WithDynamicOptions(state_->options));
+  FJORD_RETURN_NOT_OK(table->CheckOptions(OptionUse::kRead));
+  return table;
+}
+
 Result<ReadPlan> ReadBuilder::Plan() const {
-  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table_, ReadTable());
   const ScanSelector& selector = state_->request.selector;
   FJORD_ASSIGN_OR_RAISE(auto resolved, table_->Resolve(selector));
   FJORD_ASSIGN_OR_RAISE(ScanPlan plan,
@@ -191,7 +204,7 @@ Result<ReadPlan> ReadBuilder::Plan() const {
 }
 
 Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
-  FJORD_RETURN_NOT_OK(table_->CheckOptions(OptionUse::kRead));
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table_, ReadTable());
   FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(state_->request, state_->batch_rows));
   return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(stream)));
 }
@@ -200,6 +213,16 @@ Status ReadBuilder::OpenStream(struct ArrowArrayStream* out) const {
   FJORD_ASSIGN_OR_RAISE(std::unique_ptr<TableReader> reader, Open());
   ExportTableReader(std::move(reader), out);
   return Status::OK();
+}
+
+Result<std::unique_ptr<StreamReader>> ReadBuilder::OpenStreaming() const {
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table, ReadTable());
+  if (state_->request.selector.snapshot_id || state_->request.selector.timestamp_millis ||
+      state_->request.selector.tag) {
+    return Status::Invalid("a streaming read starts where scan.mode and the scan.* options say; ",
+                           "AtSnapshot, AtTimestamp and AtTag are for batch reads");
+  }
+  return OpenStreamReader(std::move(table), state_->request, state_->batch_rows);
 }
 
 }  // namespace fjord

@@ -82,10 +82,10 @@ TEST(OptionSupportTest, CreateRefusesEveryUnhonouredValueNamingIt) {
   EXPECT_OK(CheckOptionsHonoured({{"changelog-producer", "none"}, {"no.such.key", "x"}},
                                  OptionUse::kCreate));
   // Options of operations Fjord does not have are refused at create only.
-  EXPECT_THAT(CheckOptionsHonoured({{"streaming-read-overwrite", "true"}}, OptionUse::kCreate),
-              IsError(StatusCode::kNotImplemented, "streaming reads are not implemented"));
-  EXPECT_OK(CheckOptionsHonoured({{"streaming-read-overwrite", "true"}}, OptionUse::kWrite));
-  EXPECT_OK(CheckOptionsHonoured({{"streaming-read-overwrite", "true"}}, OptionUse::kRead));
+  EXPECT_THAT(CheckOptionsHonoured({{"add-column-before-partition", "true"}}, OptionUse::kCreate),
+              IsError(StatusCode::kNotImplemented, "added columns always go at the end"));
+  EXPECT_OK(CheckOptionsHonoured({{"add-column-before-partition", "true"}}, OptionUse::kWrite));
+  EXPECT_OK(CheckOptionsHonoured({{"add-column-before-partition", "true"}}, OptionUse::kRead));
 }
 
 TEST(OptionSupportTest, WritesAndReadsRefuseOnlyWhatConcernsThem) {
@@ -98,9 +98,9 @@ TEST(OptionSupportTest, WritesAndReadsRefuseOnlyWhatConcernsThem) {
               IsError(StatusCode::kNotImplemented, "snapshot.num-retained.min"));
   EXPECT_OK(CheckOptionsHonoured({{"snapshot.num-retained.min", "1"}}, OptionUse::kRead));
   // A scan option set on the table changes what a read returns, not what a write does.
-  EXPECT_THAT(CheckOptionsHonoured({{"scan.snapshot-id", "3"}}, OptionUse::kRead),
-              IsError(StatusCode::kNotImplemented, "'scan.snapshot-id' = '3'"));
-  EXPECT_OK(CheckOptionsHonoured({{"scan.snapshot-id", "3"}}, OptionUse::kWrite));
+  EXPECT_THAT(CheckOptionsHonoured({{"incremental-between", "1,3"}}, OptionUse::kRead),
+              IsError(StatusCode::kNotImplemented, "'incremental-between' = '1,3'"));
+  EXPECT_OK(CheckOptionsHonoured({{"incremental-between", "1,3"}}, OptionUse::kWrite));
 }
 
 TEST(OptionSupportTest, WarningsForPerformanceOptionsAndUnknownKeys) {

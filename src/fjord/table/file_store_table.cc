@@ -76,16 +76,41 @@ Status FileStoreTable::CheckOptions(OptionUse use,
 
 Result<std::pair<std::optional<Snapshot>, TableSchema>> FileStoreTable::Resolve(
     const ScanSelector& selector) const {
-  TableScan scan(io_, path_, schema_);
-  FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> snapshot, scan.ResolveSnapshot(selector));
-  TableSchema schema = schema_;
+  FJORD_ASSIGN_OR_RAISE(ResolvedRead resolved, ResolveRead(selector));
+  return std::make_pair(std::move(resolved.snapshot), std::move(resolved.schema));
+}
+
+Result<FileStoreTable::ResolvedRead> FileStoreTable::ResolveRead(
+    const ScanSelector& selector) const {
+  ResolvedRead out;
+  out.schema = schema_;
+  bool time_travel = selector.snapshot_id || selector.timestamp_millis || selector.tag;
+  if (time_travel) {
+    TableScan scan(io_, path_, schema_);
+    FJORD_ASSIGN_OR_RAISE(out.snapshot, scan.ResolveSnapshot(selector));
+  } else {
+    // The scan.* options choose the snapshot (Java's static starting scanners).
+    FJORD_ASSIGN_OR_RAISE(
+        ScanStartOptions start,
+        ScanStartOptions::Make(options(), core_options_, !schema_.primary_keys.empty()));
+    if (start.mode == StartupMode::kIncremental) {
+      return Status::NotImplemented("incremental reads (incremental-between*) are not ",
+                                    "implemented yet");
+    }
+    FJORD_ASSIGN_OR_RAISE(BatchStart batch, ResolveBatchStart(snapshots_, start, core_options_));
+    out.snapshot = std::move(batch.snapshot);
+    out.plan = batch.plan;
+    time_travel =
+        start.mode == StartupMode::kFromSnapshot || start.mode == StartupMode::kFromSnapshotFull ||
+        start.mode == StartupMode::kFromTimestamp ||
+        (start.mode == StartupMode::kFromCreationTimestamp && !batch.plan.min_creation_millis);
+  }
   // Time travel reads with the travelled snapshot's own schema; the latest snapshot is read with
   // the table's latest schema, which may be newer (an ALTER TABLE without new data), as in Java.
-  bool time_travel = selector.snapshot_id || selector.timestamp_millis || selector.tag;
-  if (time_travel && snapshot && snapshot->schema_id != schema_.id) {
-    FJORD_ASSIGN_OR_RAISE(schema, snapshots_.LoadSchema(snapshot->schema_id));
+  if (time_travel && out.snapshot && out.snapshot->schema_id != schema_.id) {
+    FJORD_ASSIGN_OR_RAISE(out.schema, snapshots_.LoadSchema(out.snapshot->schema_id));
   }
-  return std::make_pair(std::move(snapshot), std::move(schema));
+  return out;
 }
 
 Result<std::optional<Predicate>> FileStoreTable::ReadFilter(const TableSchema& schema,
@@ -113,12 +138,12 @@ Result<std::optional<Predicate>> FileStoreTable::ReadFilter(const TableSchema& s
 
 Result<ScanPlan> FileStoreTable::Plan(const ScanSelector& selector, const std::string& where,
                                       const PartitionSpec& partition) const {
-  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(selector));
-  auto& [snapshot, schema] = resolved;
-  if (!snapshot) return ScanPlan{};
-  FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter, ReadFilter(schema, where, partition));
-  TableScan scan(io_, path_, schema);
-  return scan.Plan(*snapshot, filter ? &*filter : nullptr);
+  FJORD_ASSIGN_OR_RAISE(ResolvedRead resolved, ResolveRead(selector));
+  if (!resolved.snapshot) return ScanPlan{};
+  FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter,
+                        ReadFilter(resolved.schema, where, partition));
+  TableScan scan(io_, path_, resolved.schema);
+  return scan.Plan(*resolved.snapshot, filter ? &*filter : nullptr, resolved.plan);
 }
 
 namespace {
@@ -142,13 +167,10 @@ class OwningReader : public RowBatchReader {
 
 }  // namespace
 
-Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t batch_rows) const {
-  FJORD_ASSIGN_OR_RAISE(auto resolved, Resolve(request.selector));
-  ReadStream out;
-  out.snapshot = std::move(resolved.first);
-  out.schema = std::move(resolved.second);
-  const TableSchema& schema = out.schema;
-
+Result<SplitReadOptions> FileStoreTable::SplitOptionsFor(const TableSchema& schema,
+                                                         const ReadRequest& request,
+                                                         int64_t batch_rows,
+                                                         std::vector<DataField>* fields) const {
   SplitReadOptions options;
   options.batch_rows = batch_rows > 0 ? batch_rows : 1;
   FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter,
@@ -165,20 +187,54 @@ Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t 
       options.projection.push_back(i);
     }
   }
-  for (int i : options.projection) out.fields.push_back(schema.fields[static_cast<size_t>(i)]);
+  fields->clear();
+  for (int i : options.projection) fields->push_back(schema.fields[static_cast<size_t>(i)]);
+  return options;
+}
 
-  auto splits = std::make_unique<std::vector<DataSplit>>();
-  if (out.snapshot) {
-    TableScan scan(io_, path_, schema);
-    FJORD_ASSIGN_OR_RAISE(ScanPlan plan, scan.Plan(*out.snapshot, options.filter.get()));
-    *splits = std::move(plan.splits);
-  }
+Result<std::shared_ptr<RowBatchReader>> FileStoreTable::OpenSplits(
+    const TableSchema& schema, std::vector<DataSplit> splits, SplitReadOptions options,
+    std::shared_ptr<arrow::Schema>* arrow_schema) const {
+  auto owned = std::make_unique<std::vector<DataSplit>>(std::move(splits));
   auto read = std::make_unique<TableRead>(io_, path_, schema, options.batch_rows);
-  FJORD_ASSIGN_OR_RAISE(out.arrow_schema, read->OutputSchema(*splits, options));
-  auto rows = std::make_shared<OwningReader>(std::move(read), std::move(splits));
-  FJORD_RETURN_NOT_OK(rows->Open(std::move(options), out.arrow_schema));
-  out.rows = std::move(rows);
+  if (!*arrow_schema) {
+    FJORD_ASSIGN_OR_RAISE(*arrow_schema, read->OutputSchema(*owned, options));
+  }
+  auto rows = std::make_shared<OwningReader>(std::move(read), std::move(owned));
+  FJORD_RETURN_NOT_OK(rows->Open(std::move(options), *arrow_schema));
+  return std::shared_ptr<RowBatchReader>(std::move(rows));
+}
+
+Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t batch_rows) const {
+  FJORD_ASSIGN_OR_RAISE(ResolvedRead resolved, ResolveRead(request.selector));
+  ReadStream out;
+  out.snapshot = std::move(resolved.snapshot);
+  out.schema = std::move(resolved.schema);
+  FJORD_ASSIGN_OR_RAISE(SplitReadOptions options,
+                        SplitOptionsFor(out.schema, request, batch_rows, &out.fields));
+  std::vector<DataSplit> splits;
+  if (out.snapshot) {
+    TableScan scan(io_, path_, out.schema);
+    FJORD_ASSIGN_OR_RAISE(ScanPlan plan,
+                          scan.Plan(*out.snapshot, options.filter.get(), resolved.plan));
+    splits = std::move(plan.splits);
+  }
+  FJORD_ASSIGN_OR_RAISE(
+      out.rows, OpenSplits(out.schema, std::move(splits), std::move(options), &out.arrow_schema));
   return out;
+}
+
+Result<std::unique_ptr<StreamTableScan>> FileStoreTable::NewStreamScan(
+    const ReadRequest& request, std::optional<int64_t> consumer_next) const {
+  FJORD_ASSIGN_OR_RAISE(
+      ScanStartOptions start,
+      ScanStartOptions::Make(options(), core_options_, !schema_.primary_keys.empty()));
+  FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter,
+                        ReadFilter(schema_, request.where, request.partition));
+  auto scan = std::make_unique<StreamTableScan>(io_, path_, schema_, core_options_, start,
+                                                std::move(filter), consumer_next);
+  FJORD_RETURN_NOT_OK(scan->Init());
+  return scan;
 }
 
 Result<ReadResult> FileStoreTable::Read(const ReadRequest& request) const {

@@ -16,6 +16,9 @@
 #include "fjord/options.h"
 #include "fjord/partition.h"
 #include "fjord/table/read/scan.h"
+#include "fjord/table/read/scan_start.h"
+#include "fjord/table/read/stream_scan.h"
+#include "fjord/table/read/table_read.h"
 
 namespace fjord {
 
@@ -84,10 +87,32 @@ class FileStoreTable {
   // Opens a read: plan, then batches of at most `batch_rows` rows pulled split by split through
   // merge-on-read, the exact row filter and the projection (table/read/table_read.h).
   Result<ReadStream> OpenRead(const ReadRequest& request, int64_t batch_rows = 8192) const;
+  // A streaming scan of the table (stream_scan.h) in its current schema, started as the scan.*
+  // options say, or at `consumer_next` (a consumer's recorded next snapshot).
+  Result<std::unique_ptr<StreamTableScan>> NewStreamScan(
+      const ReadRequest& request, std::optional<int64_t> consumer_next = std::nullopt) const;
+  // How `request` reads rows of `schema`: projection, filter, batch size; `fields` gets the
+  // projected columns.
+  Result<SplitReadOptions> SplitOptionsFor(const TableSchema& schema, const ReadRequest& request,
+                                           int64_t batch_rows,
+                                           std::vector<DataField>* fields) const;
+  // The rows of `splits` read in `schema`, in `*arrow_schema` (computed when null).
+  Result<std::shared_ptr<RowBatchReader>> OpenSplits(
+      const TableSchema& schema, std::vector<DataSplit> splits, SplitReadOptions options,
+      std::shared_ptr<arrow::Schema>* arrow_schema) const;
   // Every row of a read at once (OpenRead's batches, concatenated).
   Result<ReadResult> Read(const ReadRequest& request) const;
 
  private:
+  struct ResolvedRead {
+    std::optional<Snapshot> snapshot;
+    TableSchema schema;
+    PlanOptions plan;
+  };
+  // The snapshot, schema and files a batch read of `selector` (or, when it is empty, of the
+  // scan.* options) reads.
+  Result<ResolvedRead> ResolveRead(const ScanSelector& selector) const;
+
   // `where` AND the partitions of `partition`, bound to `schema`; nullopt when neither is given.
   Result<std::optional<Predicate>> ReadFilter(const TableSchema& schema, const std::string& where,
                                               const PartitionSpec& partition) const;

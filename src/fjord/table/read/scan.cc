@@ -1,6 +1,7 @@
 #include "fjord/table/read/scan.h"
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <set>
 #include <tuple>
@@ -159,6 +160,21 @@ Result<std::optional<std::set<int32_t>>> CandidateBuckets(const Predicate& filte
 
 }  // namespace
 
+int64_t CreationEpochMillis(const DataFileMeta& file) {
+  if (!file.creation_time_millis) return 0;
+  // The stored creation time is a local date-time without zone; Java places it in the JVM's
+  // default zone (DataFileMeta#creationTimeEpochMillis). The process's zone plays that part.
+  int64_t local = *file.creation_time_millis;
+  int64_t seconds = local >= 0 ? local / 1000 : -((-local + 999) / 1000);
+  int64_t millis = local - seconds * 1000;
+  time_t t = static_cast<time_t>(seconds);
+  struct tm fields {};
+  gmtime_r(&t, &fields);
+  fields.tm_isdst = -1;
+  time_t epoch = mktime(&fields);
+  return static_cast<int64_t>(epoch) * 1000 + millis;
+}
+
 Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& selector) const {
   SnapshotManager sm(io_, root_);
   if (selector.tag) {
@@ -190,11 +206,29 @@ Result<std::optional<Snapshot>> TableScan::ResolveSnapshot(const ScanSelector& s
 
 Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapshot,
                                                           const Predicate* partition_filter) const {
+  return LiveEntries(snapshot, partition_filter, ScanKind::kAll);
+}
+
+Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
+    const Snapshot& snapshot, const Predicate* partition_filter, ScanKind kind,
+    std::vector<ManifestEntry>* deleted) const {
   TablePaths paths{root_};
   FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema_));
   const std::string& format = options.manifest_format();
+  std::vector<const std::string*> lists;
+  switch (kind) {
+    case ScanKind::kAll:
+      lists = {&snapshot.base_manifest_list, &snapshot.delta_manifest_list};
+      break;
+    case ScanKind::kDelta:
+      lists = {&snapshot.delta_manifest_list};
+      break;
+    case ScanKind::kChangelog:
+      if (snapshot.changelog_manifest_list) lists = {&*snapshot.changelog_manifest_list};
+      break;
+  }
   std::vector<ManifestFileMeta> manifests;
-  for (const std::string* list : {&snapshot.base_manifest_list, &snapshot.delta_manifest_list}) {
+  for (const std::string* list : lists) {
     FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas,
                           ReadManifestList(io_.get(), paths.ManifestFile(*list), format));
     manifests.insert(manifests.end(), metas.begin(), metas.end());
@@ -228,6 +262,8 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapsh
         if (it != live.end()) {
           entries[it->second].reset();
           live.erase(it);
+        } else if (deleted != nullptr) {
+          deleted->push_back(std::move(e));
         }
         // A DELETE whose ADD is in a manifest pruned above, or was already folded away, needs
         // no bookkeeping: entries are only ever live once.
@@ -242,14 +278,25 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(const Snapshot& snapsh
 }
 
 Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filter) const {
+  return Plan(snapshot, filter, PlanOptions{});
+}
+
+Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filter,
+                                 const PlanOptions& plan_options) const {
   ScanPlan plan;
   plan.snapshot = snapshot;
   FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema_));
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
   std::optional<Predicate> partition_filter;
   if (filter != nullptr) partition_filter = filter->Restrict(schema_.partition_keys);
+  bool streaming = plan_options.kind != ScanKind::kAll;
+  bool changes = plan_options.changes && plan_options.kind == ScanKind::kDelta;
+  std::vector<ManifestEntry> deleted;
   FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries,
-                        LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr));
+                        LiveEntries(snapshot, partition_filter ? &*partition_filter : nullptr,
+                                    plan_options.kind, changes ? &deleted : nullptr));
+  size_t added = entries.size();
+  for (ManifestEntry& e : deleted) entries.push_back(std::move(e));
 
   const std::string& default_name = options.partition_default_name();
   std::map<std::pair<std::string, int32_t>, DataSplit> splits;
@@ -263,7 +310,14 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
   std::vector<DataField> key_fields = schema_.FieldsByName(schema_.TrimmedPrimaryKeys());
   SnapshotManager schemas(io_, root_);
   std::map<int64_t, TableSchema> file_schemas;
-  for (ManifestEntry& e : entries) {
+  for (size_t n = 0; n < entries.size(); ++n) {
+    ManifestEntry& e = entries[n];
+    if (plan_options.min_level && e.file.level < *plan_options.min_level) continue;
+    if (plan_options.max_level && e.file.level > *plan_options.max_level) continue;
+    if (plan_options.min_creation_millis &&
+        CreationEpochMillis(e.file) < *plan_options.min_creation_millis) {
+      continue;
+    }
     if (filter != nullptr) {
       // Bucket pruning: equality on every bucket-key column names the only possible buckets.
       auto bt = buckets_by_total.find(e.total_buckets);
@@ -287,6 +341,8 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       split.partition = e.partition;
       split.bucket = e.bucket;
       split.total_buckets = e.total_buckets;
+      split.streaming = streaming;
+      split.overwrite_changes = changes;
       FJORD_ASSIGN_OR_RAISE(
           split.partition_values,
           DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
@@ -305,31 +361,51 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       split.bucket_path = JoinPath(dir, "bucket-" + std::to_string(e.bucket));
       it = splits.emplace(key, std::move(split)).first;
     }
-    it->second.files.push_back(std::move(e.file));
+    (n < added ? it->second.files : it->second.before_files).push_back(std::move(e.file));
   }
 
-  // Deletion vectors of this snapshot.
-  if (snapshot.index_manifest) {
-    TablePaths paths{root_};
-    const std::string& format = options.manifest_format();
-    FJORD_ASSIGN_OR_RAISE(
-        std::vector<IndexManifestEntry> index,
-        ReadIndexManifest(io_.get(), paths.ManifestFile(*snapshot.index_manifest), format));
-    for (const IndexManifestEntry& ie : index) {
-      if (ie.kind != FileKind::kAdd || ie.index_type != "DELETION_VECTORS" || !ie.dv_ranges) {
-        continue;
-      }
-      auto it = splits.find({ie.partition, ie.bucket});
-      if (it == splits.end()) continue;
-      std::string index_path = ie.external_path ? *ie.external_path : paths.IndexFile(ie.file_name);
-      for (const DeletionVectorMeta& dv : *ie.dv_ranges) {
-        it->second.deletion_files[dv.data_file_name] =
-            DeletionFile{index_path, dv.offset, dv.length, dv.cardinality};
-      }
+  // Deletion vectors: of this snapshot for a full plan; of the snapshot and the one before for
+  // the changes of an OVERWRITE. The files of delta and changelog plans are read whole.
+  if (!streaming || changes) {
+    FJORD_ASSIGN_OR_RAISE(auto dvs, DeletionFiles(snapshot));
+    for (auto& [key, files] : dvs) {
+      auto it = splits.find(key);
+      if (it != splits.end()) it->second.deletion_files = std::move(files);
+    }
+  }
+  if (changes && snapshot.id > 1) {
+    SnapshotManager sm(io_, root_);
+    FJORD_ASSIGN_OR_RAISE(Snapshot before, sm.Load(snapshot.id - 1));
+    FJORD_ASSIGN_OR_RAISE(auto dvs, DeletionFiles(before));
+    for (auto& [key, files] : dvs) {
+      auto it = splits.find(key);
+      if (it != splits.end()) it->second.before_deletion_files = std::move(files);
     }
   }
   for (auto& [key, split] : splits) plan.splits.push_back(std::move(split));
   return plan;
+}
+
+Result<std::map<std::pair<std::string, int32_t>, std::map<std::string, DeletionFile>>>
+TableScan::DeletionFiles(const Snapshot& snapshot) const {
+  std::map<std::pair<std::string, int32_t>, std::map<std::string, DeletionFile>> out;
+  if (!snapshot.index_manifest) return out;
+  TablePaths paths{root_};
+  FJORD_ASSIGN_OR_RAISE(CoreOptions options, CoreOptions::Make(schema_));
+  FJORD_ASSIGN_OR_RAISE(std::vector<IndexManifestEntry> index,
+                        ReadIndexManifest(io_.get(), paths.ManifestFile(*snapshot.index_manifest),
+                                          options.manifest_format()));
+  for (const IndexManifestEntry& ie : index) {
+    if (ie.kind != FileKind::kAdd || ie.index_type != "DELETION_VECTORS" || !ie.dv_ranges) {
+      continue;
+    }
+    std::string index_path = ie.external_path ? *ie.external_path : paths.IndexFile(ie.file_name);
+    auto& files = out[{ie.partition, ie.bucket}];
+    for (const DeletionVectorMeta& dv : *ie.dv_ranges) {
+      files[dv.data_file_name] = DeletionFile{index_path, dv.offset, dv.length, dv.cardinality};
+    }
+  }
+  return out;
 }
 
 }  // namespace fjord

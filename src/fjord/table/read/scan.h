@@ -35,6 +35,33 @@ struct DataSplit {
   std::string bucket_path;  // directory of the data files
   std::vector<DataFileMeta> files;
   std::map<std::string, DeletionFile> deletion_files;  // by data file name
+  // The changes of one snapshot (a delta or changelog plan, Java's `isStreaming` splits): the
+  // files are read one after another, unmerged, every record with its own row kind.
+  bool streaming = false;
+  // A streaming split of an OVERWRITE snapshot's changes (Java's readChanges): the files the
+  // snapshot deleted, read merged with the row kinds reversed before `files` are read merged.
+  std::vector<DataFileMeta> before_files;
+  std::map<std::string, DeletionFile> before_deletion_files;
+  bool overwrite_changes = false;
+};
+
+// Which files of a snapshot a plan lists (Java's ScanMode).
+enum class ScanKind : unsigned char {
+  kAll,        // the live files (base and delta manifest lists)
+  kDelta,      // the files the snapshot added (its delta manifest list), as streaming splits
+  kChangelog,  // the snapshot's changelog files (changelog manifest list), as streaming splits
+};
+
+struct PlanOptions {
+  ScanKind kind = ScanKind::kAll;
+  // Only files of these levels (inclusive bounds); unset = all.
+  std::optional<int32_t> min_level;
+  std::optional<int32_t> max_level;
+  // Only files created at or after this instant (Java's creationTimeEpochMillis).
+  std::optional<int64_t> min_creation_millis;
+  // kDelta only: also the files the snapshot deleted, as `before_files` of its splits, and the
+  // deletion vectors of both sides (Java's SnapshotReader#readChanges, for OVERWRITE snapshots).
+  bool changes = false;
 };
 
 struct ScanPlan {
@@ -49,6 +76,10 @@ struct ScanSelector {
   std::optional<std::string> tag;
 };
 
+// When `file` was created, in epoch milliseconds (its stored local time placed in the process's
+// time zone, as Java places it in the JVM's); 0 when the file does not say.
+int64_t CreationEpochMillis(const DataFileMeta& file);
+
 class TableScan {
  public:
   TableScan(std::shared_ptr<FileIO> io, std::string table_root, TableSchema schema)
@@ -60,10 +91,23 @@ class TableScan {
   // Plans the live files of `snapshot`. `filter` (may be null) prunes partitions, buckets and
   // files by statistics; it never drops a file that could hold a matching row.
   Result<ScanPlan> Plan(const Snapshot& snapshot, const Predicate* filter = nullptr) const;
+  // The same for the files `options` select: a delta or changelog plan holds the added files
+  // of the snapshot's delta or changelog manifests, in manifest order, one streaming split per
+  // (partition, bucket).
+  Result<ScanPlan> Plan(const Snapshot& snapshot, const Predicate* filter,
+                        const PlanOptions& options) const;
 
   // All live manifest entries of `snapshot`, folded (ADD minus DELETE), in manifest order.
   Result<std::vector<ManifestEntry>> LiveEntries(const Snapshot& snapshot,
                                                  const Predicate* partition_filter) const;
+  // The deletion vectors of `snapshot`, by (partition, bucket) and data file name.
+  Result<std::map<std::pair<std::string, int32_t>, std::map<std::string, DeletionFile>>>
+  DeletionFiles(const Snapshot& snapshot) const;
+  // The same over the manifest lists `kind` names; the DELETE entries left after folding go to
+  // `deleted` when it is not null.
+  Result<std::vector<ManifestEntry>> LiveEntries(
+      const Snapshot& snapshot, const Predicate* partition_filter, ScanKind kind,
+      std::vector<ManifestEntry>* deleted = nullptr) const;
 
  private:
   std::shared_ptr<FileIO> io_;

@@ -19,9 +19,15 @@ namespace fjord {
 
 namespace {
 
-// Keeps the rows whose _VALUE_KIND is +I or +U (`kind_column`), and the first `keep` columns.
-Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column, int keep) {
+constexpr const char* kRowKindName = "_row_kind";  // as fjord/table_write.h's kRowKindColumn
+
+// The rows whose _VALUE_KIND (`kind_column`) is +I or +U (all rows when `keep_retracts`), in
+// `columns`.
+Result<std::shared_ptr<arrow::RecordBatch>> SelectRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column,
+    const std::vector<int>& columns, bool keep_retracts) {
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto values, batch->SelectColumns(columns));
+  if (keep_retracts) return values;
   auto kind = batch->column(kind_column);
   FJORD_ARROW_ASSIGN_OR_RAISE(
       arrow::Datum is_insert,
@@ -31,9 +37,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
       arrow::compute::CallFunction("equal", {kind, arrow::Datum(int8_t{2})}));
   FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum mask,
                               arrow::compute::CallFunction("or", {is_insert, is_update}));
-  std::vector<int> columns(static_cast<size_t>(keep));
-  std::iota(columns.begin(), columns.end(), 0);
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto values, batch->SelectColumns(columns));
   if (mask.make_array()->null_count() == 0 &&
       std::static_pointer_cast<arrow::BooleanArray>(mask.make_array())->true_count() ==
           batch->num_rows()) {
@@ -41,6 +44,48 @@ Result<std::shared_ptr<arrow::RecordBatch>> DropRetracts(
   }
   FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum filtered, arrow::compute::Filter(values, mask));
   return filtered.record_batch();
+}
+
+// Columns 0..n-1, then `extra` if it is not negative.
+std::vector<int> FirstColumns(int n, int extra) {
+  std::vector<int> columns(static_cast<size_t>(n));
+  std::iota(columns.begin(), columns.end(), 0);
+  if (extra >= 0) columns.push_back(extra);
+  return columns;
+}
+
+// `batch` with an all-+I kind column appended (append tables).
+Result<std::shared_ptr<arrow::RecordBatch>> WithInsertKinds(
+    const std::shared_ptr<arrow::RecordBatch>& batch) {
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto zeros,
+                              arrow::MakeArrayFromScalar(arrow::Int8Scalar(0), batch->num_rows()));
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto out,
+      batch->AddColumn(batch->num_columns(), arrow::field("_VALUE_KIND", arrow::int8()), zeros));
+  return out;
+}
+
+// The kinds of `batch`'s last column (int8 _VALUE_KIND) as "+I" / "-U" / "+U" / "-D", in front
+// of the other columns.
+Result<std::shared_ptr<arrow::RecordBatch>> RowKindFirst(
+    const std::shared_ptr<arrow::RecordBatch>& batch) {
+  static const char* kNames[] = {"+I", "-U", "+U", "-D"};
+  int last = batch->num_columns() - 1;
+  const auto& kinds = static_cast<const arrow::Int8Array&>(*batch->column(last));
+  arrow::StringBuilder names;
+  FJORD_ARROW_RETURN_NOT_OK(names.Reserve(batch->num_rows()));
+  FJORD_ARROW_RETURN_NOT_OK(names.ReserveData(batch->num_rows() * 2));
+  for (int64_t i = 0; i < batch->num_rows(); ++i) {
+    int8_t k = kinds.Value(i);
+    if (k < 0 || k > 3) return Status::Corruption("invalid row kind ", int{k});
+    names.UnsafeAppend(kNames[k], 2);
+  }
+  std::shared_ptr<arrow::Array> column;
+  FJORD_ARROW_RETURN_NOT_OK(names.Finish(&column));
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto rest, batch->RemoveColumn(last));
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto out, rest->AddColumn(0, arrow::field(kRowKindName, arrow::utf8(), false), column));
+  return out;
 }
 
 // A chunk filter from an exact row filter over `fields` (the columns the file read returns).
@@ -65,13 +110,21 @@ class SplitSource {
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
 };
 
-// Files read one after another without merging: append tables, and primary-key tables read
-// without merging (deletion vectors, first-row: level 0 skipped, retractions dropped).
+// Files read one after another without merging: append tables, primary-key tables read
+// without merging (deletion vectors, first-row: level 0 skipped, retractions dropped) and
+// streaming splits (every record kept).
 class FileSequenceSource : public SplitSource {
  public:
   using OpenFn = std::function<Result<std::unique_ptr<BatchReader>>(const DataFileMeta&)>;
-  FileSequenceSource(std::vector<DataFileMeta> files, OpenFn open, bool kv, int values)
-      : files_(std::move(files)), open_(std::move(open)), kv_(kv), values_(values) {}
+  FileSequenceSource(std::vector<DataFileMeta> files, OpenFn open, bool kv, int values,
+                     bool keep_retracts, bool with_kind)
+      : files_(std::move(files)),
+        open_(std::move(open)),
+        kv_(kv),
+        values_(values),
+        keep_retracts_(keep_retracts),
+        with_kind_(with_kind),
+        columns_(FirstColumns(values, with_kind ? values + 1 : -1)) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
@@ -85,8 +138,10 @@ class FileSequenceSource : public SplitSource {
         continue;
       }
       if (kv_) {
-        FJORD_ASSIGN_OR_RAISE(batch, DropRetracts(batch, values_ + 1, values_));
+        FJORD_ASSIGN_OR_RAISE(batch, SelectRows(batch, values_ + 1, columns_, keep_retracts_));
         if (batch->num_rows() == 0) continue;
+      } else if (with_kind_) {
+        FJORD_ASSIGN_OR_RAISE(batch, WithInsertKinds(batch));
       }
       return batch;
     }
@@ -97,6 +152,9 @@ class FileSequenceSource : public SplitSource {
   OpenFn open_;
   bool kv_;
   int values_;
+  bool keep_retracts_;
+  bool with_kind_;
+  std::vector<int> columns_;
   size_t next_ = 0;
   std::unique_ptr<BatchReader> current_;
 };
@@ -104,11 +162,12 @@ class FileSequenceSource : public SplitSource {
 // Merge-on-read: sections of overlapping files one after another, each a k-way merge.
 class MergeSource : public SplitSource {
  public:
-  MergeSource(KvFileReaderFactory* readers, const DataSplit* split, TableSchema merge_schema,
-              KvLayout layout, std::vector<int> needed, std::vector<Section> sections,
-              int64_t batch_rows)
+  MergeSource(KvFileReaderFactory* readers, std::string bucket_path,
+              std::vector<DataFileMeta> files, TableSchema merge_schema, KvLayout layout,
+              std::vector<int> needed, std::vector<Section> sections, int64_t batch_rows)
       : readers_(readers),
-        split_(split),
+        bucket_path_(std::move(bucket_path)),
+        files_(std::move(files)),
         merge_schema_(std::move(merge_schema)),
         layout_(std::move(layout)),
         needed_(std::move(needed)),
@@ -122,9 +181,9 @@ class MergeSource : public SplitSource {
         std::vector<std::unique_ptr<KvRunReader>> runs;
         for (const FileRun& run : sections_[next_]) {
           std::vector<DataFileMeta> files;
-          for (size_t f : run) files.push_back(split_->files[f]);
+          for (size_t f : run) files.push_back(files_[f]);
           FJORD_ASSIGN_OR_RAISE(auto reader,
-                                readers_->OpenRun(split_->bucket_path, std::move(files), layout_));
+                                readers_->OpenRun(bucket_path_, std::move(files), layout_));
           runs.push_back(std::move(reader));
         }
         ++next_;
@@ -149,14 +208,56 @@ class MergeSource : public SplitSource {
 
  private:
   KvFileReaderFactory* readers_;
-  const DataSplit* split_;
+  std::string bucket_path_;
+  std::vector<DataFileMeta> files_;
   TableSchema merge_schema_;
   KvLayout layout_;
-  std::vector<int> needed_;  // the needed columns in the layout
+  std::vector<int> needed_;  // the needed columns in the layout (and the kind, when asked)
   std::vector<Section> sections_;
   int64_t batch_rows_;
   size_t next_ = 0;
   std::unique_ptr<KvMergeReader> merge_;
+};
+
+// Every record of `inner` (whose last column is the kind) turned into a -D: the old rows of an
+// OVERWRITE (Java's ReverseReader over a merged read, which returns only adds).
+class RetractSource : public SplitSource {
+ public:
+  explicit RetractSource(std::unique_ptr<SplitSource> inner) : inner_(std::move(inner)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    FJORD_ASSIGN_OR_RAISE(auto batch, inner_->Next());
+    if (!batch) return batch;
+    int last = batch->num_columns() - 1;
+    FJORD_ARROW_ASSIGN_OR_RAISE(
+        auto deletes, arrow::MakeArrayFromScalar(arrow::Int8Scalar(3), batch->num_rows()));
+    FJORD_ARROW_ASSIGN_OR_RAISE(
+        batch, batch->SetColumn(last, batch->schema()->field(last), std::move(deletes)));
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<SplitSource> inner_;
+};
+
+// One source after the other.
+class ConcatSource : public SplitSource {
+ public:
+  explicit ConcatSource(std::vector<std::unique_ptr<SplitSource>> parts)
+      : parts_(std::move(parts)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    while (next_ < parts_.size()) {
+      FJORD_ASSIGN_OR_RAISE(auto batch, parts_[next_]->Next());
+      if (batch) return batch;
+      parts_[next_++].reset();
+    }
+    return std::shared_ptr<arrow::RecordBatch>();
+  }
+
+ private:
+  std::vector<std::unique_ptr<SplitSource>> parts_;
+  size_t next_ = 0;
 };
 
 }  // namespace
@@ -190,7 +291,9 @@ class TableRead::SplitReader : public RowBatchReader {
       output_.push_back(
           static_cast<int>(std::find(needed_.begin(), needed_.end(), p) - needed_.begin()));
     }
-    bool identity = output_.size() == needed_.size();
+    // The kind travels as the last column until it is put first.
+    if (options_.with_row_kind) output_.push_back(static_cast<int>(needed_.size()));
+    bool identity = output_.size() == needed_.size() + (options_.with_row_kind ? 1 : 0);
     for (size_t i = 0; identity && i < output_.size(); ++i) identity = output_[i] == int(i);
     project_ = !identity;
     FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(schema));
@@ -221,31 +324,54 @@ class TableRead::SplitReader : public RowBatchReader {
       if (project_) {
         FJORD_ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(output_));
       }
+      if (options_.with_row_kind) {
+        FJORD_ASSIGN_OR_RAISE(batch, RowKindFirst(batch));
+      }
       return ConformToSchema(batch, schema_);
     }
   }
 
  private:
   Result<std::unique_ptr<SplitSource>> OpenSource(const DataSplit& split) {
+    if (split.overwrite_changes) {
+      // The old rows of the overwritten buckets retracted, then the new rows.
+      std::vector<std::unique_ptr<SplitSource>> parts;
+      FJORD_ASSIGN_OR_RAISE(auto before, OpenFiles(split.bucket_path, split.before_files,
+                                                   &split.before_deletion_files, false));
+      parts.push_back(std::make_unique<RetractSource>(std::move(before)));
+      FJORD_ASSIGN_OR_RAISE(
+          auto after, OpenFiles(split.bucket_path, split.files, &split.deletion_files, false));
+      parts.push_back(std::move(after));
+      return std::unique_ptr<SplitSource>(new ConcatSource(std::move(parts)));
+    }
+    return OpenFiles(split.bucket_path, split.files, &split.deletion_files, split.streaming);
+  }
+
+  // The rows of `files` (one bucket): unmerged with every record when `streaming`, else as a
+  // batch read sees them. The kind column is last when the read asks for it.
+  Result<std::unique_ptr<SplitSource>> OpenFiles(
+      const std::string& bucket_path, const std::vector<DataFileMeta>& all_files,
+      const std::map<std::string, DeletionFile>* deletion_files, bool streaming) {
     const TableSchema& schema = read_->schema();
     bool pk = !schema.primary_keys.empty();
-    bool no_merge = pk && read_without_merging_;
-    if (!pk || no_merge) {
+    bool no_merge = pk && read_without_merging_ && !streaming;
+    bool with_kind = options_.with_row_kind;
+    if (!pk || no_merge || streaming) {
       std::vector<DataFileMeta> files;
-      for (const DataFileMeta& f : split.files) {
+      for (const DataFileMeta& f : all_files) {
         if (no_merge && f.level == 0) continue;
         files.push_back(f);
       }
       ChunkFilter chunks = ChunkFilterOf(options_.filter, needed_fields_);
       TableRead* read = read_;
-      const DataSplit* s = &split;
-      auto open = [read, s, fields = needed_fields_, pk,
+      auto open = [read, bucket_path, deletion_files, fields = needed_fields_, pk,
                    chunks](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
-        FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*s, f));
-        return read->readers_.OpenFile(s->bucket_path, f, fields, pk, deletion, chunks);
+        FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*deletion_files, f));
+        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks);
       };
-      return std::unique_ptr<SplitSource>(new FileSequenceSource(
-          std::move(files), std::move(open), pk, static_cast<int>(needed_fields_.size())));
+      return std::unique_ptr<SplitSource>(
+          new FileSequenceSource(std::move(files), std::move(open), pk,
+                                 static_cast<int>(needed_fields_.size()), streaming, with_kind));
     }
     // Merge-on-read. With "the last record wins" (no merge function) only the key and sequence
     // columns are read besides the needed ones; other engines combine whole rows.
@@ -273,11 +399,12 @@ class TableRead::SplitReader : public RowBatchReader {
       needed_in_layout.push_back(
           static_cast<int>(std::find(kept.begin(), kept.end(), i) - kept.begin()));
     }
+    if (with_kind) needed_in_layout.push_back(layout.value_kind_column());
     std::vector<DataTypePtr> key_types;
     for (int k : full.key_columns) key_types.push_back(schema.fields[static_cast<size_t>(k)].type);
-    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(split.files, key_types));
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(all_files, key_types));
     return std::unique_ptr<SplitSource>(new MergeSource(
-        &read_->readers_, &split, std::move(merge_schema), std::move(layout),
+        &read_->readers_, bucket_path, all_files, std::move(merge_schema), std::move(layout),
         std::move(needed_in_layout), PartitionIntervals(ranges), options_.batch_rows));
   }
 
@@ -287,7 +414,7 @@ class TableRead::SplitReader : public RowBatchReader {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> needed_;  // read-schema indices of the columns read
   std::vector<DataField> needed_fields_;
-  std::vector<int> output_;  // projection, as indices into needed_
+  std::vector<int> output_;  // projection, as indices into needed_ (then the kind)
   bool project_ = false;
   bool read_without_merging_ = false;
   size_t next_split_ = 0;
@@ -300,10 +427,10 @@ TableRead::TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSc
   EnsureArrowCompute();
 }
 
-Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(const DataSplit& split,
-                                                                    const DataFileMeta& file) {
-  auto it = split.deletion_files.find(file.file_name);
-  if (it == split.deletion_files.end()) return std::shared_ptr<const DeletionVector>();
+Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(
+    const std::map<std::string, DeletionFile>& deletion_files, const DataFileMeta& file) {
+  auto it = deletion_files.find(file.file_name);
+  if (it == deletion_files.end()) return std::shared_ptr<const DeletionVector>();
   const DeletionFile& df = it->second;
   auto cached = index_files_.find(df.index_path);
   if (cached == index_files_.end()) {
@@ -326,10 +453,23 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(const std::vector
   std::vector<DataField> fields;
   for (int i : projection) fields.push_back(schema.fields[static_cast<size_t>(i)]);
   FJORD_ASSIGN_OR_RAISE(auto out, ToArrowSchema(fields));
+  int offset = 0;
+  if (options.with_row_kind) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(out,
+                                out->AddField(0, arrow::field(kRowKindName, arrow::utf8(), false)));
+    offset = 1;
+  }
   // MAP columns: in the list form when a file returns them so.
   std::vector<bool> lists(fields.size(), false);
+  std::vector<std::pair<const DataSplit*, const DataFileMeta*>> files;
   for (const DataSplit& split : splits) {
-    for (const DataFileMeta& f : split.files) {
+    for (const DataFileMeta& f : split.files) files.emplace_back(&split, &f);
+    for (const DataFileMeta& f : split.before_files) files.emplace_back(&split, &f);
+  }
+  for (const auto& [split_ptr, file_ptr] : files) {
+    const DataSplit& split = *split_ptr;
+    const DataFileMeta& f = *file_ptr;
+    {
       FJORD_ASSIGN_OR_RAISE(FileFormat format, FileFormatOfPath(f.file_name));
       if (format != FileFormat::kOrc) continue;
       FJORD_ASSIGN_OR_RAISE(const TableSchema* file_schema, readers_.SchemaOf(f.schema_id));
@@ -353,7 +493,7 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(const std::vector
   }
   for (size_t i = 0; i < lists.size(); ++i) {
     if (!lists[i]) continue;
-    int c = static_cast<int>(i);
+    int c = static_cast<int>(i) + offset;
     FJORD_ARROW_ASSIGN_OR_RAISE(
         out, out->SetField(c, out->field(c)->WithType(WithListFormMaps(out->field(c)->type()))));
   }

@@ -35,6 +35,9 @@ struct SplitReadOptions {
   std::shared_ptr<const Predicate> filter;
   // Rows per batch at most.
   int64_t batch_rows = 8192;
+  // Puts each row's kind first, as the column `_row_kind` ("+I", "-U", "+U", "-D"): the kind of
+  // the merged record for merged reads (+I or +U), the record's own for streaming splits.
+  bool with_row_kind = false;
 };
 
 class TableRead {
@@ -52,7 +55,9 @@ class TableRead {
                                                       const SplitReadOptions& options);
 
   // The visible rows of `splits` (retract results dropped), one split after the other, in
-  // `schema` (OutputSchema's). This TableRead and `splits` must outlive the reader.
+  // `schema` (OutputSchema's). Streaming splits (scan.h) hand out every record of their files
+  // unmerged, retractions included; the changes of an OVERWRITE its deleted files merged as -D,
+  // then its new files merged. This TableRead and `splits` must outlive the reader.
   Result<std::unique_ptr<RowBatchReader>> Open(const std::vector<DataSplit>* splits,
                                                SplitReadOptions options,
                                                std::shared_ptr<arrow::Schema> schema);
@@ -72,8 +77,8 @@ class TableRead {
 
  private:
   friend class SplitReader;
-  Result<std::shared_ptr<const DeletionVector>> DeletionOf(const DataSplit& split,
-                                                           const DataFileMeta& file);
+  Result<std::shared_ptr<const DeletionVector>> DeletionOf(
+      const std::map<std::string, DeletionFile>& deletion_files, const DataFileMeta& file);
 
   std::shared_ptr<FileIO> io_;
   KvFileReaderFactory readers_;
