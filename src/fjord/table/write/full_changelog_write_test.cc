@@ -228,6 +228,15 @@ TEST_F(FullChangelogWriteTest, RowDeduplicateSuppressesEqualUpdates) {
                 first, {"-U" + row(2, 20, "y"), "+U" + row(2, 21, "y")}, third}));
 }
 
+// Java's schema validation: first-row tables take no input or full-compaction changelog.
+TEST_F(FullChangelogWriteTest, FirstRowTablesAreRefused) {
+  auto table = Create({{"bucket", "1"}});
+  TableWriteOptions options;
+  options.dynamic_options = {{"merge-engine", "first-row"}};
+  EXPECT_THAT(PrimaryKeyTableWrite::Create(table.get(), options),
+              IsError(StatusCode::kInvalid, "supports only changelog-producer 'none' and"));
+}
+
 // A file upgraded into the max level is not rewritten; its records are the changelog, as +I.
 TEST_F(FullChangelogWriteTest, UpgradedFileGivesInserts) {
   // Files above 70 % of the target are upgraded rather than rewritten.

@@ -168,6 +168,15 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, core));
   FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(core));
   FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(core));
+  if (core.merge_engine() == MergeEngine::kFirstRow &&
+      (core.changelog_producer() == ChangelogProducer::kInput ||
+       core.changelog_producer() == ChangelogProducer::kFullCompaction)) {
+    // Java's schema validation refuses these tables (also through dynamic options).
+    return Status::Invalid(
+        "merge-engine 'first-row' supports only changelog-producer 'none' and "
+        "'lookup' (as Java Paimon), not '",
+        ChangelogProducerName(core.changelog_producer()), "'");
+  }
   if (core.changelog_producer() == ChangelogProducer::kFullCompaction) {
     w->full_changelog_ = FullChangelogOptions::FromOptions(w->schema_, core);
   }
