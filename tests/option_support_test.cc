@@ -88,10 +88,9 @@ class OptionSupportApiTest : public ::testing::Test {
 
 TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
   TableIdentifier id{"db", "t"};
-  EXPECT_THAT(
-      catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "full-compaction"}})),
-      IsError(StatusCode::kNotImplemented,
-              "option 'changelog-producer' = 'full-compaction' is not honoured by Fjord yet"));
+  EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "lookup"}})),
+              IsError(StatusCode::kNotImplemented,
+                      "option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(false, {{"snapshot.num-retained.max", "5"}})),
               IsError(StatusCode::kNotImplemented, "snapshot expiration is not implemented"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"deletion-vectors.enabled", "true"}})),
@@ -104,6 +103,10 @@ TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
               IsError(StatusCode::kNotImplemented, "'changelog-producer' = 'lookup'"));
   // The values Fjord honours pass.
   EXPECT_OK(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "none"}})));
+  TableIdentifier full{"db", "full"};
+  EXPECT_OK(
+      catalog_->CreateTable(full, Spec(true, {{"changelog-producer", "full-compaction"},
+                                              {"changelog-producer.row-deduplicate", "true"}})));
 }
 
 TEST_F(OptionSupportApiTest, AlterRefusesAnOptionFjordDoesNotHonour) {
@@ -167,9 +170,11 @@ TEST_F(OptionSupportApiTest, DynamicOptionsAreCheckedToo) {
   ASSERT_OK(catalog_->CreateTable(id, Spec(true, {{"bucket", "1"}})));
   auto table = *catalog_->GetTable(id);
   WriteOptions w;
-  w.dynamic_options = {{"changelog-producer", "full-compaction"}};
-  EXPECT_THAT(table->NewWrite(w),
-              IsError(StatusCode::kNotImplemented, "'changelog-producer' = 'full-compaction'"));
+  w.dynamic_options = {{"changelog-producer", "lookup"}};
+  EXPECT_THAT(table->NewWrite(w), IsError(StatusCode::kNotImplemented,
+                                          "'changelog-producer' = 'lookup' is not honoured by "
+                                          "Fjord yet: the lookup changelog producer is not "
+                                          "implemented yet (issue 19)"));
   CompactionOptions c;
   c.dynamic_options = {{"snapshot.time-retained", "1 h"}};
   EXPECT_THAT(table->NewCompaction(c),

@@ -17,6 +17,16 @@ class Task {
       : unit_(unit), drop_delete_(drop_delete), ctx_(context) {}
 
   Result<CompactResult> Run() {
+    Status st = RunSections();
+    if (!st.ok()) {
+      DeleteChangelog();
+      return st;
+    }
+    return std::move(result_);
+  }
+
+ private:
+  Status RunSections() {
     FJORD_ASSIGN_OR_RAISE(layout_, KvLayout::Make(ctx_.schema));
     std::vector<DataTypePtr> key_types;
     for (int k : layout_.key_columns) {
@@ -25,6 +35,10 @@ class Task {
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
     key_types_ = key_types;
     ranges_ = ranges;
+    changelog_ = ctx_.full_changelog.has_value() && unit_.output_level == ctx_.max_level;
+    if (changelog_ && !ctx_.changelog_namer) {
+      return Status::Invalid("full-compaction changelog needs a changelog namer");
+    }
     std::vector<Section> pending;
     for (const Section& section : PartitionIntervals(ranges)) {
       if (section.size() > 1) {
@@ -41,11 +55,9 @@ class Task {
         }
       }
     }
-    FJORD_RETURN_NOT_OK(Flush(&pending));
-    return std::move(result_);
+    return Flush(&pending);
   }
 
- private:
   // Moves a file to the output level without rewriting it, unless it would carry retractions
   // into the max level (then it is rewritten alone, dropping them).
   Status Upgrade(size_t f) {
@@ -56,6 +68,8 @@ class Task {
     bool lookup_rewrite = ctx_.first_row_lookup && file.level == 0 &&
                           unit_.output_level != ctx_.max_level && unit_.output_level != 0;
     if (!lookup_rewrite && (unit_.output_level != ctx_.max_level || no_deletes)) {
+      // Java's CHANGELOG_NO_REWRITE: the file's records read through the changelog merge.
+      if (changelog_) FJORD_RETURN_NOT_OK(UpgradeChangelog(f));
       DataFileMeta moved = file;
       moved.level = unit_.output_level;
       result_.before.push_back(file);
@@ -93,12 +107,23 @@ class Task {
     FJORD_ASSIGN_OR_RAISE(
         auto writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
                                         ctx_.namer, kFileSourceCompact));
-    Status st = WriteSections(sections, writer.get());
+    std::unique_ptr<KvFileWriter> changelog;
+    if (changelog_) {
+      FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter());
+    }
+    Status st = WriteSections(sections, writer.get(), changelog.get());
+    if (st.ok() && changelog) st = FinishChangelog(changelog.get());
     if (!st.ok()) {
       writer->Abort();
+      if (changelog) changelog->Abort();
       return st;
     }
-    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer->Finish());
+    Result<std::vector<DataFileMeta>> written = writer->Finish();
+    if (!written.ok()) {
+      DeleteChangelog();
+      return written.status();
+    }
+    std::vector<DataFileMeta> files = std::move(*written);
     for (const Section& section : sections) {
       for (const FileRun& run : section) {
         for (size_t f : run) {
@@ -114,15 +139,57 @@ class Task {
     return Status::OK();
   }
 
-  Status WriteSections(const std::vector<Section>& sections, KvFileWriter* writer) {
+  Result<std::unique_ptr<KvFileWriter>> MakeChangelogWriter() {
+    return KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, ctx_.max_level,
+                              ctx_.changelog_namer, kFileSourceAppend);
+  }
+
+  Status FinishChangelog(KvFileWriter* changelog) {
+    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, changelog->Finish());
+    result_.changelog.insert(result_.changelog.end(), files.begin(), files.end());
+    return Status::OK();
+  }
+
+  // After a failure: the changelog files this task wrote go (data files are the caller's).
+  void DeleteChangelog() {
+    for (const DataFileMeta& f : result_.changelog) {
+      (void)ctx_.io->Delete(JoinPath(ctx_.bucket_dir, f.file_name));
+    }
+    result_.changelog.clear();
+  }
+
+  // The changelog of a file upgraded into the max level: its records, each alone (+I for adds).
+  Status UpgradeChangelog(size_t f) {
+    FJORD_ASSIGN_OR_RAISE(auto changelog, MakeChangelogWriter());
+    std::vector<Section> alone = {Section{FileRun{f}}};
+    Status st = WriteSections(alone, nullptr, changelog.get());
+    if (st.ok()) st = FinishChangelog(changelog.get());
+    if (!st.ok()) changelog->Abort();
+    return st;
+  }
+
+  // Merges each section and writes the results to `writer` (may be null: changelog only) and,
+  // when `changelog`, the section's full-compaction changelog.
+  Status WriteSections(const std::vector<Section>& sections, KvFileWriter* writer,
+                       KvFileWriter* changelog) {
     for (const Section& section : sections) {
       std::vector<std::unique_ptr<KvRunReader>> runs;
+      std::vector<bool> max_level_runs;
       for (const FileRun& run : section) {
-        std::vector<DataFileMeta> files;
-        for (size_t f : run) files.push_back(unit_.files[f]);
-        FJORD_ASSIGN_OR_RAISE(auto reader,
-                              ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
-        runs.push_back(std::move(reader));
+        // For the changelog, a run's max-level files and its other files are read as two runs
+        // (each still sorted and disjoint), so that every record's origin is known.
+        std::vector<DataFileMeta> top, rest;
+        for (size_t f : run) {
+          bool is_top = changelog && unit_.files[f].level == ctx_.max_level;
+          (is_top ? top : rest).push_back(unit_.files[f]);
+        }
+        for (auto* files : {&rest, &top}) {
+          if (files->empty()) continue;
+          FJORD_ASSIGN_OR_RAISE(auto reader,
+                                ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(*files)));
+          runs.push_back(std::move(reader));
+          max_level_runs.push_back(files == &top);
+        }
       }
       FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(ctx_.schema));
       KvMergeOptions options;
@@ -130,11 +197,20 @@ class Task {
       // drop-delete).
       options.drop_retracts = drop_delete_ && !lookup_;
       options.runs_have_unique_keys = true;
+      if (changelog) {
+        options.full_changelog = *ctx_.full_changelog;
+        options.full_changelog->max_level_runs = std::move(max_level_runs);
+      }
       FJORD_ASSIGN_OR_RAISE(
           auto reader, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), options));
       while (true) {
         FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
         if (!batch) break;
+        if (changelog) {
+          std::shared_ptr<arrow::RecordBatch> changes = reader->TakeChangelog();
+          if (changes && changes->num_rows() > 0) FJORD_RETURN_NOT_OK(changelog->Write(changes));
+        }
+        if (!writer) continue;
         if (lookup_) {
           FJORD_ASSIGN_OR_RAISE(batch, FirstRowFilter(batch));
         }
@@ -223,6 +299,7 @@ class Task {
   std::vector<DataTypePtr> key_types_;
   std::vector<KeyRange> ranges_;  // of unit_.files
   bool lookup_ = false;           // the rewrite under way goes through the first-row lookup
+  bool changelog_ = false;        // full-compaction changelog: the output is the max level
   std::unique_ptr<SortKeyEncoder> key_encoder_;
   std::unordered_set<std::string> keys_above_;
   std::unordered_set<std::string> keys_inside_;

@@ -10,13 +10,21 @@
 // the output already holds it: readers of first-row tables skip level 0 and read levels >= 1
 // without merging, so each key may live in one of them only. A retraction there is an error, or
 // dropped with ignore-delete.
+//
+// changelog-producer = full-compaction (Java's FullChangelogMergeTreeCompactRewriter): a unit
+// whose output level is the max level also writes changelog files (full_changelog.h): rewritten
+// sections through the merge, where records of max-level files are the "before"; a file upgraded
+// into the max level without rewriting gives +I for each of its records. Changelog files sit at
+// the max level, with the file source of a writer's flush, named by `changelog_namer`.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fjord/file_io.h"
+#include "fjord/lsm/full_changelog.h"
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
@@ -30,6 +38,7 @@ struct CompactResult {
   int64_t rewritten_bytes = 0;  // bytes of input files that were read and rewritten
   int64_t written_bytes = 0;
   int64_t upgraded_files = 0;
+  std::vector<DataFileMeta> changelog;  // full-compaction changelog files written
   int64_t duration_millis = 0;
 };
 
@@ -48,6 +57,10 @@ struct CompactContext {
   bool first_row_lookup = false;
   bool ignore_delete = false;
   std::vector<DataFileMeta> files_above;
+  // changelog-producer = full-compaction (see above): the deduplication settings (max_level_runs
+  // is filled per merge), and the namer of the changelog files.
+  std::optional<FullChangelogOptions> full_changelog;
+  DataFileNamer* changelog_namer = nullptr;
 };
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,

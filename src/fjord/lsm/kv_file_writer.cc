@@ -26,10 +26,19 @@ std::string JoinDir(const std::string& dir, const std::string& name) {
 }  // namespace
 
 DataFileNamer::DataFileNamer(std::string prefix, std::string extension)
-    : prefix_(std::move(prefix)), uuid_(RandomUuid()), extension_(std::move(extension)) {}
+    : prefix_(std::move(prefix)),
+      uuid_(RandomUuid()),
+      extension_(std::move(extension)),
+      counter_(std::make_shared<std::atomic<int64_t>>(0)) {}
 
 std::string DataFileNamer::Next() {
-  return prefix_ + uuid_ + "-" + std::to_string(counter_++) + "." + extension_;
+  return prefix_ + uuid_ + "-" + std::to_string((*counter_)++) + "." + extension_;
+}
+
+DataFileNamer DataFileNamer::WithPrefix(std::string prefix) const {
+  DataFileNamer other = *this;
+  other.prefix_ = std::move(prefix);
+  return other;
 }
 
 std::vector<DataField> KeyValuePhysicalFields(const TableSchema& schema) {

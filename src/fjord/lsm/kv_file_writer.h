@@ -27,12 +27,15 @@ class DataFileNamer {
  public:
   DataFileNamer(std::string prefix, std::string extension);
   std::string Next();
+  // A namer with another prefix sharing this one's uuid and counter, as Java's factory names
+  // data and changelog files (data-<uuid>-0, changelog-<uuid>-1, ...).
+  DataFileNamer WithPrefix(std::string prefix) const;
 
  private:
   std::string prefix_;
   std::string uuid_;
   std::string extension_;
-  std::atomic<int64_t> counter_{0};
+  std::shared_ptr<std::atomic<int64_t>> counter_;
 };
 
 // DataFileMeta._FILE_SOURCE: written by a writer's flush, or by compaction.

@@ -74,7 +74,17 @@ class KvMergeReader::Impl {
     EnsureArrowCompute();
     FJORD_ASSIGN_OR_RAISE(key_encoder_, layout_.KeyEncoder());
     FJORD_ASSIGN_OR_RAISE(order_encoder_, layout_.OrderEncoder());
-    passthrough_ = runs.size() == 1 && options_.runs_have_unique_keys;
+    if (options_.full_changelog) {
+      if (options_.keep_all_records) {
+        return Status::Invalid("a full-compaction changelog needs merged records");
+      }
+      if (options_.full_changelog->max_level_runs.size() != runs.size()) {
+        return Status::Invalid("full-compaction changelog: ", runs.size(), " runs but ",
+                               options_.full_changelog->max_level_runs.size(), " run flags");
+      }
+    }
+    // Every key of a changelog merge goes through the changelog decision.
+    passthrough_ = runs.size() == 1 && options_.runs_have_unique_keys && !options_.full_changelog;
     for (auto& r : runs) {
       cursors_.push_back(Cursor{std::move(r)});
     }
@@ -89,12 +99,16 @@ class KvMergeReader::Impl {
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() {
     if (passthrough_) return NextPassthrough();
-    while (!heap_.empty() && static_cast<int64_t>(refs_.size()) < options_.batch_rows) {
+    changelog_batch_.reset();
+    while (!heap_.empty() &&
+           static_cast<int64_t>(refs_.size() + changelog_.size()) < options_.batch_rows) {
       FJORD_RETURN_NOT_OK(NextGroup());
     }
-    if (refs_.empty()) return std::shared_ptr<arrow::RecordBatch>();
+    if (refs_.empty() && changelog_.empty()) return std::shared_ptr<arrow::RecordBatch>();
     return Materialize();
   }
+
+  std::shared_ptr<arrow::RecordBatch> TakeChangelog() { return std::move(changelog_batch_); }
 
   int64_t records_in = 0;
   int64_t records_out = 0;
@@ -112,6 +126,10 @@ class KvMergeReader::Impl {
   struct Ref {
     int source;
     int64_t row;
+  };
+  struct ChangelogRef {
+    Ref ref;
+    RowKind kind;
   };
   struct HeapLess {
     Impl* self;
@@ -175,6 +193,7 @@ class KvMergeReader::Impl {
   // Pops the records of the smallest key and emits its result.
   Status NextGroup() {
     group_.clear();
+    group_runs_.clear();
     std::pop_heap(heap_.begin(), heap_.end(), HeapLess{this});
     size_t first = heap_.back();
     heap_.pop_back();
@@ -193,21 +212,69 @@ class KvMergeReader::Impl {
       refs_.insert(refs_.end(), group_.begin(), group_.end());
       return Status::OK();
     }
+    // The key's result: a record of a run (a lone record, or the last under "the last record
+    // wins") or a merged one (source -1, index into merged_).
+    std::optional<Ref> after;
+    std::optional<RowKind> after_kind;
     if (group_.size() == 1 || !merge_) {
-      const Ref& r = group_.back();
-      if (!(options_.drop_retracts && IsRetractByte(KindOf(r)))) refs_.push_back(r);
-      return Status::OK();
+      after = group_.back();
+      after_kind = static_cast<RowKind>(KindOf(*after));
+    } else {
+      merge_->Reset();
+      for (const Ref& r : group_) {
+        FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
+        FJORD_RETURN_NOT_OK(merge_->Add(record));
+      }
+      FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
+      if (result) {
+        after_kind = result->kind;
+        merged_.push_back(std::move(*result));
+        after = Ref{-1, static_cast<int64_t>(merged_.size()) - 1};
+      }
     }
-    merge_->Reset();
-    for (const Ref& r : group_) {
-      FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
-      FJORD_RETURN_NOT_OK(merge_->Add(record));
+    if (options_.full_changelog) FJORD_RETURN_NOT_OK(GroupChangelog(after, after_kind));
+    if (after && !(options_.drop_retracts && IsRetract(*after_kind))) refs_.push_back(*after);
+    return Status::OK();
+  }
+
+  // Java's FullChangelogMergeFunctionWrapper for the current key (full_changelog.h).
+  Status GroupChangelog(const std::optional<Ref>& after, std::optional<RowKind> after_kind) {
+    const std::vector<bool>& top_runs = options_.full_changelog->max_level_runs;
+    std::optional<Ref> before;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      if (!top_runs[group_runs_[k]]) continue;
+      if (before) {
+        return Status::Invalid("full-compaction changelog: a key is twice in the max level");
+      }
+      before = group_[k];
     }
-    FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
-    if (!result) return Status::OK();
-    if (options_.drop_retracts && IsRetract(result->kind)) return Status::OK();
-    merged_.push_back(std::move(*result));
-    refs_.push_back(Ref{-1, static_cast<int64_t>(merged_.size()) - 1});
+    switch (DecideFullChangelog(before.has_value(), group_.size(), after_kind)) {
+      case FullChangelogEmit::kNothing:
+        return Status::OK();
+      case FullChangelogEmit::kInsertAfter:
+        changelog_.push_back(ChangelogRef{*after, RowKind::kInsert});
+        return Status::OK();
+      case FullChangelogEmit::kDeleteBefore:
+        changelog_.push_back(ChangelogRef{*before, RowKind::kDelete});
+        return Status::OK();
+      case FullChangelogEmit::kUpdate:
+        break;
+    }
+    if (options_.full_changelog->row_deduplicate) {
+      FJORD_ASSIGN_OR_RAISE(MergeRecord old_record, RecordOf(*before));
+      std::vector<Value> new_values;
+      if (after->source < 0) {
+        new_values = merged_[static_cast<size_t>(after->row)].row;
+      } else {
+        FJORD_ASSIGN_OR_RAISE(MergeRecord new_record, RecordOf(*after));
+        new_values = std::move(new_record.row);
+      }
+      if (RowsEqualOn(old_record.row, new_values, options_.full_changelog->compared_fields)) {
+        return Status::OK();
+      }
+    }
+    changelog_.push_back(ChangelogRef{*before, RowKind::kUpdateBefore});
+    changelog_.push_back(ChangelogRef{*after, RowKind::kUpdateAfter});
     return Status::OK();
   }
 
@@ -215,6 +282,7 @@ class KvMergeReader::Impl {
   Status TakeCurrent(size_t i) {
     Cursor& c = cursors_[i];
     group_.push_back(Ref{c.source, c.row});
+    group_runs_.push_back(i);
     if (++c.row >= c.batch->num_rows()) {
       FJORD_ASSIGN_OR_RAISE(bool live, Load(c));
       if (!live) return Status::OK();
@@ -274,46 +342,37 @@ class KvMergeReader::Impl {
     return arrow::RecordBatch::Make(layout_.schema, n, columns);
   }
 
-  // Builds the output batch of refs_: one slice when the rows are a contiguous range of one
-  // batch, else the used range of every source concatenated and taken from.
+  // Builds the output batch of refs_ and the changelog batch of changelog_, then keeps only the
+  // source batches cursors still point into.
   Result<std::shared_ptr<arrow::RecordBatch>> Materialize() {
     std::vector<std::shared_ptr<arrow::RecordBatch>> all_sources = sources_;
     if (!merged_.empty()) {
       FJORD_ASSIGN_OR_RAISE(auto m, MergedBatch());
       all_sources.push_back(m);
+      int merged_source = static_cast<int>(all_sources.size()) - 1;
       for (Ref& r : refs_) {
-        if (r.source < 0) r.source = static_cast<int>(all_sources.size()) - 1;
+        if (r.source < 0) r.source = merged_source;
+      }
+      for (ChangelogRef& c : changelog_) {
+        if (c.ref.source < 0) c.ref.source = merged_source;
       }
     }
-    std::shared_ptr<arrow::RecordBatch> out;
-    bool contiguous = true;
-    for (size_t i = 1; i < refs_.size() && contiguous; ++i) {
-      contiguous = refs_[i].source == refs_[0].source && refs_[i].row == refs_[i - 1].row + 1;
-    }
-    if (contiguous) {
-      out = all_sources[static_cast<size_t>(refs_[0].source)]->Slice(
-          refs_[0].row, static_cast<int64_t>(refs_.size()));
-    } else {
-      std::vector<int64_t> lo(all_sources.size(), INT64_MAX), hi(all_sources.size(), -1);
-      for (const Ref& r : refs_) {
-        auto s = static_cast<size_t>(r.source);
-        lo[s] = std::min(lo[s], r.row);
-        hi[s] = std::max(hi[s], r.row);
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> out, Gather(refs_, all_sources));
+    if (!changelog_.empty()) {
+      std::vector<Ref> refs;
+      arrow::Int8Builder kinds;
+      FJORD_ARROW_RETURN_NOT_OK(kinds.Reserve(static_cast<int64_t>(changelog_.size())));
+      for (const ChangelogRef& c : changelog_) {
+        refs.push_back(c.ref);
+        kinds.UnsafeAppend(static_cast<int8_t>(c.kind));
       }
-      std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
-      std::vector<int64_t> base(all_sources.size(), 0);
-      int64_t offset = 0;
-      for (size_t s = 0; s < all_sources.size(); ++s) {
-        if (hi[s] < 0) continue;
-        base[s] = offset - lo[s];
-        slices.push_back(all_sources[s]->Slice(lo[s], hi[s] - lo[s] + 1));
-        offset += hi[s] - lo[s] + 1;
-      }
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(slices));
-      std::vector<int64_t> indices;
-      indices.reserve(refs_.size());
-      for (const Ref& r : refs_) indices.push_back(base[static_cast<size_t>(r.source)] + r.row);
-      FJORD_ASSIGN_OR_RAISE(out, TakeRows(combined, indices));
+      FJORD_ASSIGN_OR_RAISE(auto rows, Gather(refs, all_sources));
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kinds.Finish());
+      FJORD_ARROW_ASSIGN_OR_RAISE(
+          changelog_batch_,
+          rows->SetColumn(layout_.value_kind_column(),
+                          layout_.schema->field(layout_.value_kind_column()), kind_array));
+      changelog_.clear();
     }
     records_out += out->num_rows();
     refs_.clear();
@@ -329,6 +388,48 @@ class KvMergeReader::Impl {
     return out;
   }
 
+  // The rows `refs` point at, in order, as one batch: one slice when they are a contiguous range
+  // of one batch, else the used range of every source concatenated and taken from.
+  Result<std::shared_ptr<arrow::RecordBatch>> Gather(
+      const std::vector<Ref>& refs,
+      const std::vector<std::shared_ptr<arrow::RecordBatch>>& all_sources) const {
+    if (refs.empty()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(layout_.schema));
+      return empty;
+    }
+    std::shared_ptr<arrow::RecordBatch> out;
+    bool contiguous = true;
+    for (size_t i = 1; i < refs.size() && contiguous; ++i) {
+      contiguous = refs[i].source == refs[0].source && refs[i].row == refs[i - 1].row + 1;
+    }
+    if (contiguous) {
+      out = all_sources[static_cast<size_t>(refs[0].source)]->Slice(
+          refs[0].row, static_cast<int64_t>(refs.size()));
+    } else {
+      std::vector<int64_t> lo(all_sources.size(), INT64_MAX), hi(all_sources.size(), -1);
+      for (const Ref& r : refs) {
+        auto s = static_cast<size_t>(r.source);
+        lo[s] = std::min(lo[s], r.row);
+        hi[s] = std::max(hi[s], r.row);
+      }
+      std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
+      std::vector<int64_t> base(all_sources.size(), 0);
+      int64_t offset = 0;
+      for (size_t s = 0; s < all_sources.size(); ++s) {
+        if (hi[s] < 0) continue;
+        base[s] = offset - lo[s];
+        slices.push_back(all_sources[s]->Slice(lo[s], hi[s] - lo[s] + 1));
+        offset += hi[s] - lo[s] + 1;
+      }
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(slices));
+      std::vector<int64_t> indices;
+      indices.reserve(refs.size());
+      for (const Ref& r : refs) indices.push_back(base[static_cast<size_t>(r.source)] + r.row);
+      FJORD_ASSIGN_OR_RAISE(out, TakeRows(combined, indices));
+    }
+    return out;
+  }
+
   const KvLayout layout_;
   std::unique_ptr<MergeFunction> merge_;
   std::string key_;
@@ -341,7 +442,10 @@ class KvMergeReader::Impl {
   std::vector<std::shared_ptr<arrow::RecordBatch>> sources_;
   std::vector<Ref> refs_;
   std::vector<Ref> group_;
+  std::vector<size_t> group_runs_;  // the cursor (run) of each record of group_
   std::vector<MergeRecord> merged_;
+  std::vector<ChangelogRef> changelog_;  // full_changelog: the records of the keys of refs_
+  std::shared_ptr<arrow::RecordBatch> changelog_batch_;
 };
 
 KvMergeReader::KvMergeReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -356,6 +460,9 @@ Result<std::unique_ptr<KvMergeReader>> KvMergeReader::Make(
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> KvMergeReader::Next() { return impl_->Next(); }
+std::shared_ptr<arrow::RecordBatch> KvMergeReader::TakeChangelog() {
+  return impl_->TakeChangelog();
+}
 int64_t KvMergeReader::records_in() const { return impl_->records_in; }
 int64_t KvMergeReader::records_out() const { return impl_->records_out; }
 

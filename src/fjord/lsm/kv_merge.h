@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "fjord/lsm/full_changelog.h"
 #include "fjord/lsm/key_value.h"
 #include "fjord/lsm/merge_function.h"
 
@@ -36,6 +37,9 @@ struct KvMergeOptions {
   bool keep_all_records = false;
   // Rows per output batch (a batch that passes through whole may be larger).
   int64_t batch_rows = 4096;
+  // The changelog of a full compaction (full_changelog.h): each key's changelog records are
+  // produced beside its result, handed out by TakeChangelog. Not with keep_all_records.
+  std::optional<FullChangelogOptions> full_changelog;
 };
 
 class KvMergeReader {
@@ -48,8 +52,12 @@ class KvMergeReader {
                                                      KvMergeOptions options = {});
   ~KvMergeReader();
 
-  // The next batch of merged records in the KvLayout schema, or nullptr at the end.
+  // The next batch of merged records in the KvLayout schema, or nullptr at the end. With
+  // full_changelog a batch may be empty while its changelog is not.
   Result<std::shared_ptr<arrow::RecordBatch>> Next();
+  // With full_changelog: the changelog records of the keys of the last batch Next returned, in
+  // key order (-U before +U), in the KvLayout schema; nullptr when there are none.
+  std::shared_ptr<arrow::RecordBatch> TakeChangelog();
 
   // Records read from the runs so far, and records produced.
   int64_t records_in() const;

@@ -179,6 +179,20 @@ Result<CoreOptions> CoreOptions::FromOptions(Options options) {
                           : producer == "full-compaction" ? ChangelogProducer::kFullCompaction
                           : producer == "lookup"          ? ChangelogProducer::kLookup
                                                           : ChangelogProducer::kNone;
+  FJORD_ASSIGN_OR_RAISE(c.changelog_row_deduplicate_, r.Bool("changelog-producer.row-deduplicate"));
+  if (std::optional<std::string> ignore =
+          r.OptionalText("changelog-producer.row-deduplicate-ignore-fields")) {
+    // Java's String.split(","): no trimming, trailing empty pieces dropped.
+    std::string_view rest = *ignore;
+    std::vector<std::string>& out = c.changelog_row_deduplicate_ignore_fields_;
+    while (true) {
+      size_t comma = rest.find(',');
+      out.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    while (!out.empty() && out.back().empty()) out.pop_back();
+  }
   FJORD_ASSIGN_OR_RAISE(c.force_lookup_, r.Bool("force-lookup"));
   FJORD_ASSIGN_OR_RAISE(c.deletion_vectors_enabled_, r.Bool("deletion-vectors.enabled"));
   FJORD_ASSIGN_OR_RAISE(c.lookup_wait_,

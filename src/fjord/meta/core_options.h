@@ -85,6 +85,12 @@ class CoreOptions {
   bool sequence_field_descending() const { return sequence_field_descending_; }
   const std::optional<std::string>& rowkind_field() const { return rowkind_field_; }
   ChangelogProducer changelog_producer() const { return changelog_producer_; }
+  // changelog-producer.row-deduplicate, and its ignore-fields split at commas as Java splits
+  // them (not trimmed: "a, b" names "a" and " b"); empty when unset.
+  bool changelog_row_deduplicate() const { return changelog_row_deduplicate_; }
+  const std::vector<std::string>& changelog_row_deduplicate_ignore_fields() const {
+    return changelog_row_deduplicate_ignore_fields_;
+  }
   bool force_lookup() const { return force_lookup_; }
   bool deletion_vectors_enabled() const { return deletion_vectors_enabled_; }
   // `lookup-wait`, else its old key changelog-producer.lookup-wait.
@@ -183,6 +189,8 @@ class CoreOptions {
   bool sequence_field_descending_ = false;
   std::optional<std::string> rowkind_field_;
   ChangelogProducer changelog_producer_ = ChangelogProducer::kNone;
+  bool changelog_row_deduplicate_ = false;
+  std::vector<std::string> changelog_row_deduplicate_ignore_fields_;
   bool force_lookup_ = false;
   bool deletion_vectors_enabled_ = false;
   bool lookup_wait_ = false;

@@ -193,6 +193,14 @@ Status ValidateTableSchema(const TableSchema& s) {
   if (engine == "first-row" && options.count("sequence.field")) {
     return Status::Invalid("merge-engine 'first-row' does not support 'sequence.field'");
   }
+  std::string producer = options.count("changelog-producer") ? options["changelog-producer"] : "";
+  if (engine == "first-row" && !producer.empty() && !EqualsIgnoreCase(producer, "none") &&
+      !EqualsIgnoreCase(producer, "lookup")) {
+    return Status::Invalid(
+        "merge-engine 'first-row' supports only changelog-producer 'none' and "
+        "'lookup' (as Java Paimon), not '",
+        producer, "'");
+  }
   return Status::OK();
 }
 

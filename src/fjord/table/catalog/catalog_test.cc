@@ -130,6 +130,11 @@ TEST_F(CatalogTest, CreateValidatesLikeJava) {
               IsError(StatusCode::kInvalid, "cannot be a key"));
   EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {}, {{"file.format", "csvx"}})),
               IsError(StatusCode::kInvalid, "file.format"));
+  for (const char* producer : {"input", "full-compaction"}) {
+    EXPECT_THAT(create(Spec("id INT, v INT", {"id"}, {},
+                            {{"merge-engine", "first-row"}, {"changelog-producer", producer}})),
+                IsError(StatusCode::kInvalid, "supports only changelog-producer 'none' and"));
+  }
   // Nothing was written by the failed attempts.
   ASSERT_OK_AND_ASSIGN(auto tables, catalog_->ListTables("db"));
   EXPECT_TRUE(tables.empty());

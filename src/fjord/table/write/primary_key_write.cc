@@ -26,20 +26,21 @@ struct PrimaryKeyTableWrite::BucketWriter {
       : buffer(std::move(layout), std::move(spill)),
         bucket_dir(std::move(dir)),
         namer(std::move(prefix), extension),
-        changelog_namer(std::move(changelog_prefix), extension) {}
+        changelog_namer(namer.WithPrefix(std::move(changelog_prefix))) {}
 
   SortBuffer buffer;
   std::string bucket_dir;
   DataFileNamer namer;
-  DataFileNamer changelog_namer;
+  DataFileNamer changelog_namer;  // shares namer's uuid and counter, as Java's path factory
   int64_t next_sequence = 0;
   std::vector<DataFileMeta> flushed;    // files of early flushes, not yet committed
   std::vector<DataFileMeta> changelog;  // their changelog files (changelog-producer = input)
   std::optional<Levels> levels;         // the bucket's LSM tree: committed files + new ones
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
-  std::future<Result<CompactResult>> running;  // valid while a compaction is in flight
-  std::optional<CompactStrategy> strategy;     // the bucket's picker (keeps state)
+  std::vector<DataFileMeta> compact_changelog;  // changelog of full compactions (full-compaction)
+  std::future<Result<CompactResult>> running;   // valid while a compaction is in flight
+  std::optional<CompactStrategy> strategy;      // the bucket's picker (keeps state)
   int32_t running_output_level = 0;
   BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
 };
@@ -57,7 +58,7 @@ Status CheckLookupSupported(const LookupNeeds& lookup, const CoreOptions& core) 
   if (lookup.produce_changelog) {
     return Status::NotImplemented(
         "writing primary-key tables with 'changelog-producer' = 'lookup': Fjord does not "
-        "produce lookup changelog files yet");
+        "produce lookup changelog files yet (issue 19)");
   }
   MergeEngine engine = core.merge_engine();
   if (lookup.force_lookup && engine != MergeEngine::kDeduplicate &&
@@ -114,6 +115,9 @@ PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
                                  [&](const DataFileMeta& b) { return b.file_name == f.file_name; });
       if (!upgrade) (void)table_->io()->Delete(JoinPath(w->bucket_dir, f.file_name));
     }
+    for (const DataFileMeta& f : done->changelog) {
+      (void)table_->io()->Delete(JoinPath(w->bucket_dir, f.file_name));
+    }
   }
   writers_.clear();
   if (own_spill_dir_) {
@@ -164,6 +168,18 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   FJORD_RETURN_NOT_OK(CheckLookupSupported(w->lookup_, core));
   FJORD_ASSIGN_OR_RAISE(w->strategy_options_, CompactStrategyOptions::FromOptions(core));
   FJORD_ASSIGN_OR_RAISE(w->full_trigger_, FullCompactionTrigger::FromOptions(core));
+  if (core.merge_engine() == MergeEngine::kFirstRow &&
+      (core.changelog_producer() == ChangelogProducer::kInput ||
+       core.changelog_producer() == ChangelogProducer::kFullCompaction)) {
+    // Java's schema validation refuses these tables (also through dynamic options).
+    return Status::Invalid(
+        "merge-engine 'first-row' supports only changelog-producer 'none' and "
+        "'lookup' (as Java Paimon), not '",
+        ChangelogProducerName(core.changelog_producer()), "'");
+  }
+  if (core.changelog_producer() == ChangelogProducer::kFullCompaction) {
+    w->full_changelog_ = FullChangelogOptions::FromOptions(w->schema_, core);
+  }
   w->lookup_wait_ = LookupWait(w->lookup_, core);
   w->ignore_delete_ = core.ignore_delete();
   w->write_only_ = core.write_only();
@@ -386,6 +402,10 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   ctx.namer = &writer.namer;
   ctx.max_level = levels.MaxLevel();
   ctx.compaction_file_size = compaction_file_size_;
+  if (full_changelog_) {
+    ctx.full_changelog = full_changelog_;
+    ctx.changelog_namer = &writer.changelog_namer;
+  }
   if (lookup_.first_row) {
     ctx.first_row_lookup = true;
     ctx.ignore_delete = ignore_delete_;
@@ -441,6 +461,8 @@ Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block)
     }
   }
   writer.compact_after.insert(writer.compact_after.end(), result.after.begin(), result.after.end());
+  writer.compact_changelog.insert(writer.compact_changelog.end(), result.changelog.begin(),
+                                  result.changelog.end());
   return Status::OK();
 }
 
@@ -509,7 +531,7 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
                 w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
     FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
     if (all.empty() && w->compact_before.empty() && w->compact_after.empty() &&
-        w->changelog.empty()) {
+        w->changelog.empty() && w->compact_changelog.empty()) {
       continue;
     }
     CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
@@ -517,8 +539,10 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     w->changelog.clear();
     m.compact_before = std::move(w->compact_before);
     m.compact_after = std::move(w->compact_after);
+    m.compact_changelog_files = std::move(w->compact_changelog);
     w->compact_before.clear();
     w->compact_after.clear();
+    w->compact_changelog.clear();
     messages.push_back(std::move(m));
   }
   if (assigner_) {

@@ -10,7 +10,10 @@
 // files and the compaction's before/after files. `full-compaction.delta-commits` schedules full
 // compactions by commit identifier (table/full_compaction_trigger.h). First-row tables compact
 // with Java's lookup rules and prepare-commit waits for them (`lookup-wait`); tables with
-// deletion vectors or `changelog-producer` = lookup are refused.
+// deletion vectors or `changelog-producer` = lookup are refused. Changelog: `input` writes each
+// flush's records to level-0 changelog files (the data increment); `full-compaction` has every
+// compaction into the max level write the changes it makes (lsm/full_changelog.h) to changelog
+// files of the compact increment.
 //
 // Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
 // DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
@@ -145,6 +148,8 @@ class PrimaryKeyTableWrite {
   bool lookup_wait_ = false;  // prepare-commit waits for compaction (lookup tables)
   bool ignore_delete_ = false;
   std::optional<FullCompactionTrigger> full_trigger_;
+  // changelog-producer = full-compaction: compactions into the max level write changelog.
+  std::optional<FullChangelogOptions> full_changelog_;
   bool write_only_ = false;
   bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;

@@ -42,7 +42,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle dump-all FIXTURES_ROOT OUT_DIR
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle buckets TABLE_DIR
- *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]
+ *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -53,7 +53,7 @@ public final class Oracle {
                     + "       fjord-oracle dump-all FIXTURES_ROOT OUT_DIR\n"
                     + "       fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS] [--output FILE]\n"
                     + "       fjord-oracle buckets TABLE_DIR [--output FILE]   (live rows with their bucket and hash-index check)\n"
-                    + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE]\n"
+                    + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]\n"
                     + "       fjord-oracle create TABLE_DIR --columns '[[name, type], ...]' [--options '{k: v}']\n"
                     + "       fjord-oracle alter TABLE_DIR --change-types '{column: type, ...}'   (SchemaChange.updateColumnType)\n"
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
@@ -176,7 +176,7 @@ public final class Oracle {
                 allowed = List.of("--output");
                 break;
             case "write":
-                allowed = List.of("--input", "--commit-user", "--overwrite");
+                allowed = List.of("--input", "--commit-user", "--overwrite", "--compact");
                 break;
             case "changes":
                 allowed = List.of("--between", "--output");
@@ -195,8 +195,16 @@ public final class Oracle {
             if (input == null) {
                 throw new UsageException("write needs --input FILE");
             }
+            String compact = flags.get("--compact");
+            if (compact != null && !compact.equals("full")) {
+                throw new UsageException("--compact takes full, got " + compact);
+            }
             return Writes.write(
-                    table, Path.of(input), flags.get("--commit-user"), flags.get("--overwrite"));
+                    table,
+                    Path.of(input),
+                    flags.get("--commit-user"),
+                    flags.get("--overwrite"),
+                    compact != null);
         }
         Map<String, String> options = Map.of();
         for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {

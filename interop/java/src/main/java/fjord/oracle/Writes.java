@@ -11,10 +11,13 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.io.DataFileMeta;
@@ -27,6 +30,7 @@ import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.RowType;
+import org.apache.paimon.utils.Pair;
 
 /** The oracle's write side: `write` (Java's batch writer) and `files` (live data file metadata). */
 final class Writes {
@@ -35,9 +39,17 @@ final class Writes {
     /**
      * Parses every row of a canonical JSON-lines file into the table's row type, then writes and
      * commits them all with Java Paimon's batch writer in one commit. Returns a one-line summary.
-     * Nothing is committed when any line fails to parse (the error names the line).
+     * Nothing is committed when any line fails to parse (the error names the line). With
+     * fullCompact, every bucket written is fully compacted before the commit (TableWrite#compact,
+     * which Java's API leaves to its user: Flink's sink does it for the full-compaction changelog
+     * producer), so the commit adds an APPEND and a COMPACT snapshot.
      */
-    static String write(FileStoreTable table, Path input, String commitUser, String overwrite)
+    static String write(
+            FileStoreTable table,
+            Path input,
+            String commitUser,
+            String overwrite,
+            boolean fullCompact)
             throws Exception {
         RowType type = table.rowType();
         List<GenericRow> rows = new ArrayList<>();
@@ -83,6 +95,7 @@ final class Writes {
         if (staticPartition != null) {
             builder = builder.withOverwrite(staticPartition);
         }
+        Set<Pair<BinaryRow, Integer>> written = new LinkedHashSet<>();
         try (BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
             if (DynamicBuckets.isDynamic(t)) {
@@ -98,10 +111,21 @@ final class Writes {
                                     extractor.partition(),
                                     extractor.trimmedPrimaryKey().hashCode());
                     write.write(row, bucket);
+                    written.add(Pair.of(extractor.partition().copy(), bucket));
                 }
             } else {
+                RowKeyExtractor extractor = t.createRowKeyExtractor();
                 for (GenericRow row : rows) {
                     write.write(row);
+                    if (fullCompact) {
+                        extractor.setRecord(row);
+                        written.add(Pair.of(extractor.partition().copy(), extractor.bucket()));
+                    }
+                }
+            }
+            if (fullCompact) {
+                for (Pair<BinaryRow, Integer> b : written) {
+                    write.compact(b.getLeft(), b.getRight(), true);
                 }
             }
             List<CommitMessage> messages = write.prepareCommit();
