@@ -27,7 +27,7 @@ struct FileStatus {
   std::string path;  // in the FileIO's form
   bool is_dir = false;
   int64_t size = 0;
-  int64_t mtime_millis = 0;
+  int64_t mtime_millis = 0;  // last modification, milliseconds since the Unix epoch
 };
 
 class FileIO {
@@ -60,8 +60,9 @@ class FileIO {
   // object stores "racing creators" means those covered by the chosen mechanism (see Open).
   // An IOError may leave the outcome unknown (the object may have been created).
   virtual Status CreateIfAbsent(const std::string& path, std::string_view data) = 0;
-  // Replaces `path` with `data` atomically where the storage allows (temp file + rename), for
-  // hints such as snapshot/LATEST that are overwritten.
+  // Replaces `path` with `data` atomically where the storage allows (temp file + rename; a
+  // reader sees the old or the new contents, never a mix), for files that are overwritten in
+  // place: hints such as snapshot/LATEST, consumer files. Creates missing parent directories.
   virtual Status Overwrite(const std::string& path, std::string_view data) = 0;
 
   virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(

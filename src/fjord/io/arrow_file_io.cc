@@ -198,6 +198,8 @@ Status ArrowFileIO::ObjectStoreCreateIfAbsent(const std::string& path, std::stri
 Status ArrowFileIO::Overwrite(const std::string& path, std::string_view data) {
   if (!local_) return WriteFile(path, data);
   std::string target = FsPath(path);
+  std::string parent = ParentPath(target);
+  if (!parent.empty()) FJORD_RETURN_NOT_OK(MakeDirs(parent));
   std::string tmp = TempSibling(target);
   FJORD_RETURN_NOT_OK(WriteTempFile(tmp, data));
   if (::rename(tmp.c_str(), target.c_str()) != 0) {

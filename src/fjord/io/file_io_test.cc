@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "fjord/file_io.h"
@@ -131,6 +133,40 @@ TEST(LocalFileIOTest, OverwriteAndRename) {
   EXPECT_THAT(io->Rename(dir.Join("x"), hint), HasStatusCode(StatusCode::kAlreadyExists));
   ASSERT_OK(io->Rename(dir.Join("x"), dir.Join("y")));
   EXPECT_EQ(*io->ReadFile(dir.Join("y")), "x");
+}
+
+TEST(LocalFileIOTest, OverwriteCreatesParentsAndLeavesNoTempFile) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  std::string f = dir.Join("consumer/consumer-a");
+  ASSERT_OK(io->Overwrite(f, "one"));
+  ASSERT_OK(io->Overwrite(f, "two"));
+  EXPECT_EQ(*io->ReadFile(f), "two");
+  ASSERT_OK_AND_ASSIGN(auto list, io->List(dir.Join("consumer")));
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].path, f);
+}
+
+TEST(LocalFileIOTest, ModificationTimes) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  std::string f = dir.Join("f");
+  ASSERT_OK(io->WriteFile(f, "x"));
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  ASSERT_OK_AND_ASSIGN(FileStatus st, io->GetStatus(f));
+  EXPECT_NEAR(static_cast<double>(st.mtime_millis), static_cast<double>(now_ms), 60000.0);
+  // Set an old time: GetStatus and List both report it, to the millisecond.
+  const std::filesystem::file_time_type old_time =
+      std::filesystem::file_time_type::clock::now() - std::chrono::hours(48);
+  std::filesystem::last_write_time(f, old_time);
+  ASSERT_OK_AND_ASSIGN(st, io->GetStatus(f));
+  ASSERT_OK_AND_ASSIGN(auto list, io->List(dir.path()));
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].mtime_millis, st.mtime_millis);
+  EXPECT_NEAR(static_cast<double>(st.mtime_millis),
+              static_cast<double>(now_ms - 48LL * 3600 * 1000), 60000.0);
 }
 
 TEST(LocalFileIOTest, FileUriAndUnknownScheme) {

@@ -58,6 +58,7 @@ public final class Oracle {
                     + "       fjord-oracle alter TABLE_DIR --change-types '{column: type, ...}'   (SchemaChange.updateColumnType)\n"
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
+                    + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -145,6 +146,9 @@ public final class Oracle {
         String cmd = args[0];
         if (List.of("create", "alter", "cast-pairs", "cast-probe").contains(cmd)) {
             return evolveCommand(args);
+        }
+        if (cmd.equals("stream")) {
+            return streamCommand(args, realOut);
         }
         switch (cmd) {
             case "list":
@@ -248,6 +252,29 @@ public final class Oracle {
         return null;
     }
 
+    /** stream (StreamScan.java): its own flags (-o is repeatable, --commit-progress has no value). */
+    private static String streamCommand(String[] args, PrintStream realOut) throws Exception {
+        if (args.length < 2 || args[1].startsWith("-")) {
+            throw new UsageException("stream needs a TABLE_DIR");
+        }
+        String output = null;
+        for (int i = 2; i < args.length; i++) {
+            if (args[i].equals("--output")) {
+                if (i + 1 >= args.length) {
+                    throw new UsageException("option --output needs a value");
+                }
+                output = args[i + 1];
+            }
+        }
+        try (Writer w = output == null
+                ? stdoutWriter(realOut)
+                : Files.newBufferedWriter(Path.of(output), StandardCharsets.UTF_8)) {
+            StreamScan.run(args, w);
+            w.flush();
+        }
+        return null;
+    }
+
     /** create, alter and cast-pairs (Evolve.java). */
     private static String evolveCommand(String[] args) throws Exception {
         String cmd = args[0];
@@ -342,7 +369,8 @@ public final class Oracle {
                     }
                     args[i] = (String) list.get(i);
                 }
-                if (List.of("list", "dump", "files", "buckets", "changes", "cast-pairs", "cast-probe")
+                if (List.of("list", "dump", "files", "buckets", "changes", "stream", "cast-pairs",
+                                "cast-probe")
                                 .contains(args[0])
                         && !Arrays.asList(args).contains("--output")) {
                     throw new UsageException(args[0] + " in a batch needs --output FILE");
