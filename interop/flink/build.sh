@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds fjord-flink (Flink in local mode with Paimon's connector) if needed and prints the path of the runnable jar (its dependencies sit in
-# target/lib/, named in the jar's manifest Class-Path).
+# Builds fjord-flink (Flink in local mode with Paimon's Flink connector) if needed and prints the
+# path of the runnable jar (its dependencies sit in target/lib/, named in the jar's manifest
+# Class-Path).
 #
 # Rebuilds only when target/fjord-flink.jar or target/lib/ is missing, or pom.xml / a source file
-# is newer than the jar. Maven's own output goes to stderr; stdout carries only the jar path.
+# (here, or one of the Java oracle's files compiled in: RowJson, Json, ShortestDecimal) is newer
+# than the jar. Maven's own output goes to stderr; stdout carries only the jar path.
 # Extra Maven arguments may be given in MVN_ARGS (e.g. MVN_ARGS=-o for an explicitly offline build;
 # every version is pinned, so a rebuild with a filled ~/.m2 needs no network either way).
 set -euo pipefail
@@ -13,7 +15,9 @@ jar="$here/target/fjord-flink.jar"
 
 needs_build() {
     [[ -f "$jar" && -d "$here/target/lib" ]] || return 0
-    [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]] && return 0
+    local shared="$here/../java/src/main/java/fjord/oracle"
+    [[ -n "$(find "$here/pom.xml" "$here/src" "$shared/RowJson.java" "$shared/Json.java" \
+        "$shared/ShortestDecimal.java" -newer "$jar" -print -quit)" ]] && return 0
     return 1
 }
 
