@@ -236,45 +236,61 @@ def main():
         t = time.monotonic()
         answer = flink("write", wh)
         print(f"Flink: {answer['message']} ({time.monotonic() - t:.1f} s)")
+        tables = []
         for table in sorted(glob.glob(os.path.join(wh, "db.db", "*"))):
             name = os.path.basename(table)
             pk, latest = table_info(table)
-            producer = None
             with open(sorted(glob.glob(os.path.join(table, "schema", "schema-*")))[-1]) as f:
                 producer = json.load(f)["options"].get("changelog-producer", "none")
             cat = os.path.join(work, f"{name}.cat.jsonl")
             with open(cat, "w", encoding="utf-8") as f:
                 f.write(run([args.fjord, "cat", table, "--format", "jsonl"]))
+            modes = TAIL_MODES + ([RAW_MODE] if producer == "none" else [])
+            tables.append((name, table, pk, latest, producer, cat, modes))
+
+        # Flink's batch reads of all tables (one job), each against fjord cat
+        t = time.monotonic()
+        cmd = ["read"]
+        for name, table, *_ in tables:
+            cmd += [table, "--output", os.path.join(work, f"{name}.flink-read.jsonl")]
+        counts = flink(*cmd)["message"].split("\n")
+        print(f"Flink: batch reads in {time.monotonic() - t:.1f} s")
+        for (name, table, pk, latest, producer, cat, modes), count in zip(tables, counts):
             final = load_rows(cat)
-            # Fjord's batch read of the latest snapshot against Flink's
             fl = os.path.join(work, f"{name}.flink-read.jsonl")
-            answer = flink("read", table, "--output", fl)
             flink_rows = load_rows(fl)
-            known = KNOWN_CAT.get(name)
             check(f"{name} (producer {producer}, {latest} snapshots): fjord cat = Flink batch read "
-                  f"({len(final)} rows; Flink: {answer['message']})",
+                  f"({len(final)} rows; Flink: {count})",
                   [] if same_rows(final, flink_rows) else
                   [f"fjord cat {len(final)} rows, Flink {len(flink_rows)}; "
-                   f"diff {os.path.basename(cat)} {os.path.basename(fl)}"], known)
-            modes = TAIL_MODES + ([RAW_MODE] if producer == "none" else [])
+                   f"diff {os.path.basename(cat)} {os.path.basename(fl)}"], KNOWN_CAT.get(name))
+
+        # Flink's streaming reads of all tables in every mode (one job), each against Fjord
+        t = time.monotonic()
+        cmd, tails = ["tail"], []
+        for name, table, pk, latest, producer, cat, modes in tables:
             for mode, options in modes:
                 tag = f"{name}.{mode}"
-                out = os.path.join(work, f"{tag}.flink.jsonl")
-                cmd = ["tail", table]
+                cmd.append(table)
                 for k, v in options.items():
                     cmd += ["-o", f"{k}={v}"]
-                answer = flink(*cmd, "--output", out)
-                changes = read_changes(out)
-                kinds = dict(sorted(Counter(k for k, _ in changes).items()))
-                what = f"{name} {mode}: Flink {answer['message']} {kinds}"
-                if have_tail:
-                    theirs = fjord_changes(args.fjord, table, options, latest, work, tag)
-                    check(f"{what}; fjord tail the same", compare_changes(changes, theirs, pk))
-                else:
-                    rows, problems = replay(changes, pk, upsert=(mode == RAW_MODE[0]))
-                    if not same_rows(rows, final):
-                        problems.append(f"replayed: {len(rows)} rows, fjord cat: {len(final)}")
-                    check(f"{what}; replayed = fjord cat", problems, known)
+                cmd += ["--output", os.path.join(work, f"{tag}.flink.jsonl")]
+                tails.append((name, table, pk, latest, cat, mode, options, tag))
+        notes = flink(*cmd)["message"].split("\n")
+        print(f"Flink: {len(tails)} streaming reads in {time.monotonic() - t:.1f} s")
+        for (name, table, pk, latest, cat, mode, options, tag), note in zip(tails, notes):
+            changes = read_changes(os.path.join(work, f"{tag}.flink.jsonl"))
+            kinds = dict(sorted(Counter(k for k, _ in changes).items()))
+            what = f"{name} {mode}: Flink {note} {kinds}"
+            if have_tail:
+                theirs = fjord_changes(args.fjord, table, options, latest, work, tag)
+                check(f"{what}; fjord tail the same", compare_changes(changes, theirs, pk))
+            else:
+                rows, problems = replay(changes, pk, upsert=(mode == RAW_MODE[0]))
+                final = load_rows(cat)
+                if not same_rows(rows, final):
+                    problems.append(f"replayed: {len(rows)} rows, fjord cat: {len(final)}")
+                check(f"{what}; replayed = fjord cat", problems, KNOWN_CAT.get(name))
         completed = True
     finally:
         flink.close()

@@ -25,8 +25,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * <pre>
  *   fjord-flink write WAREHOUSE [--checkpoint-ms N]
- *   fjord-flink tail TABLE_DIR [-o key=value ...] [--idle-ms N] [--first-row-ms N] --output FILE
- *   fjord-flink read TABLE_DIR --output FILE
+ *   fjord-flink tail TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
+ *                    [--idle-ms N] [--first-row-ms N]
+ *   fjord-flink read TABLE_DIR --output FILE [TABLE_DIR --output FILE ...]
  *   fjord-flink batch COMMAND_FILE|-
  * </pre>
  */
@@ -101,52 +102,60 @@ public final class FjordFlink {
                 return Write.write(Path.of(args[1]), checkpoint);
             }
             case "tail": {
-                need(args, 2);
-                Read.TailOptions options = new Read.TailOptions();
-                Path output = null;
-                for (int i = 2; i < args.length; i++) {
+                // tail TABLE [-o k=v ...] --output FILE [TABLE ... --output FILE ...]
+                List<Read.TailSpec> specs = new ArrayList<>();
+                Read.Quiet quiet = new Read.Quiet();
+                for (int i = 1; i < args.length; i++) {
                     String a = args[i];
+                    if (!a.startsWith("-")) {
+                        specs.add(new Read.TailSpec(Path.of(a)));
+                        continue;
+                    }
                     if (i + 1 >= args.length) {
                         throw new UsageException("tail: " + a + " needs a value");
                     }
                     String v = args[++i];
-                    switch (a) {
-                        case "-o": {
-                            int eq = v.indexOf('=');
-                            if (eq <= 0) {
-                                throw new UsageException("tail: -o needs key=value, got " + v);
-                            }
-                            options.hints.put(v.substring(0, eq), v.substring(eq + 1));
-                            break;
+                    if (a.equals("--idle-ms")) {
+                        quiet.idleMillis = Long.parseLong(v);
+                    } else if (a.equals("--first-row-ms")) {
+                        quiet.firstRowMillis = Long.parseLong(v);
+                    } else if (specs.isEmpty()) {
+                        throw new UsageException("tail: " + a + " before the first table");
+                    } else if (a.equals("-o")) {
+                        int eq = v.indexOf('=');
+                        if (eq <= 0) {
+                            throw new UsageException("tail: -o needs key=value, got " + v);
                         }
-                        case "--idle-ms":
-                            options.idleMillis = Long.parseLong(v);
-                            break;
-                        case "--first-row-ms":
-                            options.firstRowMillis = Long.parseLong(v);
-                            break;
-                        case "--output":
-                            output = Path.of(v);
-                            break;
-                        default:
-                            throw new UsageException("tail: unknown argument " + a);
+                        specs.get(specs.size() - 1).hints.put(v.substring(0, eq), v.substring(eq + 1));
+                    } else if (a.equals("--output")) {
+                        specs.get(specs.size() - 1).output = Path.of(v);
+                    } else {
+                        throw new UsageException("tail: unknown argument " + a);
                     }
                 }
-                if (output == null) {
-                    throw new UsageException("tail needs --output FILE");
+                if (specs.isEmpty()) {
+                    throw new UsageException("tail needs a table");
                 }
-                try (Writer w = Read.open(output)) {
-                    return reader().tail(Path.of(args[1]), options, w);
+                for (Read.TailSpec spec : specs) {
+                    if (spec.output == null) {
+                        throw new UsageException("tail: " + spec.table + " needs --output FILE");
+                    }
                 }
+                return reader().tail(specs, quiet);
             }
             case "read": {
-                need(args, 4);
-                if (!args[2].equals("--output") || args.length != 4) {
-                    throw new UsageException("usage: read TABLE_DIR --output FILE");
+                // read TABLE --output FILE [TABLE --output FILE ...]
+                List<Read.ReadSpec> specs = new ArrayList<>();
+                if (args.length < 4 || (args.length - 1) % 3 != 0) {
+                    throw new UsageException("usage: read TABLE_DIR --output FILE [TABLE_DIR --output FILE ...]");
                 }
-                try (Writer w = Read.open(Path.of(args[3]))) {
-                    return reader().read(Path.of(args[1]), w);
+                for (int i = 1; i < args.length; i += 3) {
+                    if (!args[i + 1].equals("--output")) {
+                        throw new UsageException("read: expected --output after " + args[i]);
+                    }
+                    specs.add(new Read.ReadSpec(Path.of(args[i]), Path.of(args[i + 2])));
                 }
+                return reader().read(specs);
             }
             default:
                 throw new UsageException("unknown command: " + args[0] + " (write, tail, read, batch)");

@@ -2,7 +2,6 @@ package fjord.flink;
 
 import fjord.oracle.Shared;
 import java.io.IOException;
-import java.io.Writer;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,10 +18,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableResult;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
@@ -49,7 +50,7 @@ import org.apache.paimon.types.RowType;
 final class Read {
     private final StreamTableEnvironment streaming;
     private final Catalogs streamingCatalogs;
-    private TableEnvironment batch;
+    private StreamTableEnvironment batch;
     private Catalogs batchCatalogs;
 
     Read() {
@@ -57,40 +58,101 @@ final class Read {
         streamingCatalogs = new Catalogs(streaming);
     }
 
-    /** Options of a tail: the table hints, and when to stop. */
-    static final class TailOptions {
+    /** One streaming read: the table, its hints (Paimon scan options), the output file. */
+    static final class TailSpec {
+        final Path table;
         final Map<String, String> hints = new LinkedHashMap<>();
-        long idleMillis = 1500;
+        Path output;
+
+        TailSpec(Path table) {
+            this.table = table;
+        }
+    }
+
+    /** One batch read: the table and the output file. */
+    static final class ReadSpec {
+        final Path table;
+        final Path output;
+
+        ReadSpec(Path table, Path output) {
+            this.table = table;
+            this.output = output;
+        }
+    }
+
+    /** When a streaming read stops: no change for idleMillis after the first one. */
+    static final class Quiet {
+        long idleMillis = 2000;
         long firstRowMillis = 60_000;
     }
 
-    /**
-     * {@code tail TABLE}: {@code SELECT * FROM t /*+ OPTIONS(hints) *\/} in streaming mode, every
-     * change collected until none came for {@code idleMillis} (after the first one). One JSON line
-     * per change, {@code "_row_kind"} first. Returns a summary: the count of changes and whether
-     * the plan normalises the changelog (ChangelogNormalize).
-     */
-    String tail(Path tableDir, TailOptions options, Writer out) throws Exception {
-        String table = streamingCatalogs.qualified(tableDir);
+    /** A Flink row as "TAG<tab>canonical JSON" (with "_row_kind" first when withKind). */
+    private static final class ToJson implements MapFunction<Row, String> {
+        private static final long serialVersionUID = 1L;
+        private final int tag;
+        private final boolean withKind;
+        private final List<DataField> fields;
+
+        ToJson(int tag, boolean withKind, List<DataField> fields) {
+            this.tag = tag;
+            this.withKind = withKind;
+            this.fields = fields;
+        }
+
+        @Override
+        public String map(Row row) {
+            StringBuilder body = new StringBuilder(256);
+            Shared.appendRow(body, toPaimon(row, fields), fields);
+            StringBuilder sb = new StringBuilder(body.length() + 32).append(tag).append('\t');
+            if (!withKind) {
+                if (row.getKind() != RowKind.INSERT && row.getKind() != RowKind.UPDATE_AFTER) {
+                    throw new IllegalStateException("batch read returned a " + row.getKind() + " row");
+                }
+                return sb.append(body).toString();
+            }
+            sb.append("{\"_row_kind\":\"").append(row.getKind().shortString()).append('"');
+            return body.length() > 2 ? sb.append(',').append(body, 1, body.length()).toString()
+                    : sb.append('}').toString();
+        }
+    }
+
+    private String tailQuery(TailSpec spec) {
         Map<String, String> hints = new LinkedHashMap<>();
         // find new snapshots quickly (Paimon's default is 10 s)
         hints.put("continuous.discovery-interval", "100 ms");
-        hints.putAll(options.hints);
-        StringBuilder q = new StringBuilder("SELECT * FROM ").append(table).append(" /*+ OPTIONS(");
+        hints.putAll(spec.hints);
+        StringBuilder q = new StringBuilder("SELECT * FROM ").append(streamingCatalogs.qualified(spec.table))
+                .append(" /*+ OPTIONS(");
         boolean first = true;
         for (Map.Entry<String, String> e : hints.entrySet()) {
-            q.append(first ? "" : ", ").append(Tables.quote(e.getKey())).append(" = ").append(Tables.quote(e.getValue()));
+            q.append(first ? "" : ", ").append(Tables.quote(e.getKey())).append(" = ")
+                    .append(Tables.quote(e.getValue()));
             first = false;
         }
-        q.append(") */");
-        String plan = streaming.explainSql(q.toString());
-        boolean normalize = plan.contains("ChangelogNormalize");
-        List<DataField> fields = paimonFields(tableDir);
+        return q.append(") */").toString();
+    }
 
-        TableResult result = streaming.executeSql(q.toString());
+    /**
+     * {@code tail}: for each spec {@code SELECT * FROM t /*+ OPTIONS(hints) *\/} in streaming mode,
+     * all of them in one Flink job, every change collected until none came for
+     * {@code quiet.idleMillis} (after the first one); then the job is cancelled. One JSON line per
+     * change, {@code "_row_kind"} first, in each spec's output. Returns a summary per spec: the
+     * count of changes and whether its plan normalises the changelog (ChangelogNormalize).
+     */
+    String tail(List<TailSpec> specs, Quiet quiet) throws Exception {
+        DataStream<String> all = null;
+        List<String> notes = new ArrayList<>();
+        for (int i = 0; i < specs.size(); i++) {
+            TailSpec spec = specs.get(i);
+            String q = tailQuery(spec);
+            notes.add(streaming.explainSql(q).contains("ChangelogNormalize") ? "; plan has ChangelogNormalize" : "");
+            DataStream<String> lines = streaming.toChangelogStream(streaming.sqlQuery(q))
+                    .map(new ToJson(i, true, paimonFields(spec.table))).returns(Types.STRING);
+            all = all == null ? lines : all.union(lines);
+        }
         LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
         Object end = new Object();
-        CloseableIterator<Row> it = result.collect();
+        CloseableIterator<String> it = all.executeAndCollect("fjord-flink tail");
         Thread pump = new Thread(() -> {
             try {
                 while (it.hasNext()) {
@@ -103,9 +165,9 @@ final class Read {
         }, "tail-collect");
         pump.setDaemon(true);
         pump.start();
-        List<Row> rows = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
         Throwable failure = null;
-        long wait = options.firstRowMillis;
+        long wait = quiet.firstRowMillis;
         while (true) {
             Object o = queue.poll(wait, TimeUnit.MILLISECONDS);
             if (o == null || o == end) {
@@ -115,8 +177,8 @@ final class Read {
                 failure = (Throwable) o;
                 break;
             }
-            rows.add((Row) o);
-            wait = options.idleMillis;
+            lines.add((String) o);
+            wait = quiet.idleMillis;
         }
         try {
             it.close(); // cancels the job
@@ -127,53 +189,64 @@ final class Read {
         if (failure != null) {
             throw new RuntimeException("streaming read failed", failure);
         }
-        StringBuilder sb = new StringBuilder(256);
-        for (Row row : rows) {
-            sb.setLength(0);
-            sb.append("{\"_row_kind\":\"").append(row.getKind().shortString()).append('"');
-            StringBuilder body = new StringBuilder(256);
-            Shared.appendRow(body, toPaimon(row, fields), fields);
-            if (body.length() > 2) {
-                sb.append(',').append(body, 1, body.length());
-            } else {
-                sb.append('}');
-            }
-            out.append(sb).append('\n');
+        int[] counts = demux(lines, specs.size(), i -> specs.get(i).output);
+        StringBuilder summary = new StringBuilder();
+        for (int i = 0; i < specs.size(); i++) {
+            summary.append(i == 0 ? "" : "\n").append(counts[i]).append(" changes").append(notes.get(i));
         }
-        return rows.size() + " changes" + (normalize ? "; plan has ChangelogNormalize" : "");
+        return summary.toString();
     }
 
     /**
-     * {@code read TABLE}: {@code SELECT *} in batch mode, one canonical JSON line per row (no row
-     * kind: Flink returns +I, or +U where the key's latest record was an update).
+     * {@code read}: for each spec {@code SELECT *} in batch mode, all in one Flink job; one
+     * canonical JSON line per row (no row kind: Flink returns +I, or +U where the key's latest
+     * record was an update; anything else is an error). Returns the row count per spec.
      */
-    String read(Path tableDir, Writer out) throws Exception {
+    String read(List<ReadSpec> specs) throws Exception {
         if (batch == null) {
             StreamExecutionEnvironment env = FjordFlink.streamEnv(2);
             env.setRuntimeMode(RuntimeExecutionMode.BATCH);
             batch = StreamTableEnvironment.create(env);
             batchCatalogs = new Catalogs(batch);
         }
-        List<DataField> fields = paimonFields(tableDir);
-        int n = 0;
-        int updateAfter = 0;
-        StringBuilder sb = new StringBuilder(256);
-        try (CloseableIterator<Row> it = batch.executeSql("SELECT * FROM " + batchCatalogs.qualified(tableDir)).collect()) {
-            while (it.hasNext()) {
-                Row row = it.next();
-                // the latest record of a key keeps its kind: +I or +U (never a retraction)
-                if (row.getKind() == org.apache.flink.types.RowKind.UPDATE_AFTER) {
-                    updateAfter++;
-                } else if (row.getKind() != org.apache.flink.types.RowKind.INSERT) {
-                    throw new IllegalStateException("batch read returned a " + row.getKind() + " row");
-                }
-                sb.setLength(0);
-                Shared.appendRow(sb, toPaimon(row, fields), fields);
-                out.append(sb).append('\n');
-                n++;
-            }
+        DataStream<String> all = null;
+        for (int i = 0; i < specs.size(); i++) {
+            ReadSpec spec = specs.get(i);
+            DataStream<String> lines = batch.toChangelogStream(
+                            batch.sqlQuery("SELECT * FROM " + batchCatalogs.qualified(spec.table)))
+                    .map(new ToJson(i, false, paimonFields(spec.table))).returns(Types.STRING);
+            all = all == null ? lines : all.union(lines);
         }
-        return n + " rows (" + updateAfter + " of them +U)";
+        List<String> lines = new ArrayList<>();
+        try (CloseableIterator<String> it = all.executeAndCollect("fjord-flink read")) {
+            it.forEachRemaining(lines::add);
+        }
+        int[] counts = demux(lines, specs.size(), i -> specs.get(i).output);
+        StringBuilder summary = new StringBuilder();
+        for (int i = 0; i < specs.size(); i++) {
+            summary.append(i == 0 ? "" : "\n").append(counts[i]).append(" rows");
+        }
+        return summary.toString();
+    }
+
+    /** Writes each "TAG<tab>line" to the output of its tag, in the order received. */
+    private static int[] demux(List<String> lines, int n, java.util.function.IntFunction<Path> output)
+            throws IOException {
+        List<StringBuilder> outs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            outs.add(new StringBuilder());
+        }
+        int[] counts = new int[n];
+        for (String line : lines) {
+            int tab = line.indexOf('\t');
+            int tag = Integer.parseInt(line.substring(0, tab));
+            outs.get(tag).append(line, tab + 1, line.length()).append('\n');
+            counts[tag]++;
+        }
+        for (int i = 0; i < n; i++) {
+            Files.writeString(output.apply(i), outs.get(i), StandardCharsets.UTF_8);
+        }
+        return counts;
     }
 
     private static List<DataField> paimonFields(Path tableDir) {
@@ -249,7 +322,4 @@ final class Read {
         }
     }
 
-    static Writer open(Path output) throws IOException {
-        return Files.newBufferedWriter(output, StandardCharsets.UTF_8);
-    }
 }
