@@ -116,6 +116,17 @@ def table_info(table):
     return schema["primaryKeys"], max(ids)
 
 
+def snapshot_kinds(table):
+    """'APPEND 6 (6 with changelog), COMPACT 3 (0 ...)': what the writer's snapshots hold."""
+    count, with_changelog = Counter(), Counter()
+    for p in glob.glob(os.path.join(table, "snapshot", "snapshot-*")):
+        with open(p, encoding="utf-8") as f:
+            snap = json.load(f)
+        count[snap["commitKind"]] += 1
+        with_changelog[snap["commitKind"]] += bool(snap.get("changelogRecordCount"))
+    return ", ".join(f"{k} {n} ({with_changelog[k]} with changelog)" for k, n in sorted(count.items()))
+
+
 def fjord_has_tail(fjord):
     p = subprocess.run([fjord, "tail", "--help"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
@@ -246,6 +257,7 @@ def main():
             with open(cat, "w", encoding="utf-8") as f:
                 f.write(run([args.fjord, "cat", table, "--format", "jsonl"]))
             modes = TAIL_MODES + ([RAW_MODE] if producer == "none" else [])
+            print(f"{name}: producer {producer}, snapshots {snapshot_kinds(table)}")
             tables.append((name, table, pk, latest, producer, cat, modes))
 
         # Flink's batch reads of all tables (one job), each against fjord cat
