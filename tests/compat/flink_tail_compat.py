@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""Flink in local mode as the oracle of streaming reads (issue 14 point 6b).
+"""Flink in local mode as the oracle of streaming reads (issue 14 point 6).
 
 One JVM (`interop/flink/fjord-flink batch -`) writes primary-key tables with Flink's streaming
 INSERTs and Paimon's Flink connector, one round of upserts and deletes per checkpoint: changelog
 producers input, lookup, full-compaction (delta-commits 1 and 2) and none, an aggregation table
-under lookup and a partial-update table under full-compaction. Then, per table:
+under lookup and a partial-update table under full-compaction (6b). Fjord writes two more
+(`fjord write`, 4 commits with explicit row kinds; producers input and none) for Flink to read
+(6a). Then, per table:
 
 * Flink's batch read (`SELECT *` in batch mode) and `fjord cat` must return the same rows;
-* Flink's streaming read is taken in each mode of TAIL_MODES (every change with its row kind, until
-  the stream is quiet), and compared with Fjord's:
+* Flink's streaming read is taken in each mode of `tail_modes` (every change with its row kind,
+  until the stream is quiet; all of them in one Flink job) and compared with Fjord's:
   - when `fjord tail` exists: `fjord tail TABLE -o ... --until-snapshot LATEST --format jsonl`
     must return the same changes: same row kinds, same multiset, same order per primary key
-    (`fjord_changes`, the one function that asks Fjord);
-  - until then: Flink's changes applied in order to an empty keyed map (+I/+U put the row, -U/-D
-    remove it and must carry the row the key holds) must give `fjord cat`'s rows.
+    (`fjord_changes`, the one function that asks Fjord; for producer none against Flink's stream
+    without ChangelogNormalize);
+  - until then, and for none's normalised stream always: Flink's changes applied in order to an
+    empty keyed map (+I/+U put the row, -U/-D remove it and must carry the row the key holds)
+    must give `fjord cat`'s rows;
+* on the Fjord-written tables Flink must stream exactly what Fjord wrote: every record of the
+  input changelog; for none, each commit's last record per key.
 
     flink_tail_compat.py --fjord BUILD/tools/fjord [--keep]
 """
@@ -21,6 +27,7 @@ import argparse
 import glob
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -34,7 +41,7 @@ FLINK = os.path.join(REPO, "interop", "flink", "fjord-flink")
 sys.path.insert(0, os.path.join(REPO, "interop"))
 import compare_rows  # noqa: E402
 
-# Streaming reads taken of every table: name, Paimon options of the scan (table hints).
+# Streaming reads taken of every table: name, options of the scan (table hints).
 TAIL_MODES = [
     # the latest snapshot in full, then what follows it (nothing: the tables are finished)
     ("latest-full", {"scan.mode": "latest-full"}),
@@ -42,10 +49,22 @@ TAIL_MODES = [
     # APPEND deltas (none, normalised by Flink's ChangelogNormalize)
     ("from-snapshot-1", {"scan.mode": "from-snapshot", "scan.snapshot-id": "1"}),
 ]
-# Producer none only: the APPEND deltas as Paimon's source gives them, without ChangelogNormalize
-# (an upsert stream: no -U, and a -D carries the last record written for its key).
-RAW_MODE = ("from-snapshot-1-raw", {"scan.mode": "from-snapshot", "scan.snapshot-id": "1",
-                                    "scan.remove-normalize": "true"})
+# Options of Flink's connector only, not given to Fjord.
+FLINK_ONLY = {"scan.remove-normalize"}
+# Producer none: Flink normalises the stream (ChangelogNormalize keeps every key's row in its state
+# and turns the deltas into -U/+U pairs); with scan.remove-normalize it gives the APPEND deltas as
+# Paimon's source reads them: an upsert stream (no -U, a -D carries the last record written for its
+# key). Fjord's streaming read has no such state: it is compared with the raw stream, the
+# normalised one is only replayed.
+RAW = {"scan.remove-normalize": "true"}
+
+
+def tail_modes(producer):
+    """[(mode, options, compared with fjord tail, upsert stream)] for a table."""
+    if producer != "none":
+        return [(m, o, True, False) for m, o in TAIL_MODES]
+    return ([(m, o, False, False) for m, o in TAIL_MODES]
+            + [(m + "-raw", dict(o, **RAW), True, True) for m, o in TAIL_MODES])
 
 
 # Differences known and reported, by table: the checks that involve `fjord cat` on that table print
@@ -209,6 +228,75 @@ def load_rows(path):
         return [compare_rows.parse_line(l) for l in f if l.strip()]
 
 
+# Tables Fjord writes for Flink to read (issue 14 point 6a): name, `fjord table create` flags.
+FJORD_TABLES = [
+    ("fjord_input", ["--columns", "p STRING NOT NULL, id INT NOT NULL, v STRING, n BIGINT, "
+                     "x DECIMAL(10, 2), ts TIMESTAMP(6)", "--primary-key", "p,id",
+                     "--partition-keys", "p", "-o", "bucket=2", "-o", "changelog-producer=input"]),
+    ("fjord_none", ["--columns", "p STRING NOT NULL, id INT NOT NULL, v STRING, n BIGINT, "
+                    "x DECIMAL(10, 2), ts TIMESTAMP(6)", "--primary-key", "p,id",
+                    "--partition-keys", "p", "-o", "bucket=1"]),
+]
+
+
+def fjord_commit_rows(rng, live):
+    """One commit's rows (with _row_kind) for a Fjord-written table; `live` is the model."""
+    rows = []
+    for _ in range(rng.randint(8, 25)):
+        key = {"p": rng.choice(["a", "b", "c/d"]), "id": rng.randint(1, 20)}
+        k = (key["p"], key["id"])
+        row = dict(key, v=rng.choice(["x", "", None, "\u00e9t\u00e9", "q\"b\\"]),
+                   n=rng.randint(-10**15, 10**15),
+                   x=f"{rng.randint(-10**8, 10**8) / 100:.2f}",
+                   ts=rng.choice([None, f"19{rng.randint(50, 99)}-0{rng.randint(1, 9)}-1"
+                                        f"{rng.randint(0, 9)}T0{rng.randint(0, 9)}:1{rng.randint(0, 9)}"
+                                        f":2{rng.randint(0, 9)}.{rng.randint(0, 999999):06d}"]))
+        if k in live and rng.random() < 0.5:
+            old = live.pop(k)
+            if rng.random() < 0.4:
+                rows.append(dict(old, _row_kind="-D"))
+            else:
+                rows.append(dict(old, _row_kind="-U"))
+                rows.append(dict(row, _row_kind="+U"))
+                live[k] = row
+        else:
+            rows.append(dict(row, _row_kind=rng.choice(["+I", "+U"])))
+            live[k] = row
+    return rows
+
+
+def write_fjord_tables(fjord, wh, work, commits=4, seed=14):
+    """Fjord writes FJORD_TABLES in `commits` commits; returns {name: [[(kind, row)] per commit]}."""
+    run([fjord, "db", "create", wh, "db"])
+    written = {}
+    for name, flags in FJORD_TABLES:
+        rng = random.Random(f"{seed}-{name}")
+        run([fjord, "table", "create", wh, f"db.{name}", *flags])
+        table = os.path.join(wh, "db.db", name)
+        live, changes = {}, []
+        for c in range(1, commits + 1):
+            rows = fjord_commit_rows(rng, live)
+            path = os.path.join(work, f"{name}-{c}.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+            run([fjord, "write", table, "--input", path])
+            changes.append(read_changes(path))
+        written[name] = changes
+    return written
+
+
+def merged_deltas(commits, pk):
+    """What a deduplicate table's APPEND snapshots hold: per commit, each key's last record."""
+    out = []
+    for rows in commits:
+        last = {}
+        for kind, row in rows:
+            last.pop(key_of(row, pk), None)  # keep the order of last writes
+            last[key_of(row, pk)] = (kind, row)
+        out += last.values()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -247,8 +335,12 @@ def main():
         t = time.monotonic()
         answer = flink("write", wh)
         print(f"Flink: {answer['message']} ({time.monotonic() - t:.1f} s)")
+        fjord_wh = os.path.join(work, "fjord-wh")
+        written = write_fjord_tables(args.fjord, fjord_wh, work)
+        print(f"Fjord: wrote {', '.join(written)}")
         tables = []
-        for table in sorted(glob.glob(os.path.join(wh, "db.db", "*"))):
+        for table in (sorted(glob.glob(os.path.join(wh, "db.db", "*")))
+                      + sorted(glob.glob(os.path.join(fjord_wh, "db.db", "*")))):
             name = os.path.basename(table)
             pk, latest = table_info(table)
             with open(sorted(glob.glob(os.path.join(table, "schema", "schema-*")))[-1]) as f:
@@ -256,7 +348,7 @@ def main():
             cat = os.path.join(work, f"{name}.cat.jsonl")
             with open(cat, "w", encoding="utf-8") as f:
                 f.write(run([args.fjord, "cat", table, "--format", "jsonl"]))
-            modes = TAIL_MODES + ([RAW_MODE] if producer == "none" else [])
+            modes = tail_modes(producer)
             print(f"{name}: producer {producer}, snapshots {snapshot_kinds(table)}")
             tables.append((name, table, pk, latest, producer, cat, modes))
 
@@ -281,28 +373,40 @@ def main():
         t = time.monotonic()
         cmd, tails = ["tail"], []
         for name, table, pk, latest, producer, cat, modes in tables:
-            for mode, options in modes:
+            for mode, options, with_fjord, upsert in modes:
                 tag = f"{name}.{mode}"
                 cmd.append(table)
                 for k, v in options.items():
                     cmd += ["-o", f"{k}={v}"]
                 cmd += ["--output", os.path.join(work, f"{tag}.flink.jsonl")]
-                tails.append((name, table, pk, latest, cat, mode, options, tag))
+                tails.append((name, table, pk, latest, cat, mode, options, tag, with_fjord, upsert))
         notes = flink(*cmd)["message"].split("\n")
         print(f"Flink: {len(tails)} streaming reads in {time.monotonic() - t:.1f} s")
-        for (name, table, pk, latest, cat, mode, options, tag), note in zip(tails, notes):
+        for (name, table, pk, latest, cat, mode, options, tag, with_fjord, upsert), note in \
+                zip(tails, notes):
             changes = read_changes(os.path.join(work, f"{tag}.flink.jsonl"))
             kinds = dict(sorted(Counter(k for k, _ in changes).items()))
             what = f"{name} {mode}: Flink {note} {kinds}"
-            if have_tail:
-                theirs = fjord_changes(args.fjord, table, options, latest, work, tag)
+            if have_tail and with_fjord:
+                fjord_options = {k: v for k, v in options.items() if k not in FLINK_ONLY}
+                theirs = fjord_changes(args.fjord, table, fjord_options, latest, work, tag)
                 check(f"{what}; fjord tail the same", compare_changes(changes, theirs, pk))
             else:
-                rows, problems = replay(changes, pk, upsert=(mode == RAW_MODE[0]))
+                rows, problems = replay(changes, pk, upsert=upsert)
                 final = load_rows(cat)
                 if not same_rows(rows, final):
                     problems.append(f"replayed: {len(rows)} rows, fjord cat: {len(final)}")
                 check(f"{what}; replayed = fjord cat", problems, KNOWN_CAT.get(name))
+            if name == "fjord_input" and mode == "from-snapshot-1":
+                # Fjord wrote the changelog: Flink streams every record written
+                want = [c for commit in written[name] for c in commit]
+                check(f"{name} {mode}: Flink streams the records Fjord wrote ({len(want)})",
+                      compare_changes(changes, want, pk))
+            if name == "fjord_none" and mode == "from-snapshot-1-raw":
+                # no changelog: Flink streams each commit's delta, the last record of each key
+                want = merged_deltas(written[name], pk)
+                check(f"{name} {mode}: Flink streams the deltas Fjord wrote ({len(want)})",
+                      compare_changes(changes, want, pk))
         completed = True
     finally:
         flink.close()
