@@ -389,8 +389,14 @@ def main():
             what = f"{name} {mode}: Flink {note} {kinds}"
             if have_tail and with_fjord:
                 fjord_options = {k: v for k, v in options.items() if k not in FLINK_ONLY}
-                theirs = fjord_changes(args.fjord, table, fjord_options, latest, work, tag)
-                check(f"{what}; fjord tail the same", compare_changes(changes, theirs, pk))
+                try:
+                    theirs = fjord_changes(args.fjord, table, fjord_options, latest, work, tag)
+                    problems = compare_changes(changes, theirs, pk)
+                except RuntimeError as e:
+                    problems = [str(e)]
+                # a full read of the latest snapshot shows fjord cat's known differences
+                check(f"{what}; fjord tail the same", problems,
+                      KNOWN_CAT.get(name) if mode.startswith("latest-full") else None)
             else:
                 rows, problems = replay(changes, pk, upsert=upsert)
                 final = load_rows(cat)
