@@ -135,6 +135,33 @@ def table_info(table):
     return schema["primaryKeys"], max(ids)
 
 
+def record_counts(table):
+    """(changelog records of all snapshots, delta records of the APPEND snapshots)."""
+    changelog = delta = 0
+    for p in glob.glob(os.path.join(table, "snapshot", "snapshot-*")):
+        with open(p, encoding="utf-8") as f:
+            snap = json.load(f)
+        changelog += snap.get("changelogRecordCount") or 0
+        if snap["commitKind"] == "APPEND":
+            delta += snap.get("deltaRecordCount") or 0
+    return changelog, delta
+
+
+def expected_count(producer, mode, upsert, table, rows):
+    """How many changes a complete streaming read returns, or None when it cannot be told.
+
+    A stream stopped too early (the job is cancelled once it has been quiet for a while) would
+    show here: from snapshot 1 every changelog record (input, lookup, full-compaction) or every
+    record of the APPEND deltas (none, raw); a latest-full read the latest snapshot's rows.
+    """
+    if mode.startswith("latest-full"):
+        return rows
+    changelog, delta = record_counts(table)
+    if producer != "none":
+        return changelog
+    return delta if upsert else None
+
+
 def snapshot_kinds(table):
     """'APPEND 6 (6 with changelog), COMPACT 3 (0 ...)': what the writer's snapshots hold."""
     count, with_changelog = Counter(), Counter()
@@ -359,10 +386,12 @@ def main():
             cmd += [table, "--output", os.path.join(work, f"{name}.flink-read.jsonl")]
         counts = flink(*cmd)["message"].split("\n")
         print(f"Flink: batch reads in {time.monotonic() - t:.1f} s")
+        producers, batch_rows = {}, {}
         for (name, table, pk, latest, producer, cat, modes), count in zip(tables, counts):
             final = load_rows(cat)
             fl = os.path.join(work, f"{name}.flink-read.jsonl")
             flink_rows = load_rows(fl)
+            producers[name], batch_rows[name] = producer, len(flink_rows)
             check(f"{name} (producer {producer}, {latest} snapshots): fjord cat = Flink batch read "
                   f"({len(final)} rows; Flink: {count})",
                   [] if same_rows(final, flink_rows) else
@@ -380,13 +409,19 @@ def main():
                     cmd += ["-o", f"{k}={v}"]
                 cmd += ["--output", os.path.join(work, f"{tag}.flink.jsonl")]
                 tails.append((name, table, pk, latest, cat, mode, options, tag, with_fjord, upsert))
-        notes = flink(*cmd)["message"].split("\n")
+        # quiet for 3 s: the job is over (a stream stopped early fails the completeness check)
+        notes = flink(*cmd, "--idle-ms", "3000")["message"].split("\n")
         print(f"Flink: {len(tails)} streaming reads in {time.monotonic() - t:.1f} s")
         for (name, table, pk, latest, cat, mode, options, tag, with_fjord, upsert), note in \
                 zip(tails, notes):
             changes = read_changes(os.path.join(work, f"{tag}.flink.jsonl"))
             kinds = dict(sorted(Counter(k for k, _ in changes).items()))
             what = f"{name} {mode}: Flink {note} {kinds}"
+            want = expected_count(producers[name], mode, upsert, table, batch_rows[name])
+            if want is not None:
+                check(f"{name} {mode}: Flink's stream is complete ({len(changes)} changes, "
+                      f"{want} expected)", [] if want == len(changes) else
+                      [f"{len(changes)} changes, the snapshots hold {want}: stopped too early?"])
             if have_tail and with_fjord:
                 fjord_options = {k: v for k, v in options.items() if k not in FLINK_ONLY}
                 try:
