@@ -8,7 +8,8 @@ under lookup and a partial-update table under full-compaction (6b). Fjord writes
 (`fjord write`, 4 commits with explicit row kinds; producers input and none) for Flink to read
 (6a). Then, per table:
 
-* Flink's batch read (`SELECT *` in batch mode) and `fjord cat` must return the same rows;
+* Flink's batch read (`SELECT *` in batch mode) and `fjord cat` must return the same rows, at the
+  latest snapshot and at every earlier one (`scan.snapshot-id`, `--snapshot`);
 * Flink's streaming read is taken in each mode of `tail_modes` (every change with its row kind,
   until the stream is quiet; all of them in one Flink job) and compared with Fjord's:
   - when `fjord tail` exists: `fjord tail TABLE -o ... --until-snapshot LATEST --format jsonl`
@@ -122,6 +123,11 @@ def read_changes(path):
                 kind = row.pop("_row_kind")
                 out.append((kind, row))
     return out
+
+
+def snapshot_ids(table):
+    return sorted(int(m.group(1)) for p in os.listdir(os.path.join(table, "snapshot"))
+                  if (m := re.fullmatch(r"snapshot-(\d+)", p)))
 
 
 def table_info(table):
@@ -379,24 +385,38 @@ def main():
             print(f"{name}: producer {producer}, snapshots {snapshot_kinds(table)}")
             tables.append((name, table, pk, latest, producer, cat, modes))
 
-        # Flink's batch reads of all tables (one job), each against fjord cat
+        # Flink's batch reads of all tables, latest and every earlier snapshot (one job), each
+        # against fjord cat
         t = time.monotonic()
-        cmd = ["read"]
-        for name, table, *_ in tables:
+        cmd, earlier = ["read"], []
+        for name, table, pk, latest, *_ in tables:
             cmd += [table, "--output", os.path.join(work, f"{name}.flink-read.jsonl")]
+            for snap in snapshot_ids(table)[:-1]:
+                out = os.path.join(work, f"{name}.flink-read-{snap}.jsonl")
+                cmd += [table, "-o", f"scan.snapshot-id={snap}", "--output", out]
+                earlier.append((name, table, snap, out))
         counts = flink(*cmd)["message"].split("\n")
-        print(f"Flink: batch reads in {time.monotonic() - t:.1f} s")
+        print(f"Flink: {len(counts)} batch reads in {time.monotonic() - t:.1f} s")
         producers, batch_rows = {}, {}
-        for (name, table, pk, latest, producer, cat, modes), count in zip(tables, counts):
+        for name, table, pk, latest, producer, cat, modes in tables:
             final = load_rows(cat)
             fl = os.path.join(work, f"{name}.flink-read.jsonl")
             flink_rows = load_rows(fl)
             producers[name], batch_rows[name] = producer, len(flink_rows)
             check(f"{name} (producer {producer}, {latest} snapshots): fjord cat = Flink batch read "
-                  f"({len(final)} rows; Flink: {count})",
+                  f"({len(final)} rows)",
                   [] if same_rows(final, flink_rows) else
                   [f"fjord cat {len(final)} rows, Flink {len(flink_rows)}; "
                    f"diff {os.path.basename(cat)} {os.path.basename(fl)}"], KNOWN_CAT.get(name))
+            differ = []
+            mine = [e for e in earlier if e[0] == name]
+            for _, _, snap, out in mine:
+                rows = run([args.fjord, "cat", table, "--snapshot", str(snap), "--format", "jsonl"])
+                if not same_rows([compare_rows.parse_line(l) for l in rows.splitlines() if l.strip()],
+                                 load_rows(out)):
+                    differ.append(snap)
+            check(f"{name}: fjord cat = Flink batch read at each earlier snapshot ({len(mine)})",
+                  [f"different at snapshots {differ}"] if differ else [], KNOWN_CAT.get(name))
 
         # Flink's streaming reads of all tables in every mode (one job), each against Fjord
         t = time.monotonic()

@@ -27,7 +27,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   fjord-flink write WAREHOUSE [--checkpoint-ms N]
  *   fjord-flink tail TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
  *                    [--idle-ms N] [--first-row-ms N]
- *   fjord-flink read TABLE_DIR --output FILE [TABLE_DIR --output FILE ...]
+ *   fjord-flink read TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
  *   fjord-flink batch COMMAND_FILE|-
  * </pre>
  */
@@ -144,16 +144,37 @@ public final class FjordFlink {
                 return reader().tail(specs, quiet);
             }
             case "read": {
-                // read TABLE --output FILE [TABLE --output FILE ...]
+                // read TABLE [-o k=v ...] --output FILE [TABLE ... --output FILE ...]
                 List<Read.ReadSpec> specs = new ArrayList<>();
-                if (args.length < 4 || (args.length - 1) % 3 != 0) {
-                    throw new UsageException("usage: read TABLE_DIR --output FILE [TABLE_DIR --output FILE ...]");
-                }
-                for (int i = 1; i < args.length; i += 3) {
-                    if (!args[i + 1].equals("--output")) {
-                        throw new UsageException("read: expected --output after " + args[i]);
+                for (int i = 1; i < args.length; i++) {
+                    String a = args[i];
+                    if (!a.startsWith("-")) {
+                        specs.add(new Read.ReadSpec(Path.of(a)));
+                        continue;
                     }
-                    specs.add(new Read.ReadSpec(Path.of(args[i]), Path.of(args[i + 2])));
+                    if (i + 1 >= args.length || specs.isEmpty()) {
+                        throw new UsageException("read: " + a + " needs a value, after a table");
+                    }
+                    String v = args[++i];
+                    if (a.equals("-o")) {
+                        int eq = v.indexOf('=');
+                        if (eq <= 0) {
+                            throw new UsageException("read: -o needs key=value, got " + v);
+                        }
+                        specs.get(specs.size() - 1).hints.put(v.substring(0, eq), v.substring(eq + 1));
+                    } else if (a.equals("--output")) {
+                        specs.get(specs.size() - 1).output = Path.of(v);
+                    } else {
+                        throw new UsageException("read: unknown argument " + a);
+                    }
+                }
+                if (specs.isEmpty()) {
+                    throw new UsageException("read needs a table");
+                }
+                for (Read.ReadSpec spec : specs) {
+                    if (spec.output == null) {
+                        throw new UsageException("read: " + spec.table + " needs --output FILE");
+                    }
                 }
                 return reader().read(specs);
             }

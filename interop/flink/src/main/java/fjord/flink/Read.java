@@ -69,14 +69,14 @@ final class Read {
         }
     }
 
-    /** One batch read: the table and the output file. */
+    /** One batch read: the table, its hints (e.g. scan.snapshot-id), the output file. */
     static final class ReadSpec {
         final Path table;
-        final Path output;
+        final Map<String, String> hints = new LinkedHashMap<>();
+        Path output;
 
-        ReadSpec(Path table, Path output) {
+        ReadSpec(Path table) {
             this.table = table;
-            this.output = output;
         }
     }
 
@@ -121,8 +121,15 @@ final class Read {
         // find new snapshots quickly (Paimon's default is 10 s)
         hints.put("continuous.discovery-interval", "100 ms");
         hints.putAll(spec.hints);
-        StringBuilder q = new StringBuilder("SELECT * FROM ").append(streamingCatalogs.qualified(spec.table))
-                .append(" /*+ OPTIONS(");
+        return query(streamingCatalogs.qualified(spec.table), hints);
+    }
+
+    private static String query(String table, Map<String, String> hints) {
+        StringBuilder q = new StringBuilder("SELECT * FROM ").append(table);
+        if (hints.isEmpty()) {
+            return q.toString();
+        }
+        q.append(" /*+ OPTIONS(");
         boolean first = true;
         for (Map.Entry<String, String> e : hints.entrySet()) {
             q.append(first ? "" : ", ").append(Tables.quote(e.getKey())).append(" = ")
@@ -198,7 +205,7 @@ final class Read {
     }
 
     /**
-     * {@code read}: for each spec {@code SELECT *} in batch mode, all in one Flink job; one
+     * {@code read}: for each spec {@code SELECT *} (with its hints) in batch mode, all in one Flink job; one
      * canonical JSON line per row (no row kind: Flink returns +I, or +U where the key's latest
      * record was an update; anything else is an error). Returns the row count per spec.
      */
@@ -213,7 +220,7 @@ final class Read {
         for (int i = 0; i < specs.size(); i++) {
             ReadSpec spec = specs.get(i);
             DataStream<String> lines = batch.toChangelogStream(
-                            batch.sqlQuery("SELECT * FROM " + batchCatalogs.qualified(spec.table)))
+                            batch.sqlQuery(query(batchCatalogs.qualified(spec.table), spec.hints)))
                     .map(new ToJson(i, false, paimonFields(spec.table))).returns(Types.STRING);
             all = all == null ? lines : all.union(lines);
         }
