@@ -307,5 +307,41 @@ TEST_F(ApiStreamTest, ExpiredAndRecreatedAreErrors) {
   EXPECT_NE(far.status().ToString().find("re-created"), std::string::npos);
 }
 
+// consumer-id: progress is recorded only when committed; a reader opened later with the same id
+// continues exactly there, whatever scan.mode says, unless consumer.ignore-progress.
+TEST_F(ApiStreamTest, ConsumerContinuesWhereItsProgressWasCommitted) {
+  auto table = MakeTable({{"changelog-producer", "input"}});
+  Commit(*table, {{"+I", 1, "a"}});
+  std::map<std::string, std::string> options = {{"consumer-id", "c1"}};
+  auto first = *table->NewRead().WithOptions(options).OpenStreaming();
+  Step s1 = NextStep(first.get());
+  EXPECT_TRUE(s1.full);
+  ASSERT_OK(first->CommitProgress());
+  std::string file = table->path() + "/consumer/consumer-c1";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  Commit(*table, {{"+I", 2, "b"}});
+  Step s2 = NextStep(first.get());  // handed out, never committed
+  ASSERT_EQ(s2.changes.size(), 1u);
+  Commit(*table, {{"-D", 1, ""}});
+
+  auto second = *table->NewRead().WithOptions(options).OpenStreaming();
+  std::vector<std::string> seen;
+  while (true) {
+    Step step = NextStep(second.get());
+    if (step.kind != StreamStep::Kind::kChanges) break;
+    EXPECT_FALSE(step.full);
+    for (const Change& c : step.changes) seen.push_back(c.kind + std::to_string(c.id));
+    ASSERT_OK(second->CommitProgress());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"+I2", "-D1"}));
+  auto consumer = *table->NewRead().WithOptions(options).OpenStreaming();
+  EXPECT_EQ(NextStep(consumer.get()).kind, StreamStep::Kind::kWait);  // all consumed
+
+  options["consumer.ignore-progress"] = "true";
+  auto ignoring = *table->NewRead().WithOptions(options).OpenStreaming();
+  EXPECT_TRUE(NextStep(ignoring.get()).full);
+  EXPECT_FALSE(table->NewRead().WithOptions({{"consumer-id", ""}}).OpenStreaming().ok());
+}
+
 }  // namespace
 }  // namespace fjord

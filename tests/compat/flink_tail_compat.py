@@ -70,12 +70,7 @@ def tail_modes(producer):
 
 # Differences known and reported, by table: the checks that involve `fjord cat` on that table print
 # KNOWN instead of FAIL (and say so when the difference did not show: once fixed, take it out).
-KNOWN_CAT = {
-    "agg_lookup": "Fjord merges every level of an aggregation table whose changelog producer is "
-                  "lookup; Java keeps only the newest record of the levels above 0 (a lookup "
-                  "compaction writes the merged value) and merges level 0 on it, so Fjord counts "
-                  "the older level's sums twice",
-}
+KNOWN_CAT = {}  # table -> a known difference of fjord cat from Flink (none now)
 
 
 class Flink:

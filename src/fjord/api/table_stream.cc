@@ -6,6 +6,7 @@
 
 #include "fjord/api/arrow_bridge.h"
 #include "fjord/api/table_stream_internal.h"
+#include "fjord/meta/consumer.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/read/stream_scan.h"
 #include "fjord/table/read/table_read.h"
@@ -30,7 +31,21 @@ class StreamReaderImpl : public StreamReader {
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> interval,
                           table_->options().GetDurationMillis("continuous.discovery-interval"));
     interval_ = std::chrono::milliseconds(interval.value_or(10000));
-    FJORD_ASSIGN_OR_RAISE(scan_, table_->NewStreamScan(request_, std::nullopt));
+    // consumer-id: the stream starts where the consumer stopped (unless
+    // consumer.ignore-progress), and CommitProgress records where it is.
+    std::optional<int64_t> consumer_next;
+    if (std::optional<std::string> id = table_->options().Get("consumer-id")) {
+      FJORD_RETURN_NOT_OK(ValidateConsumerId(*id));
+      consumer_id_ = *id;
+      consumers_ = std::make_unique<ConsumerManager>(table_->io(), table_->path());
+      FJORD_ASSIGN_OR_RAISE(std::optional<bool> ignore,
+                            table_->options().GetBool("consumer.ignore-progress"));
+      if (!ignore.value_or(false)) {
+        FJORD_ASSIGN_OR_RAISE(std::optional<Consumer> consumer, consumers_->Read(*id));
+        if (consumer) consumer_next = consumer->next_snapshot;
+      }
+    }
+    FJORD_ASSIGN_OR_RAISE(scan_, table_->NewStreamScan(request_, consumer_next));
     return Status::OK();
   }
 
@@ -90,8 +105,10 @@ class StreamReaderImpl : public StreamReader {
   }
 
   Status CommitProgress(std::optional<int64_t> next_snapshot_id) override {
-    (void)next_snapshot_id;
-    return Status::OK();
+    if (!consumers_) return Status::OK();
+    std::optional<int64_t> next = next_snapshot_id ? next_snapshot_id : scan_->checkpoint();
+    if (!next) return Status::OK();  // nothing handed out yet (Java records nothing either)
+    return consumers_->Write(consumer_id_, Consumer{*next});
   }
 
   std::chrono::milliseconds discovery_interval() const override { return interval_; }
@@ -106,6 +123,8 @@ class StreamReaderImpl : public StreamReader {
   std::chrono::milliseconds interval_{10000};
   std::unique_ptr<StreamTableScan> scan_;
   std::shared_ptr<RowBatchReader> rows_;
+  std::string consumer_id_;
+  std::unique_ptr<ConsumerManager> consumers_;
 };
 
 }  // namespace

@@ -208,6 +208,7 @@ class KvMergeReader::Impl {
       FJORD_RETURN_NOT_OK(TakeCurrent(i));
     }
     records_in += static_cast<int64_t>(group_.size());
+    if (!options_.run_levels.empty() && group_.size() > 1) KeepLowestUpperLevel();
     if (options_.keep_all_records) {
       refs_.insert(refs_.end(), group_.begin(), group_.end());
       return Status::OK();
@@ -235,6 +236,26 @@ class KvMergeReader::Impl {
     if (options_.full_changelog) FJORD_RETURN_NOT_OK(GroupChangelog(after, after_kind));
     if (after && !(options_.drop_retracts && IsRetract(*after_kind))) refs_.push_back(*after);
     return Status::OK();
+  }
+
+  // Of the current key's records above level 0, keeps only those of the lowest level.
+  void KeepLowestUpperLevel() {
+    const std::vector<int32_t>& levels = options_.run_levels;
+    int32_t lowest = 0;
+    for (size_t run : group_runs_) {
+      int32_t level = levels[run];
+      if (level > 0 && (lowest == 0 || level < lowest)) lowest = level;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      int32_t level = levels[group_runs_[k]];
+      if (level != 0 && level != lowest) continue;
+      group_[kept] = group_[k];
+      group_runs_[kept] = group_runs_[k];
+      ++kept;
+    }
+    group_.resize(kept);
+    group_runs_.resize(kept);
   }
 
   // Java's FullChangelogMergeFunctionWrapper for the current key (full_changelog.h).

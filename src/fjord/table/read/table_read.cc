@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <set>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
@@ -159,13 +160,76 @@ class FileSequenceSource : public SplitSource {
   std::unique_ptr<BatchReader> current_;
 };
 
+// `batch` with its last column (the int8 kind) set to `kind` in every row.
+Result<std::shared_ptr<arrow::RecordBatch>> WithLastColumn(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int8_t kind) {
+  int last = batch->num_columns() - 1;
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto kinds, arrow::MakeArrayFromScalar(arrow::Int8Scalar(kind), batch->num_rows()));
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto out, batch->SetColumn(last, batch->schema()->field(last), std::move(kinds)));
+  return out;
+}
+
+// Which sections of a merged read Java reads raw, so that their rows come out as +I whatever
+// kind the files hold (MergeTreeSplitGenerator#splitForBatch and the raw-file read of
+// raw-convertible splits): every section when all files are above level 0 without delete rows
+// and in one level; otherwise the sections packed alone into a split (ordered packing by
+// max(size, open-file cost) up to the target split size) that are one file without delete rows.
+std::vector<bool> RawReadSections(const std::vector<DataFileMeta>& files,
+                                  const std::vector<Section>& sections, int64_t target,
+                                  int64_t open_cost) {
+  auto no_deletes = [](const DataFileMeta& f) {
+    return f.delete_row_count.has_value() && *f.delete_row_count == 0;
+  };
+  bool convertible = !files.empty();
+  std::set<int32_t> levels;
+  for (const DataFileMeta& f : files) {
+    convertible = convertible && f.level != 0 && no_deletes(f);
+    levels.insert(f.level);
+  }
+  if (convertible && levels.size() == 1) return std::vector<bool>(sections.size(), true);
+  std::vector<bool> out(sections.size(), false);
+  size_t bin_start = 0;
+  int64_t bin_weight = 0;
+  std::vector<size_t> bin_files;
+  auto close = [&](size_t end) {
+    if (bin_files.size() == 1 && no_deletes(files[bin_files[0]])) {
+      for (size_t k = bin_start; k < end; ++k) out[k] = true;
+    }
+  };
+  for (size_t k = 0; k < sections.size(); ++k) {
+    int64_t weight = 0;
+    std::vector<size_t> section_files;
+    for (const FileRun& run : sections[k]) {
+      for (size_t f : run) {
+        weight += std::max(files[f].file_size, open_cost);
+        section_files.push_back(f);
+      }
+    }
+    if (!bin_files.empty() && bin_weight + weight > target) {
+      close(k);
+      bin_start = k;
+      bin_weight = 0;
+      bin_files.clear();
+    }
+    bin_weight += weight;
+    bin_files.insert(bin_files.end(), section_files.begin(), section_files.end());
+  }
+  close(sections.size());
+  return out;
+}
+
 // Merge-on-read: sections of overlapping files one after another, each a k-way merge.
 class MergeSource : public SplitSource {
  public:
   MergeSource(KvFileReaderFactory* readers, std::string bucket_path,
               std::vector<DataFileMeta> files, TableSchema merge_schema, KvLayout layout,
-              std::vector<int> needed, std::vector<Section> sections, int64_t batch_rows)
-      : readers_(readers),
+              std::vector<int> needed, std::vector<Section> sections, int64_t batch_rows,
+              bool by_level, std::vector<bool> insert_kinds)
+      : by_level_(by_level),
+        insert_kinds_(std::move(insert_kinds)),
+        readers_(readers),
         bucket_path_(std::move(bucket_path)),
         files_(std::move(files)),
         merge_schema_(std::move(merge_schema)),
@@ -192,6 +256,11 @@ class MergeSource : public SplitSource {
         options.drop_retracts = true;
         options.runs_have_unique_keys = true;
         options.batch_rows = batch_rows_;
+        if (by_level_) {
+          for (const FileRun& run : sections_[next_ - 1]) {
+            options.run_levels.push_back(files_[run.front()].level);
+          }
+        }
         FJORD_ASSIGN_OR_RAISE(
             merge_, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), options));
       }
@@ -202,11 +271,17 @@ class MergeSource : public SplitSource {
       }
       if (batch->num_rows() == 0) continue;
       FJORD_ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(needed_));
+      if (next_ - 1 < insert_kinds_.size() && insert_kinds_[next_ - 1]) {
+        FJORD_ASSIGN_OR_RAISE(batch, WithLastColumn(batch, 0));
+      }
       return batch;
     }
   }
 
  private:
+  bool by_level_;  // runs are levels (run_levels of KvMergeOptions)
+  // Sections whose rows Java reads raw, as +I (the kind column is last): see RawReadSections.
+  std::vector<bool> insert_kinds_;
   KvFileReaderFactory* readers_;
   std::string bucket_path_;
   std::vector<DataFileMeta> files_;
@@ -301,6 +376,11 @@ class TableRead::SplitReader : public RowBatchReader {
     // and trust that higher levels hold each key once (spec/format.md §7.3).
     read_without_merging_ =
         core.deletion_vectors_enabled() || core.merge_engine() == MergeEngine::kFirstRow;
+    lookup_levels_ = core.changelog_producer() == ChangelogProducer::kLookup || core.force_lookup();
+    split_open_file_cost_ = core.source_split_open_file_cost();
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target,
+                          core.options().GetMemorySize("source.split.target-size"));
+    split_target_size_ = target.value_or(int64_t{128} << 20);
     return Status::OK();
   }
 
@@ -402,10 +482,39 @@ class TableRead::SplitReader : public RowBatchReader {
     if (with_kind) needed_in_layout.push_back(layout.value_kind_column());
     std::vector<DataTypePtr> key_types;
     for (int k : full.key_columns) key_types.push_back(schema.fields[static_cast<size_t>(k)].type);
+    std::vector<Section> sections;
+    bool by_level = lookup_levels_ && merge != nullptr;
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(all_files, key_types));
-    return std::unique_ptr<SplitSource>(new MergeSource(
-        &read_->readers_, bucket_path, all_files, std::move(merge_schema), std::move(layout),
-        std::move(needed_in_layout), PartitionIntervals(ranges), options_.batch_rows));
+    if (by_level) {
+      // One section whose runs are the levels: each level-0 file, then each level above, whose
+      // files hold every key once, so that a key's records carry their level.
+      Section section;
+      std::map<int32_t, FileRun> upper;
+      for (size_t f = 0; f < all_files.size(); ++f) {
+        if (all_files[f].level == 0) {
+          section.push_back(FileRun{f});
+        } else {
+          upper[all_files[f].level].push_back(f);
+        }
+      }
+      for (auto& [level, run] : upper) {
+        std::sort(run.begin(), run.end(),
+                  [&](size_t a, size_t b) { return ranges[a].min < ranges[b].min; });
+        section.push_back(std::move(run));
+      }
+      sections.push_back(std::move(section));
+    } else {
+      sections = PartitionIntervals(ranges);
+    }
+    std::vector<bool> insert_kinds;
+    if (with_kind && !by_level) {
+      insert_kinds =
+          RawReadSections(all_files, sections, split_target_size_, split_open_file_cost_);
+    }
+    return std::unique_ptr<SplitSource>(
+        new MergeSource(&read_->readers_, bucket_path, all_files, std::move(merge_schema),
+                        std::move(layout), std::move(needed_in_layout), std::move(sections),
+                        options_.batch_rows, by_level, std::move(insert_kinds)));
   }
 
   TableRead* read_;
@@ -417,6 +526,9 @@ class TableRead::SplitReader : public RowBatchReader {
   std::vector<int> output_;  // projection, as indices into needed_ (then the kind)
   bool project_ = false;
   bool read_without_merging_ = false;
+  bool lookup_levels_ = false;  // merge as Java's LookupMergeFunction (kv_merge.h run_levels)
+  int64_t split_target_size_ = 0;
+  int64_t split_open_file_cost_ = 0;
   size_t next_split_ = 0;
   std::unique_ptr<SplitSource> source_;
 };
