@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench
+        bench-commits bench soak-stream
 
 all: build
 
@@ -116,3 +116,10 @@ DIFF_ENGINE  ?=
 soak-differential: build
 	@$(BUILD_DIR)/tests/differential/fjord_differential_test --runs 100000000 \
 	  --seconds $(DIFF_SECONDS) --seed $(DIFF_SEED) $(if $(DIFF_ENGINE),--engine $(DIFF_ENGINE))
+
+# Issue 14's differential stream test with many seeds (random upserts, deletes, compactions and
+# consumer restarts per producer): STREAM_SEEDS per producer (default 200).
+STREAM_SEEDS ?= 200
+soak-stream: build
+	@FJORD_STREAM_SEEDS=$(STREAM_SEEDS) $(BUILD_DIR)/tests/fjord_api_stream_test \
+	  --gtest_filter='*DifferentialRestartsWithAConsumer*'

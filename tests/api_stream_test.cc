@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <cstdlib>
 #include <random>
 
 #include "fjord/arrow.h"
@@ -349,8 +350,11 @@ TEST_F(ApiStreamTest, ConsumerContinuesWhereItsProgressWasCommitted) {
 // changes, applied in order to an empty table, equal the table's rows at every commit.
 TEST_F(ApiStreamTest, DifferentialRestartsWithAConsumer) {
   int runs = 0, restarts = 0, steps = 0;
+  // `make soak-stream` raises the seed count (FJORD_STREAM_SEEDS).
+  const char* env = std::getenv("FJORD_STREAM_SEEDS");
+  uint32_t seeds = env ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 6;
   for (const char* producer : {"none", "input", "full-compaction"}) {
-    for (uint32_t seed = 1; seed <= 6; ++seed) {
+    for (uint32_t seed = 1; seed <= seeds; ++seed) {
       SCOPED_TRACE(std::string(producer) + " seed " + std::to_string(seed));
       bool full = std::string(producer) == "full-compaction";
       std::vector<std::pair<std::string, std::string>> options = {{"changelog-producer", producer}};

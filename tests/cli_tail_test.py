@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""`fjord tail` (issue 14 point 5): the canonical JSON lines with "_row_kind" first, the batch
+form `fjord cat -o`, --max-snapshots / --until-snapshot, a consumer id resumed by the next run,
+--follow picking up new commits and stopping cleanly on SIGTERM (progress recorded, exit 0), and
+bad options refused.
+
+    cli_tail_test.py --fjord BUILD/tools/fjord
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    fjord = ap.parse_args().fjord
+    failures = []
+
+    def check(what, ok, detail=""):
+        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
+        if not ok:
+            failures.append(what)
+
+    def run(*args, ok=True):
+        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        if ok and p.returncode != 0:
+            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
+        return p
+
+    with tempfile.TemporaryDirectory(prefix="fjord-cli-tail-") as work:
+        wh = os.path.join(work, "wh")
+        run("db", "create", wh, "db")
+        run("table", "create", wh, "db.t", "--columns", "id INT NOT NULL, v STRING",
+            "--primary-key", "id", "-o", "bucket=1", "-o", "changelog-producer=input")
+        table = os.path.join(wh, "db.db", "t")
+
+        def write(lines):
+            path = os.path.join(work, "in.jsonl")
+            with open(path, "w") as f:
+                f.write("".join(json.dumps(l) + "\n" for l in lines))
+            run("write", table, "--input", path)
+
+        write([{"id": 1, "v": "a"}, {"id": 2, "v": "b"}])                    # snapshot 1
+        write([{"_row_kind": "-D", "id": 1, "v": "a"}, {"id": 2, "v": "c"}])  # snapshot 2
+        write([{"id": 3, "v": "d"}])                                          # snapshot 3
+
+        out = run("tail", table, "-o", "scan.mode=from-snapshot", "-o", "scan.snapshot-id=1")
+        lines = out.stdout.splitlines()
+        want = ['{"_row_kind":"+I","id":1,"v":"a"}', '{"_row_kind":"+I","id":2,"v":"b"}',
+                '{"_row_kind":"-D","id":1,"v":"a"}', '{"_row_kind":"+I","id":2,"v":"c"}',
+                '{"_row_kind":"+I","id":3,"v":"d"}']
+        check("every change from snapshot 1, canonical JSON with _row_kind first", lines == want,
+              lines)
+        full = run("tail", table).stdout.splitlines()
+        check("latest-full: the latest snapshot whole", full ==
+              ['{"_row_kind":"+I","id":2,"v":"c"}', '{"_row_kind":"+I","id":3,"v":"d"}'], full)
+        two = run("tail", table, "-o", "scan.snapshot-id=1", "--max-snapshots", "2")
+        check("--max-snapshots 2", two.stdout.splitlines() == want[:4], two.stdout)
+        until = run("tail", table, "-o", "scan.snapshot-id=1", "--until-snapshot", "1")
+        check("--until-snapshot 1", until.stdout.splitlines() == want[:2], until.stdout)
+        cat = run("cat", table, "-o", "scan.snapshot-id=1").stdout.splitlines()
+        check("fjord cat -o scan.snapshot-id=1 reads snapshot 1",
+              cat == ['{"id":1,"v":"a"}', '{"id":2,"v":"b"}'], cat)
+
+        # A consumer: the first run stops after one snapshot, the next continues there.
+        first = run("tail", table, "--consumer-id", "c", "-o", "scan.snapshot-id=1",
+                    "--max-snapshots", "1").stdout.splitlines()
+        consumer = os.path.join(table, "consumer", "consumer-c")
+        with open(consumer) as f:
+            recorded = json.load(f)
+        check("consumer file records the next snapshot", recorded == {"nextSnapshot": 2},
+              recorded)
+        rest = run("tail", table, "--consumer-id", "c").stdout.splitlines()
+        check("the same consumer continues exactly", first + rest == want, first + rest)
+
+        # --follow: picks up a new commit, stops on SIGTERM with progress recorded.
+        proc = subprocess.Popen([fjord, "tail", table, "--follow", "--consumer-id", "f",
+                                 "-o", "continuous.discovery-interval=100 ms"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        write([{"id": 4, "v": "e"}])  # snapshot 4
+        deadline = time.time() + 20
+        seen = False
+        while time.time() < deadline and not seen:
+            time.sleep(0.2)
+            if os.path.exists(os.path.join(table, "consumer", "consumer-f")):
+                with open(os.path.join(table, "consumer", "consumer-f")) as f:
+                    seen = json.load(f).get("nextSnapshot") == 5
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=20)
+        check("--follow exits 0 on SIGTERM", proc.returncode == 0, (proc.returncode, stderr))
+        check("--follow printed the new commit",
+              stdout.splitlines()[-1:] == ['{"_row_kind":"+I","id":4,"v":"e"}'], stdout)
+        check("--follow recorded the consumer's progress", seen)
+
+        bad = run("tail", table, "-o", "scan.mode=latest", "-o", "scan.snapshot-id=1", ok=False)
+        check("contradicting scan options refused",
+              bad.returncode != 0 and "scan.snapshot-id" in bad.stderr, bad.stderr)
+        bad = run("tail", table, "-o", "scan.mode=incremental", ok=False)
+        check("incremental refused for a stream", bad.returncode != 0, bad.stderr)
+        bad = run("tail", table, "-o", "no.such.option=1", ok=False)
+        check("unknown option refused", bad.returncode != 0 and "no.such.option" in bad.stderr,
+              bad.stderr)
+    print(f"{'FAILED' if failures else 'all ok'}: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
