@@ -5,9 +5,9 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <cstdlib>
 #include <random>
 
 #include "fjord/arrow.h"
