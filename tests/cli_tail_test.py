@@ -69,6 +69,25 @@ def main():
         check("fjord cat -o scan.snapshot-id=1 reads snapshot 1",
               cat == ['{"id":1,"v":"a"}', '{"id":2,"v":"b"}'], cat)
 
+        # Incremental queries: start exclusive, end inclusive; by time; diff refused.
+        inc = run("cat", table, "-o", "incremental-between=1,3").stdout.splitlines()
+        check("cat -o incremental-between=1,3: the changes of snapshots 2 and 3", inc == want[2:],
+              inc)
+        with open(os.path.join(table, "snapshot", "snapshot-1")) as f:
+            t1 = json.load(f)["timeMillis"]
+        with open(os.path.join(table, "snapshot", "snapshot-2")) as f:
+            t2 = json.load(f)["timeMillis"]
+        inc = run("cat", table, "-o", f"incremental-between-timestamp={t1},{t2}").stdout
+        check("incremental-between-timestamp: snapshot 2 only", inc.splitlines() == want[2:4],
+              inc)
+        bad = run("cat", table, "-o", "incremental-between=1,3", "-o",
+                  "incremental-between-scan-mode=diff", ok=False)
+        check("the diff mode is refused", bad.returncode != 0 and "diff" in bad.stderr,
+              bad.stderr)
+        bad = run("cat", table, "-o", "incremental-between=0,9", ok=False)
+        check("a range beyond the latest snapshot is refused",
+              bad.returncode != 0 and "out of the snapshots" in bad.stderr, bad.stderr)
+
         # A consumer: the first run stops after one snapshot, the next continues there.
         first = run("tail", table, "--consumer-id", "c", "-o", "scan.snapshot-id=1",
                     "--max-snapshots", "1").stdout.splitlines()

@@ -157,11 +157,12 @@ TEST_F(OptionSupportApiTest, DeletionVectorTablesAreReadNotWritten) {
 TEST_F(OptionSupportApiTest, AScanOptionOnTheTableRefusesReadsNotWrites) {
   TableIdentifier id{"db", "t"};
   auto before = TableWithRows(id);
-  SetOptionBehindFjordsBack(*before, "incremental-between", "1,2");
+  SetOptionBehindFjordsBack(*before, "incremental-to-auto-tag", "t1");
   auto table = *catalog_->GetTable(id);
   EXPECT_THAT(table->NewRead().Open(),
-              IsError(StatusCode::kNotImplemented, "'incremental-between' = '1,2'"));
-  EXPECT_THAT(table->NewRead().Plan(), IsError(StatusCode::kNotImplemented, "incremental-between"));
+              IsError(StatusCode::kNotImplemented, "'incremental-to-auto-tag' = 't1'"));
+  EXPECT_THAT(table->NewRead().Plan(),
+              IsError(StatusCode::kNotImplemented, "incremental-to-auto-tag"));
   EXPECT_OK(table->NewWrite().status());
 }
 

@@ -94,8 +94,13 @@ Result<FileStoreTable::ResolvedRead> FileStoreTable::ResolveRead(
         ScanStartOptions start,
         ScanStartOptions::Make(options(), core_options_, !schema_.primary_keys.empty()));
     if (start.mode == StartupMode::kIncremental) {
-      return Status::NotImplemented("incremental reads (incremental-between*) are not ",
-                                    "implemented yet");
+      out.incremental = true;
+      FJORD_ASSIGN_OR_RAISE(out.range, ResolveIncremental(snapshots_, options(), core_options_));
+      if (out.range && out.range->end >= 1) {
+        FJORD_ASSIGN_OR_RAISE(Snapshot end, snapshots_.Load(out.range->end));
+        out.snapshot = std::move(end);
+      }
+      return out;
     }
     FJORD_ASSIGN_OR_RAISE(BatchStart batch, ResolveBatchStart(snapshots_, start, core_options_));
     out.snapshot = std::move(batch.snapshot);
@@ -139,11 +144,20 @@ Result<std::optional<Predicate>> FileStoreTable::ReadFilter(const TableSchema& s
 Result<ScanPlan> FileStoreTable::Plan(const ScanSelector& selector, const std::string& where,
                                       const PartitionSpec& partition) const {
   FJORD_ASSIGN_OR_RAISE(ResolvedRead resolved, ResolveRead(selector));
-  if (!resolved.snapshot) return ScanPlan{};
   FJORD_ASSIGN_OR_RAISE(std::optional<Predicate> filter,
                         ReadFilter(resolved.schema, where, partition));
+  return PlanResolved(resolved, filter ? &*filter : nullptr);
+}
+
+Result<ScanPlan> FileStoreTable::PlanResolved(const ResolvedRead& resolved,
+                                              const Predicate* filter) const {
   TableScan scan(io_, path_, resolved.schema);
-  return scan.Plan(*resolved.snapshot, filter ? &*filter : nullptr, resolved.plan);
+  if (resolved.incremental) {
+    if (!resolved.range) return ScanPlan{};
+    return PlanIncremental(scan, snapshots_, *resolved.range, filter);
+  }
+  if (!resolved.snapshot) return ScanPlan{};
+  return scan.Plan(*resolved.snapshot, filter, resolved.plan);
 }
 
 namespace {
@@ -208,16 +222,19 @@ Result<std::shared_ptr<RowBatchReader>> FileStoreTable::OpenSplits(
 Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t batch_rows) const {
   FJORD_ASSIGN_OR_RAISE(ResolvedRead resolved, ResolveRead(request.selector));
   ReadStream out;
+  FJORD_ASSIGN_OR_RAISE(SplitReadOptions options,
+                        SplitOptionsFor(resolved.schema, request, batch_rows, &out.fields));
+  FJORD_ASSIGN_OR_RAISE(ScanPlan plan, PlanResolved(resolved, options.filter.get()));
+  std::vector<DataSplit> splits = std::move(plan.splits);
   out.snapshot = std::move(resolved.snapshot);
   out.schema = std::move(resolved.schema);
-  FJORD_ASSIGN_OR_RAISE(SplitReadOptions options,
-                        SplitOptionsFor(out.schema, request, batch_rows, &out.fields));
-  std::vector<DataSplit> splits;
-  if (out.snapshot) {
-    TableScan scan(io_, path_, out.schema);
-    FJORD_ASSIGN_OR_RAISE(ScanPlan plan,
-                          scan.Plan(*out.snapshot, options.filter.get(), resolved.plan));
-    splits = std::move(plan.splits);
+  if (resolved.incremental) {
+    // Changes: each row's kind first, as streaming reads hand them out.
+    options.with_row_kind = true;
+    DataField kind;
+    kind.name = "_row_kind";
+    kind.type = DataType::String(false);
+    out.fields.insert(out.fields.begin(), kind);
   }
   FJORD_ASSIGN_OR_RAISE(
       out.rows, OpenSplits(out.schema, std::move(splits), std::move(options), &out.arrow_schema));

@@ -15,6 +15,7 @@
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/options.h"
 #include "fjord/partition.h"
+#include "fjord/table/read/incremental_scan.h"
 #include "fjord/table/read/scan.h"
 #include "fjord/table/read/scan_start.h"
 #include "fjord/table/read/stream_scan.h"
@@ -108,7 +109,11 @@ class FileStoreTable {
     std::optional<Snapshot> snapshot;
     TableSchema schema;
     PlanOptions plan;
+    bool incremental = false;  // an incremental query: `range` (nullopt: nothing to read)
+    std::optional<IncrementalRange> range;
   };
+  // The plan of a resolved read.
+  Result<ScanPlan> PlanResolved(const ResolvedRead& resolved, const Predicate* filter) const;
   // The snapshot, schema and files a batch read of `selector` (or, when it is empty, of the
   // scan.* options) reads.
   Result<ResolvedRead> ResolveRead(const ScanSelector& selector) const;
