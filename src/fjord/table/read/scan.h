@@ -76,6 +76,10 @@ struct ScanSelector {
   std::optional<std::string> tag;
 };
 
+// Epoch millis of a local date-time given as millis of the epoch (the process's time zone, as
+// Java uses the JVM's default zone).
+int64_t LocalMillisToEpochMillis(int64_t local_millis);
+
 // When `file` was created, in epoch milliseconds (its stored local time placed in the process's
 // time zone, as Java places it in the JVM's); 0 when the file does not say.
 int64_t CreationEpochMillis(const DataFileMeta& file);

@@ -1,6 +1,5 @@
 #include "fjord/table/read/scan_start.h"
 
-#include <ctime>
 #include <limits>
 #include <utility>
 
@@ -66,17 +65,6 @@ std::string_view StartupModeName(StartupMode mode) {
       return "incremental";
   }
   return "?";
-}
-
-int64_t LocalMillisToEpochMillis(int64_t local) {
-  int64_t seconds = local >= 0 ? local / 1000 : -((-local + 999) / 1000);
-  int64_t millis = local - seconds * 1000;
-  time_t t = static_cast<time_t>(seconds);
-  struct tm fields {};
-  gmtime_r(&t, &fields);
-  fields.tm_isdst = -1;
-  time_t epoch = mktime(&fields);
-  return static_cast<int64_t>(epoch) * 1000 + millis;
 }
 
 Result<ScanStartOptions> ScanStartOptions::Make(const Options& options, const CoreOptions& core,
@@ -222,6 +210,32 @@ Result<ScanStartOptions> ScanStartOptions::Make(const Options& options, const Co
   return out;
 }
 
+Result<std::optional<Snapshot>> CompactedFullSnapshot(const SnapshotManager& snapshots,
+                                                      const CoreOptions& core) {
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, snapshots.LatestId());
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, snapshots.EarliestId());
+  if (!latest) return std::optional<Snapshot>();
+  std::optional<int32_t> delta = core.full_compaction_delta_commits();
+  bool full_only =
+      core.changelog_producer() == ChangelogProducer::kFullCompaction || delta.has_value();
+  int64_t every = delta.value_or(1);
+  for (int64_t id = *latest; earliest && id >= *earliest; --id) {
+    Result<Snapshot> s = snapshots.Load(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) continue;  // expired while we looked
+      return s.status();
+    }
+    if (s->commit_kind != CommitKind::kCompact) continue;
+    if (full_only && !(s->commit_identifier % every == 0 ||
+                       s->commit_identifier == std::numeric_limits<int64_t>::max())) {
+      continue;
+    }
+    return std::optional<Snapshot>(std::move(*s));
+  }
+  FJORD_ASSIGN_OR_RAISE(Snapshot s, snapshots.Load(*latest));
+  return std::optional<Snapshot>(std::move(s));
+}
+
 Result<BatchStart> ResolveBatchStart(const SnapshotManager& snapshots,
                                      const ScanStartOptions& start, const CoreOptions& core) {
   BatchStart out;
@@ -238,26 +252,7 @@ Result<BatchStart> ResolveBatchStart(const SnapshotManager& snapshots,
       if (latest) FJORD_RETURN_NOT_OK(load(*latest));
       break;
     case StartupMode::kCompactedFull: {
-      if (!latest) break;
-      std::optional<int32_t> delta = core.full_compaction_delta_commits();
-      bool full_only =
-          core.changelog_producer() == ChangelogProducer::kFullCompaction || delta.has_value();
-      int64_t every = delta.value_or(1);
-      for (int64_t id = *latest; earliest && id >= *earliest; --id) {
-        Result<Snapshot> s = snapshots.Load(id);
-        if (!s.ok()) {
-          if (s.status().IsNotFound()) continue;
-          return s.status();
-        }
-        if (s->commit_kind != CommitKind::kCompact) continue;
-        if (full_only && !(s->commit_identifier % every == 0 ||
-                           s->commit_identifier == std::numeric_limits<int64_t>::max())) {
-          continue;
-        }
-        out.snapshot = std::move(*s);
-        return out;
-      }
-      FJORD_RETURN_NOT_OK(load(*latest));
+      FJORD_ASSIGN_OR_RAISE(out.snapshot, CompactedFullSnapshot(snapshots, core));
       break;
     }
     case StartupMode::kFromTimestamp: {

@@ -48,9 +48,11 @@ struct ScanStartOptions {
                                        bool primary_key);
 };
 
-// Epoch millis of a local date-time given as millis of the epoch (the process's time zone, as
-// Java uses the JVM's default zone).
-int64_t LocalMillisToEpochMillis(int64_t local_millis);
+// The snapshot compacted-full starts with: the latest COMPACT snapshot (with the
+// full-compaction producer or full-compaction.delta-commits, one whose commit identifier is a
+// multiple of delta-commits), else the latest; nullopt for a table without snapshots.
+Result<std::optional<Snapshot>> CompactedFullSnapshot(const SnapshotManager& snapshots,
+                                                      const CoreOptions& core);
 
 // What a batch read of `start` reads: the snapshot (nullopt: nothing to read) and which of its
 // files. kIncremental is not resolved here.

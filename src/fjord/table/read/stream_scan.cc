@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <ctime>
-#include <limits>
 #include <utility>
 
 namespace fjord {
@@ -116,30 +115,8 @@ Result<StreamPlan> StreamTableScan::FirstPlan() {
         }
         break;
       case StartupMode::kCompactedFull: {
-        // The latest COMPACT snapshot (with full-compaction producer or delta-commits: one
-        // whose commit identifier is a multiple of delta-commits), else the latest.
-        std::optional<int32_t> delta = core_.full_compaction_delta_commits();
-        bool full_only =
-            core_.changelog_producer() == ChangelogProducer::kFullCompaction || delta.has_value();
-        int64_t every = delta.value_or(1);
-        if (!latest) {
-          no_snapshot = true;
-          break;
-        }
-        for (int64_t id = *latest; earliest && id >= *earliest; --id) {
-          FJORD_ASSIGN_OR_RAISE(Snapshot s, snapshots_.Load(id));
-          if (s.commit_kind != CommitKind::kCompact) continue;
-          if (full_only && !(s.commit_identifier % every == 0 ||
-                             s.commit_identifier == std::numeric_limits<int64_t>::max())) {
-            continue;
-          }
-          starting = std::move(s);
-          break;
-        }
-        if (!starting) {
-          FJORD_ASSIGN_OR_RAISE(Snapshot s, snapshots_.Load(*latest));
-          starting = std::move(s);
-        }
+        FJORD_ASSIGN_OR_RAISE(starting, CompactedFullSnapshot(snapshots_, core_));
+        no_snapshot = !starting.has_value();
         break;
       }
       case StartupMode::kFromTimestamp: {
