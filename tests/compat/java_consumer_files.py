@@ -21,35 +21,14 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ORACLE = os.path.join(REPO, "interop", "java", "fjord-oracle")
+from oracle_batch import OracleBatch
 
 
-class Java:
-    """One `fjord-oracle batch -` JVM, fed one command at a time."""
-
-    def __init__(self, work):
-        self.work = work
-        self.n = 0
-        self.proc = subprocess.Popen([ORACLE, "batch", "-"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
-
+class Java(OracleBatch):
     def stream(self, table, *args):
         """Runs `stream` and returns its output lines as JSON objects."""
-        self.n += 1
-        out = os.path.join(self.work, f"stream-{self.n}.jsonl")
-        cmd = ["stream", table, *args, "--output", out]
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-oracle {' '.join(cmd)}: {answer['message']}")
-        with open(out, encoding="utf-8") as f:
+        with open(self.call("stream", table, *args), encoding="utf-8") as f:
             return [json.loads(line) for line in f if line.strip()]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def run(cmd):

@@ -19,31 +19,17 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ORACLE = os.path.join(REPO, "interop", "java", "fjord-oracle")
+from oracle_batch import OracleBatch
 
 
-class Java:
-    """One `fjord-oracle batch -` JVM, fed one command at a time."""
-
-    def __init__(self, work):
-        self.work = work
-        self.n = 0
-        self.proc = subprocess.Popen([ORACLE, "batch", "-"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
+class Java(OracleBatch):
+    """The Java oracle's stream scans and incremental reads."""
 
     def stream(self, table, options):
-        self.n += 1
-        out = os.path.join(self.work, f"java-{self.n}.jsonl")
         cmd = ["stream", table]
         for k, v in options.items():
             cmd += ["-o", f"{k}={v}"]
-        cmd += ["--plans", "100", "--waits", "2", "--output", out]
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-oracle {' '.join(cmd)}: {answer['message']}")
+        out = self.call(*cmd, "--plans", "100", "--waits", "2")
         plans, current = [], None
         with open(out, encoding="utf-8") as f:
             for line in f:
@@ -61,20 +47,8 @@ class Java:
 
     def changes(self, table, between):
         """Java's incremental read in changelog mode: the rows, with _row_kind first."""
-        self.n += 1
-        out = os.path.join(self.work, f"java-{self.n}.jsonl")
-        cmd = ["changes", table, "--between", between, "--output", out]
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-oracle {' '.join(cmd)}: {answer['message']}")
-        with open(out, encoding="utf-8") as f:
+        with open(self.call("changes", table, "--between", between), encoding="utf-8") as f:
             return [line.strip() for line in f if line.strip()]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def run(cmd):
