@@ -9,6 +9,7 @@ bad options refused.
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,10 +81,58 @@ def main():
         inc = run("cat", table, "-o", f"incremental-between-timestamp={t1},{t2}").stdout
         check("incremental-between-timestamp: snapshot 2 only", inc.splitlines() == want[2:4],
               inc)
-        bad = run("cat", table, "-o", "incremental-between=1,3", "-o",
-                  "incremental-between-scan-mode=diff", ok=False)
-        check("the diff mode is refused", bad.returncode != 0 and "diff" in bad.stderr,
+        # The diff mode: the data of snapshot 3 against snapshot 1. Snapshot 1's file is on both
+        # sides and drops out; key 1's retraction is the after side's record of the key.
+        diff = ['{"_row_kind":"-D","id":1,"v":"a"}', '{"_row_kind":"+I","id":2,"v":"c"}',
+                '{"_row_kind":"+I","id":3,"v":"d"}']
+        inc = run("cat", table, "-o", "incremental-between=1,3", "-o",
+                  "incremental-between-scan-mode=diff").stdout.splitlines()
+        check("incremental-between-scan-mode=diff", inc == diff, inc)
+        inc = run("cat", table, "-o", "incremental-between=2,3", "-o",
+                  "incremental-between-scan-mode=diff").stdout.splitlines()
+        check("diff of snapshots 2 and 3: the new key only", inc == diff[2:], inc)
+        # Tags (a tag file is a snapshot's JSON): two tags are compared by their data, or with
+        # incremental-between-tag-to-snapshot by the changes between their snapshots.
+        os.makedirs(os.path.join(table, "tag"))
+        for name, snap in (("t1", 1), ("t3", 3), ("2024-01-01", 1), ("2024-01-02", 2),
+                           ("2024-01-03", 3), ("2024-01-03 x", 3), ("2023-02-29", 3)):
+            shutil.copy(os.path.join(table, "snapshot", f"snapshot-{snap}"),
+                        os.path.join(table, "tag", f"tag-{name}"))
+        inc = run("cat", table, "-o", "incremental-between=t1,t3").stdout.splitlines()
+        check("incremental-between of two tags: a diff", inc == diff, inc)
+        inc = run("cat", table, "-o", "incremental-between=t1,t3", "-o",
+                  "incremental-between-tag-to-snapshot=true").stdout.splitlines()
+        check("incremental-between-tag-to-snapshot: the changes of snapshots 2 and 3",
+              inc == want[2:], inc)
+        inc = run("cat", table, "-o", "incremental-between=t3,t3").stdout
+        check("equal tags: nothing", inc == "", inc)
+        bad = run("cat", table, "-o", "incremental-between=t3,t1", ok=False)
+        check("an end tag before the start tag is refused",
+              bad.returncode != 0 and "before the start tag" in bad.stderr, bad.stderr)
+        bad = run("cat", table, "-o", "incremental-between=t1,3", ok=False)
+        check("a tag and a number are refused",
+              bad.returncode != 0 and "neither two tags nor two snapshot ids" in bad.stderr,
               bad.stderr)
+        # incremental-to-auto-tag: against the auto tag of the latest earlier period (daily,
+        # with dashes: "2024-01-03 x" and "2023-02-29" are no auto tags of an earlier period).
+        inc = run("cat", table, "-o", "incremental-to-auto-tag=2024-01-02").stdout.splitlines()
+        check("incremental-to-auto-tag=2024-01-02: snapshot 2 against snapshot 1",
+              inc == ['{"_row_kind":"-D","id":1,"v":"a"}', '{"_row_kind":"+I","id":2,"v":"c"}'],
+              inc)
+        inc = run("cat", table, "-o", "incremental-to-auto-tag=2024-01-01").stdout
+        check("incremental-to-auto-tag with no earlier auto tag: nothing", inc == "", inc)
+        inc = run("cat", table, "-o", "incremental-to-auto-tag=2024-01-09").stdout
+        check("incremental-to-auto-tag of a missing tag: nothing", inc == "", inc)
+        bad = run("cat", table, "-o", "incremental-to-auto-tag=t3", ok=False)
+        check("incremental-to-auto-tag of a tag that is not an auto tag is refused",
+              bad.returncode != 0 and "not an automatically created tag" in bad.stderr,
+              bad.stderr)
+        hourly = run("cat", table, "-o", "incremental-to-auto-tag=2024-01-02",
+                     "-o", "tag.creation-period=hourly", ok=False)
+        check("incremental-to-auto-tag follows tag.creation-period",
+              hourly.returncode != 0 and "not an automatically created tag" in hourly.stderr,
+              hourly.stderr)
+        shutil.rmtree(os.path.join(table, "tag"))
         bad = run("cat", table, "-o", "incremental-between=0,9", ok=False)
         check("a range beyond the latest snapshot is refused",
               bad.returncode != 0 and "out of the snapshots" in bad.stderr, bad.stderr)

@@ -157,12 +157,12 @@ TEST_F(OptionSupportApiTest, DeletionVectorTablesAreReadNotWritten) {
 TEST_F(OptionSupportApiTest, AScanOptionOnTheTableRefusesReadsNotWrites) {
   TableIdentifier id{"db", "t"};
   auto before = TableWithRows(id);
-  SetOptionBehindFjordsBack(*before, "incremental-to-auto-tag", "t1");
+  SetOptionBehindFjordsBack(*before, "scan.ignore-corrupt-files", "true");
   auto table = *catalog_->GetTable(id);
   EXPECT_THAT(table->NewRead().Open(),
-              IsError(StatusCode::kNotImplemented, "'incremental-to-auto-tag' = 't1'"));
+              IsError(StatusCode::kNotImplemented, "'scan.ignore-corrupt-files' = 'true'"));
   EXPECT_THAT(table->NewRead().Plan(),
-              IsError(StatusCode::kNotImplemented, "incremental-to-auto-tag"));
+              IsError(StatusCode::kNotImplemented, "scan.ignore-corrupt-files"));
   EXPECT_OK(table->NewWrite().status());
 }
 

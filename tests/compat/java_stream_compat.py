@@ -5,7 +5,9 @@ snapshots among the APPEND ones, Java's `StreamTableScan` (`fjord-oracle stream`
 and `fjord tail --markers` plan the same snapshots in the same order for every scan mode checked,
 and hand out for each snapshot the same changes: the same multiset of rows with their kinds and
 the same order per primary key. Incremental queries in changelog mode between snapshot ids:
-`fjord cat -o incremental-between=A,B` returns Java's rows (multiset).
+`fjord cat -o incremental-between=A,B` returns Java's rows (multiset); diffs of tags and
+snapshots, tag-to-snapshot ranges and incremental-to-auto-tag return the rows of Java's audit_log
+table read with the same options (multiset).
 
     java_stream_compat.py --fjord BUILD/tools/fjord
 """
@@ -49,6 +51,15 @@ class Java(OracleBatch):
         """Java's incremental read in changelog mode: the rows, with _row_kind first."""
         with open(self.call("changes", table, "--between", between), encoding="utf-8") as f:
             return [line.strip() for line in f if line.strip()]
+
+    def audit_changes(self, table, options):
+        """Java's incremental read with `options` through the audit_log table (deletes kept)."""
+        out = self.call("changes", table, "--options", json.dumps(options), "--audit-log", "true")
+        with open(out, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip()]
+
+    def tag(self, table, name, snapshot):
+        self.call("tag", table, "--name", name, "--snapshot", str(snapshot))
 
 
 def run(cmd):
@@ -100,6 +111,7 @@ def main():
     rng = random.Random(14)
     failures = []
     checks = 0
+    java_misses = 0
     try:
         wh = os.path.join(work, "wh")
         run([fjord, "db", "create", wh, "db"])
@@ -189,10 +201,72 @@ def main():
                 print(f"{'ok  ' if ok else 'FAIL'} {what}: Java {len(jr)} rows, Fjord {len(fr)}")
                 if not ok:
                     failures.append(what)
+        # Tags and diffs (point 3): Java creates daily auto-tag-named tags; the data of two tags
+        # or snapshots compared (Java's audit_log keeps the -D of keys gone), the changes between
+        # two tags' snapshots, and an auto tag against the one of the latest earlier period.
+        for name in ("pk_none", "pk_input", "pk_full", "append"):
+            table = tables[name]
+            snaps = sorted(int(f[len("snapshot-"):]) for f in os.listdir(
+                os.path.join(table, "snapshot")) if f.startswith("snapshot-"))
+            latest = snaps[-1]
+            for tag, snap in (("2024-01-01", 2), ("2024-01-02", 4), ("2024-01-04", latest)):
+                java.tag(table, tag, snap)
+            with open(os.path.join(table, "snapshot", "snapshot-2"), encoding="utf-8") as f:
+                t2 = json.load(f)["timeMillis"]
+            # Each case with the snapshots a diff compares (None: not a diff).
+            cases = [
+                ({"incremental-between": "2024-01-01,2024-01-04"}, (2, latest)),
+                ({"incremental-between": "2024-01-02,2024-01-04"}, (4, latest)),
+                ({"incremental-between": "2024-01-01,2024-01-02",
+                  "incremental-between-tag-to-snapshot": "true"}, None),
+                ({"incremental-between": f"1,{latest}", "incremental-between-scan-mode": "diff"},
+                 (1, latest)),
+                ({"incremental-between": "3,5", "incremental-between-scan-mode": "diff"}, (3, 5)),
+                ({"incremental-between-timestamp": f"{t2},{t2 + 10 ** 9}",
+                  "incremental-between-scan-mode": "diff"}, (2, latest)),
+                ({"incremental-to-auto-tag": "2024-01-04"}, (4, latest)),
+                ({"incremental-to-auto-tag": "2024-01-02"}, (2, 4)),
+            ]
+            for options, sides in cases:
+                what = f"{name} {options}"
+                checks += 1
+                jr = java.audit_changes(table, options)
+                cmd = [fjord, "cat", table]
+                for k, v in options.items():
+                    cmd += ["-o", f"{k}={v}"]
+                fr = run(cmd).splitlines()
+                jc, fc = collections.Counter(jr), collections.Counter(fr)
+                extra = list((fc - jc).elements())
+                # Java's diff merges the two sides' records of a key by sequence number and emits
+                # nothing when the before's sorts last: after a full compaction dropped a bucket's
+                # last records, the writer restarts its sequence numbers, and Java then misses
+                # keys added since (docs/reading.md). Fjord emits them; such a row must be a row of
+                # the end snapshot, of a key the start snapshot does not hold, without a Java row.
+                if extra and sides and specs[name][1] and not jc - fc:
+                    start_rows = {json.loads(l)["id"] for l in run(
+                        [fjord, "cat", table, "--snapshot", str(sides[0])]).splitlines()}
+                    end_rows = set(run([fjord, "cat", table, "--snapshot", str(sides[1])])
+                                   .splitlines())
+                    java_keys = {json.loads(l)["id"] for l in jr}
+                    for line in list(extra):
+                        row = json.loads(line)
+                        kind = row.pop("_row_kind")
+                        if (kind in ("+I", "+U") and row["id"] not in start_rows
+                                and row["id"] not in java_keys
+                                and json.dumps(row, separators=(",", ":")) in end_rows):
+                            extra.remove(line)
+                            java_misses += 1
+                ok = not extra and not jc - fc
+                print(f"{'ok  ' if ok else 'FAIL'} {what}: Java {len(jr)} rows, Fjord {len(fr)}")
+                if not ok:
+                    print(f"     only Java {sorted((jc - fc).elements())[:3]}, only Fjord "
+                          f"{sorted(extra)[:3]}")
+                    failures.append(what)
         java.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{checks - len(failures)}/{checks} streams and incremental reads equal to Java's")
+    print(f"{checks - len(failures)}/{checks} streams and incremental reads equal to Java's "
+          f"({java_misses} diff rows Java misses, checked against the end snapshot)")
     return 1 if failures else 0
 
 

@@ -100,9 +100,9 @@ TEST(OptionSupportTest, WritesAndReadsRefuseOnlyWhatConcernsThem) {
               IsError(StatusCode::kNotImplemented, "snapshot.num-retained.min"));
   EXPECT_OK(CheckOptionsHonoured({{"snapshot.num-retained.min", "1"}}, OptionUse::kRead));
   // A scan option set on the table changes what a read returns, not what a write does.
-  EXPECT_THAT(CheckOptionsHonoured({{"incremental-to-auto-tag", "t1"}}, OptionUse::kRead),
-              IsError(StatusCode::kNotImplemented, "'incremental-to-auto-tag' = 't1'"));
-  EXPECT_OK(CheckOptionsHonoured({{"incremental-to-auto-tag", "t1"}}, OptionUse::kWrite));
+  EXPECT_THAT(CheckOptionsHonoured({{"scan.ignore-corrupt-files", "true"}}, OptionUse::kRead),
+              IsError(StatusCode::kNotImplemented, "'scan.ignore-corrupt-files' = 'true'"));
+  EXPECT_OK(CheckOptionsHonoured({{"scan.ignore-corrupt-files", "true"}}, OptionUse::kWrite));
 }
 
 TEST(OptionSupportTest, WarningsForPerformanceOptionsAndUnknownKeys) {

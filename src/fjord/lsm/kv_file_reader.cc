@@ -16,8 +16,10 @@ class FileRunReader : public KvRunReader {
  public:
   FileRunReader(KvFileReaderFactory* factory, std::string bucket_dir,
                 std::vector<DataFileMeta> files, std::vector<DataField> fields,
-                std::shared_ptr<arrow::Schema> schema)
+                std::shared_ptr<arrow::Schema> schema,
+                KvFileReaderFactory::DeletionOfFn deletion_of)
       : factory_(factory),
+        deletion_of_(std::move(deletion_of)),
         bucket_dir_(std::move(bucket_dir)),
         files_(std::move(files)),
         fields_(std::move(fields)),
@@ -27,8 +29,13 @@ class FileRunReader : public KvRunReader {
     while (true) {
       if (!current_) {
         if (next_ >= files_.size()) return std::shared_ptr<arrow::RecordBatch>();
+        const DataFileMeta& file = files_[next_++];
+        std::shared_ptr<const DeletionVector> deletion;
+        if (deletion_of_) {
+          FJORD_ASSIGN_OR_RAISE(deletion, deletion_of_(file));
+        }
         FJORD_ASSIGN_OR_RAISE(current_,
-                              factory_->OpenFile(bucket_dir_, files_[next_++], fields_, true));
+                              factory_->OpenFile(bucket_dir_, file, fields_, true, deletion));
       }
       FJORD_ASSIGN_OR_RAISE(auto batch, current_->Next());
       if (!batch) {
@@ -48,6 +55,7 @@ class FileRunReader : public KvRunReader {
 
  private:
   KvFileReaderFactory* factory_;
+  KvFileReaderFactory::DeletionOfFn deletion_of_;
   std::string bucket_dir_;
   std::vector<DataFileMeta> files_;
   std::vector<DataField> fields_;
@@ -101,9 +109,10 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
 
 Result<std::unique_ptr<KvRunReader>> KvFileReaderFactory::OpenRun(const std::string& bucket_dir,
                                                                   std::vector<DataFileMeta> files,
-                                                                  const KvLayout& layout) {
-  return std::unique_ptr<KvRunReader>(
-      new FileRunReader(this, bucket_dir, std::move(files), layout.fields, layout.schema));
+                                                                  const KvLayout& layout,
+                                                                  DeletionOfFn deletion_of) {
+  return std::unique_ptr<KvRunReader>(new FileRunReader(
+      this, bucket_dir, std::move(files), layout.fields, layout.schema, std::move(deletion_of)));
 }
 
 Result<std::unique_ptr<KvRunReader>> KvFileReaderFactory::OpenRun(const std::string& bucket_dir,

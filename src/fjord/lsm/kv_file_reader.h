@@ -9,6 +9,7 @@
 // must outlive it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,12 +44,17 @@ class KvFileReaderFactory {
                                                 std::shared_ptr<const DeletionVector> deletion = {},
                                                 ChunkFilter filter = {});
 
+  // The deletion vector of a data file (null: none).
+  using DeletionOfFn =
+      std::function<Result<std::shared_ptr<const DeletionVector>>(const DataFileMeta&)>;
+
   // The files of one sorted run (ascending keys, no key twice) as key-value batches of
   // `layout` (the read schema's, or one of a projection of it that keeps the key and sequence
-  // fields). Deletion vectors are not applied.
+  // fields). Deletion vectors are applied when `deletion_of` is given.
   Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
                                                std::vector<DataFileMeta> files,
-                                               const KvLayout& layout);
+                                               const KvLayout& layout,
+                                               DeletionOfFn deletion_of = {});
   // The same in the read schema's own layout.
   Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
                                                std::vector<DataFileMeta> files);

@@ -96,7 +96,9 @@ Result<FileStoreTable::ResolvedRead> FileStoreTable::ResolveRead(
     if (start.mode == StartupMode::kIncremental) {
       out.incremental = true;
       FJORD_ASSIGN_OR_RAISE(out.range, ResolveIncremental(snapshots_, options(), core_options_));
-      if (out.range && out.range->end >= 1) {
+      if (out.range && out.range->diff_to) {
+        out.snapshot = out.range->diff_to;
+      } else if (out.range && out.range->end >= 1) {
         FJORD_ASSIGN_OR_RAISE(Snapshot end, snapshots_.Load(out.range->end));
         out.snapshot = std::move(end);
       }

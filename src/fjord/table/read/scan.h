@@ -43,6 +43,11 @@ struct DataSplit {
   std::vector<DataFileMeta> before_files;
   std::map<std::string, DeletionFile> before_deletion_files;
   bool overwrite_changes = false;
+  // A split of an incremental diff (Java's IncrementalSplit of a batch read): `before_files` and
+  // `files` are the two sides, each read merged with its retractions kept; keys whose merged
+  // records differ come out as the after's record, keys only before as -D (diff_source.h). Of
+  // an append table only `files` are read, as +I.
+  bool diff = false;
 };
 
 // Which files of a snapshot a plan lists (Java's ScanMode).

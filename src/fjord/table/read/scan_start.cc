@@ -105,8 +105,9 @@ Result<ScanStartOptions> ScanStartOptions::Make(const Options& options, const Co
       mode = "from-file-creation-time";
     } else if (out.creation_millis) {
       mode = "from-creation-timestamp";
-    } else if (options.Contains("incremental-between") ||
-               options.Contains("incremental-between-timestamp")) {
+    } else if (incremental) {
+      // Java's CoreOptions#setDefaultValues, applied to a table's dynamic options, also picks
+      // the incremental mode for incremental-to-auto-tag.
       mode = "incremental";
     } else {
       mode = "latest-full";

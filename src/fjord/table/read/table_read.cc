@@ -15,6 +15,8 @@
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
 #include "fjord/meta/core_options.h"
+#include "fjord/table/read/diff_source.h"
+#include "fjord/table/read/split_source.h"
 
 namespace fjord {
 
@@ -103,13 +105,6 @@ ChunkFilter ChunkFilterOf(std::shared_ptr<const Predicate> filter, std::vector<D
     return filter->MayMatch(lookup, rows);
   };
 }
-
-// The rows of one split in the needed columns.
-class SplitSource {
- public:
-  virtual ~SplitSource() = default;
-  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
-};
 
 // Files read one after another without merging: append tables, primary-key tables read
 // without merging (deletion vectors, first-row: level 0 skipped, retractions dropped) and
@@ -226,8 +221,11 @@ class MergeSource : public SplitSource {
   MergeSource(KvFileReaderFactory* readers, std::string bucket_path,
               std::vector<DataFileMeta> files, TableSchema merge_schema, KvLayout layout,
               std::vector<int> needed, std::vector<Section> sections, int64_t batch_rows,
-              bool by_level, std::vector<bool> insert_kinds)
+              bool by_level, std::vector<bool> insert_kinds, bool keep_retracts,
+              KvFileReaderFactory::DeletionOfFn deletion_of)
       : by_level_(by_level),
+        keep_retracts_(keep_retracts),
+        deletion_of_(std::move(deletion_of)),
         insert_kinds_(std::move(insert_kinds)),
         readers_(readers),
         bucket_path_(std::move(bucket_path)),
@@ -246,14 +244,14 @@ class MergeSource : public SplitSource {
         for (const FileRun& run : sections_[next_]) {
           std::vector<DataFileMeta> files;
           for (size_t f : run) files.push_back(files_[f]);
-          FJORD_ASSIGN_OR_RAISE(auto reader,
-                                readers_->OpenRun(bucket_path_, std::move(files), layout_));
+          FJORD_ASSIGN_OR_RAISE(auto reader, readers_->OpenRun(bucket_path_, std::move(files),
+                                                               layout_, deletion_of_));
           runs.push_back(std::move(reader));
         }
         ++next_;
         FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(merge_schema_));
         KvMergeOptions options;
-        options.drop_retracts = true;
+        options.drop_retracts = !keep_retracts_;
         options.runs_have_unique_keys = true;
         options.batch_rows = batch_rows_;
         if (by_level_) {
@@ -280,6 +278,8 @@ class MergeSource : public SplitSource {
 
  private:
   bool by_level_;  // runs are levels (run_levels of KvMergeOptions)
+  bool keep_retracts_;
+  KvFileReaderFactory::DeletionOfFn deletion_of_;  // null: no deletion vectors
   // Sections whose rows Java reads raw, as +I (the kind column is last): see RawReadSections.
   std::vector<bool> insert_kinds_;
   KvFileReaderFactory* readers_;
@@ -413,29 +413,79 @@ class TableRead::SplitReader : public RowBatchReader {
 
  private:
   Result<std::unique_ptr<SplitSource>> OpenSource(const DataSplit& split) {
+    FilesRead read;
+    read.needed = &needed_;
+    read.with_kind = options_.with_row_kind;
+    if (split.diff) return OpenDiff(split);
     if (split.overwrite_changes) {
       // The old rows of the overwritten buckets retracted, then the new rows.
       std::vector<std::unique_ptr<SplitSource>> parts;
       FJORD_ASSIGN_OR_RAISE(auto before, OpenFiles(split.bucket_path, split.before_files,
-                                                   &split.before_deletion_files, false));
+                                                   &split.before_deletion_files, read));
       parts.push_back(std::make_unique<RetractSource>(std::move(before)));
-      FJORD_ASSIGN_OR_RAISE(
-          auto after, OpenFiles(split.bucket_path, split.files, &split.deletion_files, false));
+      FJORD_ASSIGN_OR_RAISE(auto after,
+                            OpenFiles(split.bucket_path, split.files, &split.deletion_files, read));
       parts.push_back(std::move(after));
       return std::unique_ptr<SplitSource>(new ConcatSource(std::move(parts)));
     }
-    return OpenFiles(split.bucket_path, split.files, &split.deletion_files, split.streaming);
+    read.streaming = split.streaming;
+    return OpenFiles(split.bucket_path, split.files, &split.deletion_files, read);
   }
+
+  // A diff split: both sides merged in every column with their retractions and deletion
+  // vectors, compared key by key (diff_source.h); of an append table, the after side's rows.
+  Result<std::unique_ptr<SplitSource>> OpenDiff(const DataSplit& split) {
+    const TableSchema& schema = read_->schema();
+    if (schema.primary_keys.empty()) {
+      // Append tables: the rows of the files only the after side holds, as Java's raw read of an
+      // incremental split (which ignores the before files).
+      FilesRead read;
+      read.needed = &needed_;
+      read.with_kind = options_.with_row_kind;
+      return OpenFiles(split.bucket_path, split.files, &split.deletion_files, read);
+    }
+    std::vector<int> all(schema.fields.size());
+    std::iota(all.begin(), all.end(), 0);
+    FilesRead read;
+    read.needed = &all;
+    read.with_kind = true;
+    read.merge_all = true;
+    read.keep_retracts = true;
+    FJORD_ASSIGN_OR_RAISE(auto before, OpenFiles(split.bucket_path, split.before_files,
+                                                 &split.before_deletion_files, read));
+    FJORD_ASSIGN_OR_RAISE(auto after,
+                          OpenFiles(split.bucket_path, split.files, &split.deletion_files, read));
+    FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema));
+    FJORD_ASSIGN_OR_RAISE(SortKeyEncoder keys, layout.KeyEncoder());
+    int kind = static_cast<int>(schema.fields.size());
+    std::vector<int> output = needed_;
+    if (options_.with_row_kind) output.push_back(kind);
+    return MakeDiffSource(std::move(before), std::move(after), std::move(keys), kind,
+                          std::move(output), options_.batch_rows);
+  }
+
+  // How OpenFiles reads: the columns (read-schema indices, in order), the kind last or not,
+  // unmerged with every record (streaming), or merged even where batch reads skip merging
+  // (deletion-vector and first-row tables) and with retractions kept.
+  struct FilesRead {
+    const std::vector<int>* needed = nullptr;
+    bool with_kind = false;
+    bool streaming = false;
+    bool merge_all = false;
+    bool keep_retracts = false;
+  };
 
   // The rows of `files` (one bucket): unmerged with every record when `streaming`, else as a
   // batch read sees them. The kind column is last when the read asks for it.
   Result<std::unique_ptr<SplitSource>> OpenFiles(
       const std::string& bucket_path, const std::vector<DataFileMeta>& all_files,
-      const std::map<std::string, DeletionFile>* deletion_files, bool streaming) {
+      const std::map<std::string, DeletionFile>* deletion_files, const FilesRead& how) {
     const TableSchema& schema = read_->schema();
+    const std::vector<int>& needed = *how.needed;
+    bool streaming = how.streaming;
     bool pk = !schema.primary_keys.empty();
-    bool no_merge = pk && read_without_merging_ && !streaming;
-    bool with_kind = options_.with_row_kind;
+    bool no_merge = pk && read_without_merging_ && !streaming && !how.merge_all;
+    bool with_kind = how.with_kind;
     if (!pk || no_merge || streaming) {
       std::vector<DataFileMeta> files;
       for (const DataFileMeta& f : all_files) {
@@ -453,6 +503,13 @@ class TableRead::SplitReader : public RowBatchReader {
           new FileSequenceSource(std::move(files), std::move(open), pk,
                                  static_cast<int>(needed_fields_.size()), streaming, with_kind));
     }
+    KvFileReaderFactory::DeletionOfFn deletion_of;
+    if (!deletion_files->empty()) {
+      TableRead* read = read_;
+      deletion_of = [read, deletion_files](const DataFileMeta& f) {
+        return read->DeletionOf(*deletion_files, f);
+      };
+    }
     // Merge-on-read. With "the last record wins" (no merge function) only the key and sequence
     // columns are read besides the needed ones; other engines combine whole rows.
     FJORD_ASSIGN_OR_RAISE(KvLayout full, KvLayout::Make(schema));
@@ -462,7 +519,7 @@ class TableRead::SplitReader : public RowBatchReader {
     std::iota(kept.begin(), kept.end(), 0);
     if (!merge) {
       std::vector<bool> keep(schema.fields.size(), false);
-      for (int i : needed_) keep[static_cast<size_t>(i)] = true;
+      for (int i : needed) keep[static_cast<size_t>(i)] = true;
       for (int i : full.key_columns) keep[static_cast<size_t>(i)] = true;
       for (int i : full.sequence_columns) keep[static_cast<size_t>(i)] = true;
       kept.clear();
@@ -475,7 +532,7 @@ class TableRead::SplitReader : public RowBatchReader {
     }
     FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(merge_schema));
     std::vector<int> needed_in_layout;
-    for (int i : needed_) {
+    for (int i : needed) {
       needed_in_layout.push_back(
           static_cast<int>(std::find(kept.begin(), kept.end(), i) - kept.begin()));
     }
@@ -507,14 +564,14 @@ class TableRead::SplitReader : public RowBatchReader {
       sections = PartitionIntervals(ranges);
     }
     std::vector<bool> insert_kinds;
-    if (with_kind && !by_level) {
+    if (with_kind && !by_level && !how.merge_all) {
       insert_kinds =
           RawReadSections(all_files, sections, split_target_size_, split_open_file_cost_);
     }
-    return std::unique_ptr<SplitSource>(
-        new MergeSource(&read_->readers_, bucket_path, all_files, std::move(merge_schema),
-                        std::move(layout), std::move(needed_in_layout), std::move(sections),
-                        options_.batch_rows, by_level, std::move(insert_kinds)));
+    return std::unique_ptr<SplitSource>(new MergeSource(
+        &read_->readers_, bucket_path, all_files, std::move(merge_schema), std::move(layout),
+        std::move(needed_in_layout), std::move(sections), options_.batch_rows, by_level,
+        std::move(insert_kinds), how.keep_retracts, std::move(deletion_of)));
   }
 
   TableRead* read_;

@@ -58,6 +58,8 @@ public final class Oracle {
                     + "       fjord-oracle alter TABLE_DIR --change-types '{column: type, ...}'   (SchemaChange.updateColumnType)\n"
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
+                    + "       fjord-oracle changes TABLE_DIR [--between A,B] [--options JSON] [--audit-log true] [--output FILE]   (an incremental read, rows with _row_kind first)\n"
+                    + "       fjord-oracle tag TABLE_DIR --name NAME [--snapshot N]   (Table#createTag)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
@@ -157,6 +159,7 @@ public final class Oracle {
             case "buckets":
             case "write":
             case "changes":
+            case "tag":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -183,7 +186,10 @@ public final class Oracle {
                 allowed = List.of("--input", "--commit-user", "--overwrite", "--compact");
                 break;
             case "changes":
-                allowed = List.of("--between", "--output");
+                allowed = List.of("--between", "--options", "--audit-log", "--output");
+                break;
+            case "tag":
+                allowed = List.of("--name", "--snapshot", "--output");
                 break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
@@ -209,6 +215,18 @@ public final class Oracle {
                     flags.get("--commit-user"),
                     flags.get("--overwrite"),
                     compact != null);
+        }
+        if (cmd.equals("tag")) {
+            String name = flags.get("--name");
+            if (name == null) {
+                throw new UsageException("tag needs --name NAME");
+            }
+            if (flags.containsKey("--snapshot")) {
+                table.createTag(name, Long.parseLong(flags.get("--snapshot")));
+            } else {
+                table.createTag(name);
+            }
+            return null;
         }
         Map<String, String> options = Map.of();
         for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {
@@ -237,7 +255,8 @@ public final class Oracle {
                     DynamicBuckets.buckets(table, w);
                     break;
                 case "changes":
-                    Changes.changes(table, flags.get("--between"), w);
+                    Changes.changes(table, flags.get("--between"), flags.get("--options"),
+                            Boolean.parseBoolean(flags.getOrDefault("--audit-log", "false")), w);
                     break;
                 default: {
                     DumpStats stats = dump(table, options, w);
