@@ -43,6 +43,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle buckets TABLE_DIR
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
+ *   fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -59,6 +60,7 @@ public final class Oracle {
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
+                    + "       fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...] [--output FILE]   (Java's expire_partitions at that time)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -149,6 +151,9 @@ public final class Oracle {
         }
         if (cmd.equals("stream")) {
             return streamCommand(args, realOut);
+        }
+        if (cmd.equals("partition-expire")) {
+            return PartitionExpiry.run(args);
         }
         switch (cmd) {
             case "list":
