@@ -10,6 +10,7 @@
 #include "fjord/file_io.h"
 #include "fjord/options.h"
 #include "fjord/partition.h"
+#include "fjord/partition_expire.h"
 #include "fjord/result.h"
 #include "fjord/row_text.h"
 #include "fjord/schema.h"

@@ -6,6 +6,7 @@
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/commit/message_check.h"
 #include "fjord/table/file_store_table.h"
+#include "fjord/table/maintain/partition_expire.h"
 
 namespace fjord {
 
@@ -14,11 +15,12 @@ namespace {
 class TableCommitImpl : public TableCommit {
  public:
   TableCommitImpl(std::shared_ptr<const FileStoreTable> table, std::string user,
-                  const CommitOptions& options)
+                  const CommitOptions& options, std::unique_ptr<PartitionExpire> partition_expire)
       : TableCommit(user),
         table_(std::move(table)),
         options_(options),
-        commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options) {
+        commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options),
+        partition_expire_(std::move(partition_expire)) {
     if (options.ignore_empty_commit) commit_.set_ignore_empty_commit(*options.ignore_empty_commit);
     commit_.set_filter_committed(options.check_committed);
   }
@@ -27,7 +29,9 @@ class TableCommitImpl : public TableCommit {
     FJORD_RETURN_NOT_OK(Check(messages));
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id,
                           commit_.Commit(messages.messages(), identifier));
-    return Outcome(id);
+    CommitResult result = Outcome(id);
+    FJORD_RETURN_NOT_OK(Maintain(identifier));
+    return result;
   }
 
   Result<CommitResult> Overwrite(const CommitMessages& messages, int64_t identifier,
@@ -46,10 +50,14 @@ class TableCommitImpl : public TableCommit {
           id, commit.Overwrite(messages.messages(), identifier,
                                std::map<std::string, std::string>(static_partition->begin(),
                                                                   static_partition->end())));
-      return Outcome(id, commit.last_stats());
+      CommitResult result = Outcome(id, commit.last_stats());
+      FJORD_RETURN_NOT_OK(Maintain(identifier));
+      return result;
     }
     FJORD_ASSIGN_OR_RAISE(id, commit_.Overwrite(messages.messages(), identifier));
-    return Outcome(id);
+    CommitResult result = Outcome(id);
+    FJORD_RETURN_NOT_OK(Maintain(identifier));
+    return result;
   }
 
   Result<CommitResult> DropPartitions(const std::vector<PartitionSpec>& partitions,
@@ -65,6 +73,19 @@ class TableCommitImpl : public TableCommit {
   }
 
  private:
+  // Java's post-commit maintenance (TableCommitImpl#maintain), synchronously: for now partition
+  // expiration when due. Its failure is the commit call's (the commit itself stays), as in Java.
+  Status Maintain(int64_t identifier) {
+    if (!partition_expire_) return Status::OK();
+    Result<std::optional<std::vector<ExpiredPartition>>> expired =
+        partition_expire_->ExpireIfDue(LocalDateTime::Now(), identifier);
+    if (!expired.ok()) {
+      return expired.status().WithContext("the commit of identifier ", identifier,
+                                          " succeeded, then partition expiration failed");
+    }
+    return Status::OK();
+  }
+
   Status Check(const CommitMessages& messages) const {
     return CheckMessagesFitTable(messages.messages(), table_->schema(), table_->path(),
                                  "commit messages");
@@ -85,6 +106,7 @@ class TableCommitImpl : public TableCommit {
   std::shared_ptr<const FileStoreTable> table_;
   CommitOptions options_;
   FileStoreCommit commit_;
+  std::unique_ptr<PartitionExpire> partition_expire_;  // null: none (or write-only)
 };
 
 }  // namespace
@@ -99,7 +121,15 @@ Result<std::unique_ptr<TableCommit>> Table::NewCommit(std::string commit_user,
                                                       const CommitOptions& options) const {
   if (commit_user.empty()) return Status::Invalid("a commit needs a commit user");
   FJORD_RETURN_NOT_OK(store_->CheckOptions(OptionUse::kWrite, options.dynamic_options));
-  return std::unique_ptr<TableCommit>(new TableCommitImpl(store_, std::move(commit_user), options));
+  // Partition expiration at commit maintenance, unless write-only (as Java's table commit).
+  std::unique_ptr<PartitionExpire> partition_expire;
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
+                        store_->WithDynamicOptions(options.dynamic_options));
+  if (!table->core_options().write_only()) {
+    FJORD_ASSIGN_OR_RAISE(partition_expire, PartitionExpire::Make(table, commit_user));
+  }
+  return std::unique_ptr<TableCommit>(
+      new TableCommitImpl(store_, std::move(commit_user), options, std::move(partition_expire)));
 }
 
 }  // namespace fjord

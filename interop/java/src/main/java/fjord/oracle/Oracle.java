@@ -43,6 +43,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle buckets TABLE_DIR
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
+ *   fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -61,6 +62,7 @@ public final class Oracle {
                     + "       fjord-oracle changes TABLE_DIR [--between A,B] [--options JSON] [--audit-log true] [--output FILE]   (an incremental read, rows with _row_kind first)\n"
                     + "       fjord-oracle tag TABLE_DIR --name NAME [--snapshot N]   (Table#createTag)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
+                    + "       fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...] [--output FILE]   (Java's expire_partitions at that time)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -151,6 +153,9 @@ public final class Oracle {
         }
         if (cmd.equals("stream")) {
             return streamCommand(args, realOut);
+        }
+        if (cmd.equals("partition-expire")) {
+            return PartitionExpiry.run(args);
         }
         switch (cmd) {
             case "list":
