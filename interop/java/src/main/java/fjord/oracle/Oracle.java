@@ -59,6 +59,9 @@ public final class Oracle {
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
+                    + "       fjord-oracle rescale TABLE_DIR --buckets N [--partition k=v,...]   (ALTER 'bucket', then INSERT OVERWRITE)\n"
+                    + "       fjord-oracle write-bucket TABLE_DIR --input ROWS.jsonl --bucket N   (a writer with 'bucket' = N)\n"
+                    + "       fjord-oracle bucket-check TABLE_DIR --output FILE   (live rows, their bucket and Java's bucket for them)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -149,6 +152,9 @@ public final class Oracle {
         }
         if (cmd.equals("stream")) {
             return streamCommand(args, realOut);
+        }
+        if (List.of("rescale", "write-bucket", "bucket-check").contains(cmd)) {
+            return Rescale.command(args);
         }
         switch (cmd) {
             case "list":
