@@ -5,6 +5,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -245,6 +246,31 @@ TEST_F(RescaleTest, UnpartitionedAndScaleDown) {
   EXPECT_EQ(CheckLayout(table->path()), (std::map<std::string, int32_t>{{"", 1}}));
   ASSERT_OK_AND_ASSIGN(ReadPlan plan, reopened->NewRead().Plan());
   for (const PlannedFile& f : plan.files) EXPECT_EQ(f.bucket, 0);
+}
+
+TEST_F(RescaleTest, NoChangelogLeftBehind) {
+  // changelog-producer = input: the rewrite's writer produces changelog files, which an overwrite
+  // does not commit; none may stay on disk.
+  auto table = Create("cl", true, true, {{"bucket", "2"}, {"changelog-producer", "input"}});
+  Commit(*table, {Rows("a", 0, 100, 1)});
+  Commit(*table, {Rows("a", 50, 150, 2)});
+  auto changelog_files = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(table->path())) {
+      if (e.path().filename().string().rfind("changelog-", 0) == 0) ++n;
+    }
+    return n;
+  };
+  int before = changelog_files();
+  EXPECT_GT(before, 0);
+  auto rows = ReadRows(*table);
+  ASSERT_OK_AND_ASSIGN(RescaleResult r, table->Rescale({.buckets = 3}));
+  EXPECT_EQ(changelog_files(), before);
+  auto reopened = *Table::Open(table->path());
+  EXPECT_EQ(ReadRows(*reopened), rows);
+  auto latest = **reopened->LatestSnapshot();
+  EXPECT_EQ(latest.commit_kind, "OVERWRITE");
+  EXPECT_EQ(latest.changelog_record_count.value_or(0), 0);
 }
 
 TEST_F(RescaleTest, CompactionCommitOfTheOldCountIsRefused) {
