@@ -23,7 +23,6 @@ import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.RowKeyExtractor;
-import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataField;
@@ -101,47 +100,30 @@ final class Rescale {
         ReadBuilder rb = table.newReadBuilder();
         List<DataField> fields = rb.readType().getFields();
         Map<Integer, RowKeyExtractor> extractors = new HashMap<>();
-        StringBuilder line = new StringBuilder(256);
-        int[] rows = new int[1];
-        for (Split split : rb.newScan().plan().splits()) {
-            DataSplit ds = (DataSplit) split;
-            int total = ds.totalBuckets() == null ? -1 : ds.totalBuckets();
-            RowKeyExtractor extractor =
-                    extractors.computeIfAbsent(
-                            total,
-                            t -> {
-                                Map<String, String> o = new HashMap<>();
-                                o.put(CoreOptions.BUCKET.key(), String.valueOf(t));
-                                return table.copy(o).createRowKeyExtractor();
-                            });
-            String partition = Base64.getEncoder().encodeToString(ds.partition().toBytes());
-            try (RecordReader<InternalRow> reader = rb.newRead().createReader(ds)) {
-                reader.forEachRemaining(
-                        row -> {
-                            RowKind kind = row.getRowKind();
-                            if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
-                                return;
-                            }
-                            extractor.setRecord(row);
-                            line.setLength(0);
-                            line.append("{\"partition\":");
-                            RowJson.appendString(line, partition);
-                            line.append(",\"bucket\":").append(ds.bucket());
-                            line.append(",\"total\":").append(total);
-                            line.append(",\"expected\":").append(extractor.bucket());
-                            line.append(",\"row\":");
-                            RowJson.appendRow(line, row, fields);
-                            line.append("}\n");
-                            rows[0]++;
-                            try {
-                                out.append(line);
-                            } catch (IOException e) {
-                                throw new java.io.UncheckedIOException(e);
-                            }
-                        });
-            }
-        }
-        return rows[0];
+        return DynamicBuckets.eachLiveRow(
+                rb,
+                out,
+                (ds, row, line) -> {
+                    int total = ds.totalBuckets() == null ? -1 : ds.totalBuckets();
+                    RowKeyExtractor extractor =
+                            extractors.computeIfAbsent(
+                                    total,
+                                    t -> {
+                                        Map<String, String> o = new HashMap<>();
+                                        o.put(CoreOptions.BUCKET.key(), String.valueOf(t));
+                                        return table.copy(o).createRowKeyExtractor();
+                                    });
+                    extractor.setRecord(row);
+                    line.append("{\"partition\":");
+                    RowJson.appendString(
+                            line, Base64.getEncoder().encodeToString(ds.partition().toBytes()));
+                    line.append(",\"bucket\":").append(ds.bucket());
+                    line.append(",\"total\":").append(total);
+                    line.append(",\"expected\":").append(extractor.bucket());
+                    line.append(",\"row\":");
+                    RowJson.appendRow(line, row, fields);
+                    line.append('}');
+                });
     }
 
     /** The three commands; flags as in the class comment, plus --output FILE. */
