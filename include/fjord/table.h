@@ -24,6 +24,7 @@
 #include "fjord/table_commit.h"
 #include "fjord/table_compaction.h"
 #include "fjord/table_read.h"
+#include "fjord/table_rescale.h"
 #include "fjord/table_stats.h"
 #include "fjord/table_write.h"
 
@@ -106,6 +107,20 @@ class Table {
   // A dedicated compaction of this table (table_compaction.h).
   Result<std::unique_ptr<TableCompaction>> NewCompaction(
       const CompactionOptions& options = {}) const;
+
+  // Rescales the bucket count as Java Paimon documents it (maintenance/rescale-bucket): when the
+  // table's latest `bucket` differs from `options.buckets`, ALTER TABLE sets it (a new schema,
+  // with Java's rule: only between positive counts); then the rows of the chosen partitions, read
+  // merged at the latest snapshot, are written again with the new count and committed as ONE
+  // OVERWRITE snapshot of those partitions. Afterwards writers still using the old count are
+  // refused where Java refuses them (a writer opening a bucket whose files have another count; a
+  // conflict-checked commit that would mix counts in a partition). Partitions left out keep
+  // their files and count, and read as before. Invalid, with nothing changed, for a table that
+  // is not fixed-bucket (bucket = -1, -2), a count <= 0, a table without snapshot or a spec that
+  // matches no data file; NotImplemented for tables Fjord does not write. A commit by another
+  // user to a fixed bucket while the rewrite runs makes it fail (Status::Conflict, as Java's
+  // strict mode): nothing is committed, the schema change stays, and running it again finishes.
+  Result<RescaleResult> Rescale(const RescaleOptions& options) const;
 
   // For Fjord's own layers: the internal table this handle wraps.
   const std::shared_ptr<const FileStoreTable>& store() const { return store_; }

@@ -41,8 +41,9 @@ struct WriteOptions {
   // Local directory for spill files; empty: a fresh directory under the system temp directory.
   std::string spill_dir;
   // The rows will be committed as an overwrite (TableCommit::Overwrite): files already in the
-  // table take no part in compaction, since they are about to be replaced (Java's
-  // ignorePreviousFiles).
+  // table take no part in compaction and their bucket count is not checked, since they are
+  // about to be replaced (Java's ignorePreviousFiles); primary-key writers start their sequence
+  // numbers at 0, as Java's do.
   bool for_overwrite = false;
 };
 

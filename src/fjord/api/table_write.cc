@@ -28,6 +28,7 @@ class TableWriteImpl : public TableWrite {
     } else {
       TableWriteOptions pk_options;
       pk_options.spill_dir = options.spill_dir;
+      pk_options.ignore_previous_files = options.for_overwrite;
       FJORD_ASSIGN_OR_RAISE(impl->primary_key_,
                             PrimaryKeyTableWrite::Create(table.get(), pk_options));
     }

@@ -547,24 +547,28 @@ Status FileSystemCatalog::DropTable(const TableIdentifier& id, bool ignore_if_no
   return io_->DeleteDirRecursive(path);
 }
 
-Status FileSystemCatalog::AlterTable(const TableIdentifier& id,
-                                     const std::vector<SchemaChange>& changes) {
-  SnapshotManager sm(io_, TablePath(id));
+Status AlterTableAt(const std::shared_ptr<FileIO>& io, const std::string& table_path,
+                    const std::vector<SchemaChange>& changes, const std::string& display_name) {
+  SnapshotManager sm(io, table_path);
   for (int attempt = 0; attempt < 10; ++attempt) {
     Result<TableSchema> latest = sm.LatestSchema();
     if (!latest.ok()) {
       if (latest.status().IsNotFound()) {
-        return Status::NotFound("table '", id.ToString(), "' does not exist");
+        return Status::NotFound("table '", display_name, "' does not exist");
       }
       return latest.status();
     }
     Result<TableSchema> next = ApplySchemaChanges(*latest, changes, NowMillis());
-    if (!next.ok()) return next.status().WithContext("cannot alter table '", id.ToString(), "'");
-    Status st = io_->CreateIfAbsent(sm.paths().SchemaFile(next->id), next->ToJson());
+    if (!next.ok()) return next.status().WithContext("cannot alter table '", display_name, "'");
+    Status st = io->CreateIfAbsent(sm.paths().SchemaFile(next->id), next->ToJson());
     if (!st.IsAlreadyExists()) return st;  // lost a race: re-apply on the newer schema
   }
-  return Status::Conflict("table '", id.ToString(),
-                          "' kept changing; ALTER gave up after 10 tries");
+  return Status::Conflict("table '", display_name, "' kept changing; ALTER gave up after 10 tries");
+}
+
+Status FileSystemCatalog::AlterTable(const TableIdentifier& id,
+                                     const std::vector<SchemaChange>& changes) {
+  return AlterTableAt(io_, TablePath(id), changes, id.ToString());
 }
 
 Result<std::unique_ptr<FileStoreTable>> FileSystemCatalog::GetTable(

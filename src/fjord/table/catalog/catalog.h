@@ -28,6 +28,13 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
                                        const std::vector<SchemaChange>& changes,
                                        int64_t now_millis);
 
+// ALTER TABLE of the table at `table_path` (what FileSystemCatalog::AlterTable does by name):
+// applies `changes` to its latest schema and writes the next schema file, re-applying them on top
+// of a concurrent ALTER that won the race. NotFound when the directory holds no schema; the
+// errors of ApplySchemaChanges name `display_name`.
+Status AlterTableAt(const std::shared_ptr<FileIO>& io, const std::string& table_path,
+                    const std::vector<SchemaChange>& changes, const std::string& display_name);
+
 class FileSystemCatalog {
  public:
   // `options` are the catalog's own (e.g. table-default.*, s3.*). The warehouse directory is

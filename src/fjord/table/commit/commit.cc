@@ -15,6 +15,7 @@
 #include "fjord/table/commit/file_entry.h"
 #include "fjord/table/commit/index_manifest_combine.h"
 #include "fjord/table/commit/manifest_merge.h"
+#include "fjord/table/commit/strict_mode.h"
 
 namespace fjord {
 
@@ -182,7 +183,11 @@ FileStoreCommit::FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_r
       schema_(std::move(schema)),
       commit_user_(std::move(commit_user)),
       options_(CommitOptions(schema_, dynamic_options)),
-      core_options_(CoreOptions::FromOptions(options_)) {}
+      core_options_(CoreOptions::FromOptions(options_)) {
+  // A value that does not parse fails every commit through core_options_.
+  Result<std::optional<int64_t>> strict = options_.GetInt("commit.strict-mode.last-safe-snapshot");
+  if (strict.ok()) strict_safe_snapshot_ = *strict;
+}
 
 Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
   if (!filter_committed_) return false;
@@ -279,6 +284,16 @@ Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool 
       fresh = std::move(*provided);
     }
     const Changes& changes = reused ? reused->changes : fresh;
+
+    if (strict_safe_snapshot_ && latest) {
+      // -1: the first commit is not checked (the option's documented meaning).
+      if (*strict_safe_snapshot_ >= 0) {
+        Status st = CheckStrictMode(io_, root_, settings.format, commit_user_,
+                                    *strict_safe_snapshot_, latest->id, kind);
+        if (!st.ok()) return fail(st);
+      }
+      strict_safe_snapshot_ = latest->id;
+    }
 
     if (detect_conflicts && latest) {
       std::set<std::string> partitions = PartitionsOf(changes.table_files);
@@ -569,6 +584,36 @@ Result<std::optional<int64_t>> FileStoreCommit::OverwriteScoped(
 Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
     const std::vector<CommitMessage>& messages, int64_t identifier,
     const std::map<std::string, std::string>& static_partition) {
+  FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(core_options_));
+  if (!schema_.partition_keys.empty() && settings.dynamic_overwrite) {
+    return OverwriteIn(messages, identifier, nullptr, "");
+  }
+  FJORD_ASSIGN_OR_RAISE(PartitionFilter scope, PartitionFilter::OfSpecs({static_partition}, schema_,
+                                                                        core_options_.value()));
+  std::string spec;
+  for (const auto& [k, v] : static_partition) spec += (spec.empty() ? "" : ",") + k + "=" + v;
+  return OverwriteIn(messages, identifier, &scope, spec);
+}
+
+Result<std::optional<int64_t>> FileStoreCommit::OverwritePartitions(
+    const std::vector<CommitMessage>& messages, int64_t identifier,
+    std::set<std::string> partitions) {
+  if (!core_options_.ok()) return core_options_.status();
+  if (schema_.partition_keys.empty()) {
+    PartitionFilter all = PartitionFilter::All();
+    return OverwriteIn(messages, identifier, &all, "");
+  }
+  std::string text;
+  for (const std::string& p : partitions) {
+    text += (text.empty() ? "" : "; ") + PartitionDisplay(p, schema_, core_options_.value());
+  }
+  FJORD_ASSIGN_OR_RAISE(PartitionFilter scope, PartitionFilter::Of(std::move(partitions), schema_));
+  return OverwriteIn(messages, identifier, &scope, text);
+}
+
+Result<std::optional<int64_t>> FileStoreCommit::OverwriteIn(
+    const std::vector<CommitMessage>& messages, int64_t identifier,
+    const PartitionFilter* static_scope, const std::string& scope_text) {
   stats_ = {};
   FJORD_ASSIGN_OR_RAISE(Settings settings, ReadSettings(core_options_));
   FJORD_ASSIGN_OR_RAISE(bool done, AlreadyCommitted(identifier));
@@ -579,7 +624,7 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
   // Overwrites commit no changelog (Java logs a warning and drops it).
   Collected c = Collect(messages);
   PartitionFilter scope = PartitionFilter::All();
-  if (!schema_.partition_keys.empty() && settings.dynamic_overwrite) {
+  if (!static_scope) {
     if (c.append_table.empty()) {
       // Dynamic mode with no new data: nothing is replaced (a compaction part still commits).
       if (c.compact_table.empty() && c.compact_index.empty()) return std::optional<int64_t>();
@@ -593,14 +638,11 @@ Result<std::optional<int64_t>> FileStoreCommit::Overwrite(
     }
     FJORD_ASSIGN_OR_RAISE(scope, PartitionFilter::Of(PartitionsOf(c.append_table), schema_));
   } else {
-    FJORD_ASSIGN_OR_RAISE(
-        scope, PartitionFilter::OfSpecs({static_partition}, schema_, core_options_.value()));
+    scope = *static_scope;
     for (const ManifestEntry& e : c.append_table) {
       FJORD_ASSIGN_OR_RAISE(bool inside, scope.Contains(e.partition));
       if (!inside) {
-        std::string spec;
-        for (const auto& [k, v] : static_partition) spec += (spec.empty() ? "" : ",") + k + "=" + v;
-        return Status::Invalid("trying to overwrite partition ", spec, ", but the new file ",
+        return Status::Invalid("trying to overwrite partition ", scope_text, ", but the new file ",
                                e.file.file_name, " is in partition ",
                                PartitionDisplay(e.partition, schema_, core_options_.value()),
                                ", which does not belong to it");

@@ -8,7 +8,9 @@
 //    manifests already written are reused;
 //  * conflicts: COMPACT and OVERWRITE commits (and APPENDs that delete files, which become
 //    OVERWRITE) are checked against the latest snapshot (conflict_check.h) and fail with
-//    Status::Conflict; appends never conflict with appends;
+//    Status::Conflict; appends never conflict with appends; with
+//    `commit.strict-mode.last-safe-snapshot` every commit first checks what other users
+//    committed since that snapshot (strict_mode.h);
 //  * overwrite: static, dynamic (`dynamic-partition-overwrite`) and whole-table overwrite,
 //    truncate and drop partition, as OVERWRITE snapshots;
 //  * manifest merging (`manifest.merge-min-count`, `manifest.target-file-size`,
@@ -21,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +100,13 @@ class FileStoreCommit {
   Result<std::optional<int64_t>> Overwrite(
       const std::vector<CommitMessage>& messages, int64_t identifier,
       const std::map<std::string, std::string>& static_partition = {});
+  // Overwrites exactly `partitions` (stored partition rows; ignored for an unpartitioned table,
+  // which is replaced whole) with `messages`, whatever `dynamic-partition-overwrite` says: one
+  // OVERWRITE snapshot even when `messages` add nothing. A new file outside them is Invalid.
+  // Used by the bucket rescale, which rewrites a chosen set of partitions.
+  Result<std::optional<int64_t>> OverwritePartitions(const std::vector<CommitMessage>& messages,
+                                                     int64_t identifier,
+                                                     std::set<std::string> partitions);
   // Overwrites of nothing: every partition matching one of `partitions`; the whole table.
   Result<std::optional<int64_t>> DropPartitions(
       const std::vector<std::map<std::string, std::string>>& partitions, int64_t identifier);
@@ -132,6 +142,13 @@ class FileStoreCommit {
   // (then their manifests are written once and reused).
   Result<int64_t> TryCommit(const ChangesProvider& provide, bool fixed, int64_t identifier,
                             CommitKind kind, bool detect_conflicts);
+  // Overwrite and OverwritePartitions: `static_scope` replaced by the data increments of
+  // `messages` (a new file outside it is Invalid naming `scope_text`); null: the partitions of
+  // the new files (dynamic overwrite).
+  Result<std::optional<int64_t>> OverwriteIn(const std::vector<CommitMessage>& messages,
+                                             int64_t identifier,
+                                             const PartitionFilter* static_scope,
+                                             const std::string& scope_text);
   // An OVERWRITE snapshot replacing the live files in `scope` and their index files with
   // `new_files` and `new_index`, then a COMPACT snapshot of `compact` if any.
   Result<std::optional<int64_t>> OverwriteScoped(std::vector<ManifestEntry> new_files,
@@ -147,6 +164,9 @@ class FileStoreCommit {
   Result<CoreOptions> core_options_;  // options_, parsed; an error fails every commit
   std::optional<bool> ignore_empty_commit_;
   bool filter_committed_ = true;
+  // `commit.strict-mode.last-safe-snapshot`: the snapshots after it are checked before each
+  // commit (strict_mode.h), then it moves to the latest snapshot checked.
+  std::optional<int64_t> strict_safe_snapshot_;
   CommitStats stats_;
 };
 

@@ -45,6 +45,13 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   w->compaction_ = core.bucket() > 0 && !w->compact_options_.write_only &&
                    CheckAppendCompactionSupported(core).ok();
   w->total_buckets_ = core.bucket();
+  FJORD_ASSIGN_OR_RAISE(std::optional<bool> ordered,
+                        core.options().GetBool("bucket-append-ordered"));
+  w->check_bucket_count_ = core.bucket() > 0 && !options.ignore_previous_files &&
+                           !(core.write_only() && !ordered.value_or(true));
+  if (w->check_bucket_count_) {
+    w->bucket_count_ = std::make_unique<BucketCountCheck>(table, w->total_buckets_);
+  }
   FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
@@ -96,6 +103,7 @@ Result<RollingAppendFileWriter*> AppendTableWrite::WriterFor(const PartitionBuck
   if (it != writers_.end()) return it->second.get();
   FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
   FJORD_ASSIGN_OR_RAISE(int64_t first_seq, NextSequence(key.first, key.second));
+  if (check_bucket_count_) FJORD_RETURN_NOT_OK(bucket_count_->Check(key));
   auto writer = std::make_unique<RollingAppendFileWriter>(
       table_->io(), &table_->schema(), &settings_, dir, namer_.get(), first_seq, kFileSourceAppend);
   return writers_.emplace(key, std::move(writer)).first->second.get();
@@ -106,16 +114,22 @@ Status AppendTableWrite::LoadRestore() {
   // Sequence numbers continue from the files already in each bucket; a compacting writer also
   // restores the bucket's files into its compaction queue, as Java's writer does.
   FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
+  std::map<PartitionBucket, int32_t> totals;
   if (latest) {
     TableScan scan(table_->io(), table_->path(), table_->schema());
     FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
     for (ManifestEntry& e : entries) {
       int64_t& next = next_sequence_[{e.partition, e.bucket}];
       next = std::max(next, e.file.max_sequence_number + 1);
+      totals[{e.partition, e.bucket}] = e.total_buckets;
       if (compaction_ && !options_.ignore_previous_files) {
         restored_files_[{e.partition, e.bucket}].push_back(std::move(e.file));
       }
     }
+  }
+  if (bucket_count_) {
+    bucket_count_->Restored(latest ? std::optional<int64_t>(latest->id) : std::nullopt,
+                            std::move(totals));
   }
   restore_loaded_ = true;
   return Status::OK();

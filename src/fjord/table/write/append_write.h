@@ -17,13 +17,15 @@
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_compact.h"
 #include "fjord/table/write/append_file_writer.h"
+#include "fjord/table/write/bucket_count_check.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
 
 struct AppendWriteOptions {
   // Java's ignorePreviousFiles, for overwrites: the files already in the table take no part in
-  // compaction (they are about to be replaced). Sequence numbers still continue from them.
+  // compaction (they are about to be replaced) and their bucket count is not checked. Sequence
+  // numbers still continue from them.
   bool ignore_previous_files = false;
 };
 
@@ -77,6 +79,11 @@ class AppendTableWrite {
   // files when destroyed (a writer discarded after an error leaves nothing behind).
   std::map<PartitionBucket, std::unique_ptr<RollingAppendFileWriter>> writers_;
   std::map<std::pair<std::string, int32_t>, int64_t> next_sequence_;
+  // Whether a bucket that already holds files must have been written with `total_buckets_`
+  // (Java checks unless the writer ignores previous files: overwrites, and write-only writers
+  // of tables with `bucket-append-ordered` = false), and the check.
+  bool check_bucket_count_ = false;
+  std::unique_ptr<BucketCountCheck> bucket_count_;
   bool restore_loaded_ = false;
 };
 

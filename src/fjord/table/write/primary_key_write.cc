@@ -16,6 +16,7 @@
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/options.h"
+#include "fjord/table/write/bucket_count_check.h"
 #include "fjord/table/write/write_input.h"
 
 namespace fjord {
@@ -183,6 +184,10 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   w->lookup_wait_ = LookupWait(w->lookup_, core);
   w->ignore_delete_ = core.ignore_delete();
   w->write_only_ = core.write_only();
+  w->ignore_previous_files_ = options.ignore_previous_files;
+  if (!w->ignore_previous_files_) {
+    w->bucket_count_ = std::make_unique<BucketCountCheck>(table, w->router_->total_buckets());
+  }
   w->force_compact_ = core.commit_force_compact();
   // Java's compactionFileSize: integer 70 % of the target.
   w->compaction_file_size_ = core.target_file_size(/*has_primary_key=*/true) / 10 * 7;
@@ -199,16 +204,21 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
 Status PrimaryKeyTableWrite::LoadRestoreInfo() {
   if (restore_loaded_) return Status::OK();
   FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table_->snapshots().Latest());
-  if (latest) {
+  std::map<PartitionBucket, int32_t> totals;
+  if (latest && !ignore_previous_files_) {
     TableScan scan(table_->io(), table_->path(), table_->schema());
     FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
     for (const ManifestEntry& e : entries) {
       PartitionBucket key{e.partition, e.bucket};
       int64_t& next = restored_next_sequence_[key];
       next = std::max(next, e.file.max_sequence_number + 1);
-      restored_total_buckets_[key] = e.total_buckets;
+      totals[key] = e.total_buckets;
       restored_files_[key].push_back(e.file);
     }
+  }
+  if (bucket_count_) {
+    bucket_count_->Restored(latest ? std::optional<int64_t>(latest->id) : std::nullopt,
+                            std::move(totals));
   }
   restore_loaded_ = true;
   return Status::OK();
@@ -219,12 +229,7 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
   auto it = writers_.find(key);
   if (it != writers_.end()) return it->second.get();
   FJORD_RETURN_NOT_OK(LoadRestoreInfo());
-  auto tb = restored_total_buckets_.find(key);
-  if (tb != restored_total_buckets_.end() && tb->second != router_->total_buckets()) {
-    return Status::Invalid("table ", table_->path(), " has files written with ", tb->second,
-                           " buckets but 'bucket' is now ", router_->total_buckets(),
-                           "; rescale the table with an INSERT OVERWRITE of its partitions");
-  }
+  if (bucket_count_) FJORD_RETURN_NOT_OK(bucket_count_->Check(key));
   FJORD_ASSIGN_OR_RAISE(FileFormat format, core_->file_format());
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
   std::vector<DataTypePtr> partition_types;

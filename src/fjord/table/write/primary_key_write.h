@@ -42,6 +42,7 @@
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
+#include "fjord/table/write/bucket_count_check.h"
 #include "fjord/table/write/compaction_metrics.h"
 #include "fjord/table/write/dynamic_bucket.h"
 #include "fjord/table/write/full_compaction_trigger.h"
@@ -54,6 +55,10 @@ struct TableWriteOptions {
   std::string spill_dir;
   // Options that override the table's for this write only (dynamic options).
   std::map<std::string, std::string> dynamic_options;
+  // The rows will be committed as an overwrite: the files already in the table are neither
+  // restored (sequence numbers start at 0, nothing of them is compacted) nor checked against the
+  // bucket count, as Java's writer withIgnorePreviousFiles.
+  bool ignore_previous_files = false;
 };
 
 struct TableWriteMetrics {
@@ -139,8 +144,9 @@ class PrimaryKeyTableWrite {
   bool spillable_ = true;
   std::map<PartitionBucket, std::unique_ptr<BucketWriter>> writers_;
   bool restore_loaded_ = false;
+  bool ignore_previous_files_ = false;
   std::map<PartitionBucket, int64_t> restored_next_sequence_;
-  std::map<PartitionBucket, int32_t> restored_total_buckets_;
+  std::unique_ptr<BucketCountCheck> bucket_count_;  // unless ignore_previous_files_
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   UniversalCompactionOptions compaction_;
   CompactStrategyOptions strategy_options_;

@@ -78,12 +78,39 @@ final class DynamicBuckets {
         RowKeyExtractor extractor = table.createRowKeyExtractor();
         ReadBuilder rb = table.newReadBuilder();
         List<DataField> fields = rb.readType().getFields();
-        StringBuilder line = new StringBuilder(256);
+        return eachLiveRow(
+                rb,
+                out,
+                (ds, row, line) -> {
+                    Set<Integer> hashes =
+                            index.getOrDefault(key(ds.partition(), ds.bucket()), Set.of());
+                    extractor.setRecord(row);
+                    boolean indexed = hashes.contains(extractor.trimmedPrimaryKey().hashCode());
+                    line.append("{\"partition\":");
+                    RowJson.appendString(
+                            line, Base64.getEncoder().encodeToString(ds.partition().toBytes()));
+                    line.append(",\"bucket\":").append(ds.bucket());
+                    line.append(",\"indexed\":").append(indexed);
+                    line.append(",\"row\":");
+                    RowJson.appendRow(line, row, fields);
+                    line.append('}');
+                });
+    }
+
+    /** What one live row of a split prints (one JSON line, without the newline). */
+    interface RowLine {
+        void append(DataSplit split, InternalRow row, StringBuilder line);
+    }
+
+    /**
+     * Reads each split of the latest snapshot on its own and writes one line per live row (+I,
+     * +U) as `line` builds it. Returns the number of rows.
+     */
+    static int eachLiveRow(ReadBuilder rb, Writer out, RowLine line) throws IOException {
+        StringBuilder sb = new StringBuilder(256);
         int[] rows = new int[1];
         for (Split split : rb.newScan().plan().splits()) {
             DataSplit ds = (DataSplit) split;
-            String partition = Base64.getEncoder().encodeToString(ds.partition().toBytes());
-            Set<Integer> hashes = index.getOrDefault(key(ds.partition(), ds.bucket()), Set.of());
             try (RecordReader<InternalRow> reader = rb.newRead().createReader(ds)) {
                 reader.forEachRemaining(
                         row -> {
@@ -91,20 +118,12 @@ final class DynamicBuckets {
                             if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
                                 return;
                             }
-                            line.setLength(0);
-                            extractor.setRecord(row);
-                            boolean indexed =
-                                    hashes.contains(extractor.trimmedPrimaryKey().hashCode());
-                            line.append("{\"partition\":");
-                            RowJson.appendString(line, partition);
-                            line.append(",\"bucket\":").append(ds.bucket());
-                            line.append(",\"indexed\":").append(indexed);
-                            line.append(",\"row\":");
-                            RowJson.appendRow(line, row, fields);
-                            line.append("}\n");
+                            sb.setLength(0);
+                            line.append(ds, row, sb);
+                            sb.append('\n');
                             rows[0]++;
                             try {
-                                out.append(line);
+                                out.append(sb);
                             } catch (IOException e) {
                                 throw new java.io.UncheckedIOException(e);
                             }

@@ -63,6 +63,9 @@ public final class Oracle {
                     + "       fjord-oracle tag TABLE_DIR --name NAME [--snapshot N]   (Table#createTag)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
                     + "       fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...] [--output FILE]   (Java's expire_partitions at that time)\n"
+                    + "       fjord-oracle rescale TABLE_DIR --buckets N [--partition k=v,...]   (ALTER 'bucket', then INSERT OVERWRITE)\n"
+                    + "       fjord-oracle write-bucket TABLE_DIR --input ROWS.jsonl --bucket N   (a writer with 'bucket' = N)\n"
+                    + "       fjord-oracle bucket-check TABLE_DIR --output FILE   (live rows, their bucket and Java's bucket for them)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -156,6 +159,9 @@ public final class Oracle {
         }
         if (cmd.equals("partition-expire")) {
             return PartitionExpiry.run(args);
+        }
+        if (List.of("rescale", "write-bucket", "bucket-check").contains(cmd)) {
+            return Rescale.command(args);
         }
         switch (cmd) {
             case "list":
