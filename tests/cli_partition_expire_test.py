@@ -11,28 +11,18 @@ write-only).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from cli_checks import CliChecks
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
     fjord = ap.parse_args().fjord
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(what)
-
-    def run(*args, ok=True):
-        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if ok and p.returncode != 0:
-            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
-        return p
+    cli = CliChecks(fjord)
+    check, run = cli.check, cli.run
 
     with tempfile.TemporaryDirectory(prefix="fjord-cli-partexp-") as work:
         wh = os.path.join(work, "wh")
@@ -149,8 +139,7 @@ def main():
               rows(c) == ['{"dt":"2002-01-01","v":3}', '{"dt":"2999-01-01","v":1}']
               and latest_snapshot(c)["commitKind"] == "APPEND", rows(c))
 
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return cli.summary()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+
+from cli_checks import CliChecks
 import time
 
 
@@ -21,19 +23,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
     fjord = ap.parse_args().fjord
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(what)
-
-    def run(*args, ok=True):
-        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if ok and p.returncode != 0:
-            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
-        return p
+    cli = CliChecks(fjord)
+    check, run = cli.check, cli.run
 
     with tempfile.TemporaryDirectory(prefix="fjord-cli-tail-") as work:
         wh = os.path.join(work, "wh")
@@ -176,8 +167,7 @@ def main():
         bad = run("tail", table, "-o", "no.such.option=1", ok=False)
         check("unknown option refused", bad.returncode != 0 and "no.such.option" in bad.stderr,
               bad.stderr)
-    print(f"{'FAILED' if failures else 'all ok'}: {len(failures)} failures")
-    return 1 if failures else 0
+    return cli.summary()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,27 @@
+"""What the end-to-end CLI tests share: running `fjord` and recording named checks."""
+import subprocess
+
+
+class CliChecks:
+    def __init__(self, fjord):
+        self.fjord = fjord
+        self.failures = []
+
+    def check(self, what, ok, detail=""):
+        """Prints `ok` or `FAIL` with `what`; a failure is remembered with `detail` shown."""
+        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
+        if not ok:
+            self.failures.append(what)
+
+    def run(self, *args, ok=True):
+        """Runs `fjord ARGS`; raises when it fails and `ok` says it must not."""
+        p = subprocess.run([self.fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        if ok and p.returncode != 0:
+            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
+        return p
+
+    def summary(self):
+        """Prints the count of failures; the exit code of the test."""
+        print(f"{'FAILED' if self.failures else 'all ok'}: {len(self.failures)} failures")
+        return 1 if self.failures else 0
