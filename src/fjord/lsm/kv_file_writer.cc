@@ -6,6 +6,7 @@
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
+#include "fjord/common/local_time.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
@@ -189,9 +190,8 @@ Status KvFileWriter::CloseCurrent() {
   f.max_sequence_number = max_seq_;
   f.schema_id = schema_.id;
   f.level = level_;
-  f.creation_time_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  // A local date-time, as Java stores it (LocalDateTime.now()).
+  f.creation_time_millis = NowLocalMillis();
   f.delete_row_count = deletes_;
   f.file_source = file_source_;
   done_.push_back(std::move(f));

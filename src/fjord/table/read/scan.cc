@@ -160,17 +160,6 @@ Result<std::optional<std::set<int32_t>>> CandidateBuckets(const Predicate& filte
 
 }  // namespace
 
-int64_t LocalMillisToEpochMillis(int64_t local) {
-  int64_t seconds = local >= 0 ? local / 1000 : -((-local + 999) / 1000);
-  int64_t millis = local - seconds * 1000;
-  time_t t = static_cast<time_t>(seconds);
-  struct tm fields {};
-  gmtime_r(&t, &fields);
-  fields.tm_isdst = -1;
-  time_t epoch = mktime(&fields);
-  return static_cast<int64_t>(epoch) * 1000 + millis;
-}
-
 int64_t CreationEpochMillis(const DataFileMeta& file) {
   // The stored creation time is a local date-time without zone; Java places it in the JVM's
   // default zone (DataFileMeta#creationTimeEpochMillis). The process's zone plays that part.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/common/local_time.h"
 #include "fjord/expr/predicate.h"
 #include "fjord/file_io.h"
 #include "fjord/meta/manifest.h"
@@ -80,10 +81,6 @@ struct ScanSelector {
   std::optional<int64_t> timestamp_millis;
   std::optional<std::string> tag;
 };
-
-// Epoch millis of a local date-time given as millis of the epoch (the process's time zone, as
-// Java uses the JVM's default zone).
-int64_t LocalMillisToEpochMillis(int64_t local_millis);
 
 // When `file` was created, in epoch milliseconds (its stored local time placed in the process's
 // time zone, as Java places it in the JVM's); 0 when the file does not say.

@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/local_time.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
 
@@ -27,9 +28,8 @@ Result<DataFileMeta> AppendFileMeta(const std::string& file_name,
   f.min_sequence_number = first_sequence;
   f.max_sequence_number = first_sequence + written.row_count - 1;
   f.schema_id = schema.id;
-  f.creation_time_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  // A local date-time, as Java stores it (LocalDateTime.now()).
+  f.creation_time_millis = NowLocalMillis();
   f.delete_row_count = 0;
   f.file_source = 0;
   return f;
