@@ -34,6 +34,8 @@ ALLOWED = {
     "table/compact": BASE | {"io", "format", "meta", "lsm", "expr", "table/read", "table",
                              "table/commit", "table/write"},
     "table/catalog": BASE | {"io", "format", "meta", "expr", "table/read", "table"},
+    "table/maintain": BASE | {"io", "format", "meta", "expr", "table/read", "table",
+                              "table/commit"},
 }
 # A room that may use format/ may use all of it.
 for _room in list(ALLOWED):

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddCommitCommand(&app, &handler);
   fjord::cli::AddCompactCommand(&app, &handler);
   fjord::cli::AddStatsCommand(&app, &handler);
+  fjord::cli::AddExpireCommand(&app, &handler);
 
   // An unknown command is named as such, with the list of known ones (CLI11 alone would only say
   // that an argument was not expected).

@@ -43,6 +43,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle files TABLE_DIR [--snapshot N | --tag NAME | --timestamp MILLIS]
  *   fjord-oracle buckets TABLE_DIR
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
+ *   fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] ...
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -59,6 +60,7 @@ public final class Oracle {
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
+                    + "       fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] [--max-deletes N] [--changelog-retain-min N] [--changelog-retain-max N] [--changelog-time-retained-ms MS] [--output FILE]   (Java's ExpireSnapshots, then ExpireChangelog when decoupled)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -157,6 +159,7 @@ public final class Oracle {
             case "buckets":
             case "write":
             case "changes":
+            case "expire":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -185,6 +188,11 @@ public final class Oracle {
             case "changes":
                 allowed = List.of("--between", "--output");
                 break;
+            case "expire":
+                allowed = List.of("--retain-min", "--retain-max", "--time-retained-ms",
+                        "--max-deletes", "--changelog-retain-min", "--changelog-retain-max",
+                        "--changelog-time-retained-ms", "--output");
+                break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
         }
@@ -209,6 +217,15 @@ public final class Oracle {
                     flags.get("--commit-user"),
                     flags.get("--overwrite"),
                     compact != null);
+        }
+        if (cmd.equals("expire")) {
+            String message = Expire.expire(table, flags);
+            String output = flags.get("--output");
+            if (output != null) {
+                Files.writeString(Path.of(output), message + "\n", StandardCharsets.UTF_8);
+                return null;
+            }
+            return message;
         }
         Map<String, String> options = Map.of();
         for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {
