@@ -61,8 +61,10 @@ def main():
                           if n.startswith("snapshot-"))
 
         before_rows = run("cat", table).stdout
-        check("8 snapshots written (default retention keeps them: all younger than 1 h)",
-              snapshots(table) == list(range(1, 9)), snapshots(table))
+        latest = snapshots(table)[-1]  # 8 writes, and the writer's own compactions
+        check("every snapshot kept (default retention: all younger than 1 h)",
+              latest >= 8 and snapshots(table) == list(range(1, latest + 1)), snapshots(table))
+        last3 = [latest - 2, latest - 1, latest]
 
         # Refusals: nothing deleted.
         before = files(table)
@@ -79,28 +81,29 @@ def main():
         check("dry run lists files with sizes", listed and all(int(s) >= 0 for s, _ in listed),
               dry.stdout)
         check("dry run deletes nothing", files(table) == before)
-        check("dry run counts 5 snapshots", "would expire 5 snapshots" in dry.stdout, dry.stdout)
+        check("dry run counts all but 3 snapshots",
+              f"would expire {latest - 3} snapshots" in dry.stdout, dry.stdout)
 
         out = run("expire", table, "--retain-max", "3", "--retain-min", "1")
         after = files(table)
         gone = {os.path.relpath(p, table) for _, p in listed}
         check("the real run deletes exactly what the dry run listed", before - after == gone,
               (sorted(before - after), sorted(gone)))
-        check("3 snapshots remain", snapshots(table) == [6, 7, 8], snapshots(table))
+        check("3 snapshots remain", snapshots(table) == last3, snapshots(table))
         check("EARLIEST hint written", open(os.path.join(table, "snapshot", "EARLIEST")).read()
-              == "6")
+              == str(latest - 2))
         check("latest rows unchanged", run("cat", table).stdout == before_rows)
-        check("reported", "expired 5 snapshots" in out.stdout, out.stdout)
+        check("reported", f"expired {latest - 3} snapshots" in out.stdout, out.stdout)
 
         # --older-than as a duration: every snapshot is younger than a day, none goes.
         run("expire", table, "--retain-min", "1", "--older-than", "1d")
-        check("--older-than 1d keeps young snapshots", snapshots(table) == [6, 7, 8])
+        check("--older-than 1d keeps young snapshots", snapshots(table) == last3)
         # As a timestamp far in the past: same.
         run("expire", table, "--retain-min", "1", "--older-than", "2000-01-01 00:00:00")
-        check("--older-than 2000-01-01 keeps them", snapshots(table) == [6, 7, 8])
+        check("--older-than 2000-01-01 keeps them", snapshots(table) == last3)
         # A duration of 0 s: all but retain-min go.
         run("expire", table, "--retain-min", "1", "--older-than", "0s")
-        check("--older-than 0s expires down to retain-min", snapshots(table) == [8],
+        check("--older-than 0s expires down to retain-min", snapshots(table) == [latest],
               snapshots(table))
         check("rows still the same", run("cat", table).stdout == before_rows)
 
@@ -111,8 +114,9 @@ def main():
         m = os.path.join(wh, "db.db", "m")
         for i in range(5):
             write(m, [{"id": i, "v": "x"}])
-        check("fjord write expires as snapshot.num-retained.max says", snapshots(m) == [4, 5],
-              snapshots(m))
+        kept = snapshots(m)
+        check("fjord write expires as snapshot.num-retained.max says",
+              len(kept) == 2 and kept[0] > 1 and kept[1] == kept[0] + 1, kept)
         check("the table reads all rows", len(run("cat", m).stdout.splitlines()) == 5)
 
     if failures:
