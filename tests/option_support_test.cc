@@ -91,8 +91,8 @@ TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
   EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "lookup"}})),
               IsError(StatusCode::kNotImplemented,
                       "option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"));
-  EXPECT_THAT(catalog_->CreateTable(id, Spec(false, {{"snapshot.num-retained.max", "5"}})),
-              IsError(StatusCode::kNotImplemented, "snapshot expiration is not implemented"));
+  EXPECT_THAT(catalog_->CreateTable(id, Spec(false, {{"commit.user-prefix", "app"}})),
+              IsError(StatusCode::kNotImplemented, "commit users are not prefixed"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"deletion-vectors.enabled", "true"}})),
               IsError(StatusCode::kNotImplemented, "'deletion-vectors.enabled' = 'true'"));
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> tables, catalog_->ListTables("db"));
@@ -112,8 +112,8 @@ TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
 TEST_F(OptionSupportApiTest, AlterRefusesAnOptionFjordDoesNotHonour) {
   TableIdentifier id{"db", "t"};
   ASSERT_OK(catalog_->CreateTable(id, Spec(true, {{"bucket", "2"}})));
-  EXPECT_THAT(catalog_->AlterTable(id, {SchemaChange::SetOption("snapshot.num-retained.max", "5")}),
-              IsError(StatusCode::kNotImplemented, "option 'snapshot.num-retained.max' = '5'"));
+  EXPECT_THAT(catalog_->AlterTable(id, {SchemaChange::SetOption("commit.user-prefix", "app")}),
+              IsError(StatusCode::kNotImplemented, "option 'commit.user-prefix' = 'app'"));
   EXPECT_THAT(
       catalog_->AlterTable(id, {SchemaChange::SetOption("tag.automatic-creation", "process-time")}),
       IsError(StatusCode::kNotImplemented, "tags are not created automatically"));
@@ -130,14 +130,13 @@ TEST_F(OptionSupportApiTest, AlterRefusesAnOptionFjordDoesNotHonour) {
 TEST_F(OptionSupportApiTest, ATableWithARefusedOptionIsReadButNotWritten) {
   TableIdentifier id{"db", "t"};
   auto before = TableWithRows(id);
-  SetOptionBehindFjordsBack(*before, "snapshot.num-retained.max", "5");
+  SetOptionBehindFjordsBack(*before, "commit.user-prefix", "app");
   auto table = *catalog_->GetTable(id);
   EXPECT_THAT(table->NewWrite(),
-              IsError(StatusCode::kNotImplemented, "option 'snapshot.num-retained.max' = '5'"));
-  EXPECT_THAT(table->NewCommit("u"), IsError(StatusCode::kNotImplemented, "snapshot.num-retained"));
-  EXPECT_THAT(table->NewCompaction(),
-              IsError(StatusCode::kNotImplemented, "snapshot.num-retained"));
-  EXPECT_EQ(RowCount(*table), 10);  // reads do not expire snapshots: the read honours it
+              IsError(StatusCode::kNotImplemented, "option 'commit.user-prefix' = 'app'"));
+  EXPECT_THAT(table->NewCommit("u"), IsError(StatusCode::kNotImplemented, "commit.user-prefix"));
+  EXPECT_THAT(table->NewCompaction(), IsError(StatusCode::kNotImplemented, "commit.user-prefix"));
+  EXPECT_EQ(RowCount(*table), 10);  // reads commit nothing: the read honours it
   ASSERT_OK_AND_ASSIGN(ReadPlan plan, table->NewRead().Plan());
   EXPECT_EQ(plan.snapshot_id, 1);
 }
@@ -177,13 +176,13 @@ TEST_F(OptionSupportApiTest, DynamicOptionsAreCheckedToo) {
                                           "Fjord yet: the lookup changelog producer is not "
                                           "implemented yet (issue 19)"));
   CompactionOptions c;
-  c.dynamic_options = {{"snapshot.time-retained", "1 h"}};
+  c.dynamic_options = {{"commit.user-prefix", "app"}};
   EXPECT_THAT(table->NewCompaction(c),
-              IsError(StatusCode::kNotImplemented, "'snapshot.time-retained' = '1 h'"));
+              IsError(StatusCode::kNotImplemented, "'commit.user-prefix' = 'app'"));
   CommitOptions co;
-  co.dynamic_options = {{"snapshot.num-retained.min", "1"}};
+  co.dynamic_options = {{"commit.user-prefix", "app"}};
   EXPECT_THAT(table->NewCommit("u", co),
-              IsError(StatusCode::kNotImplemented, "snapshot.num-retained.min"));
+              IsError(StatusCode::kNotImplemented, "commit.user-prefix"));
   // An unknown dynamic key is refused with the nearest known key.
   w.dynamic_options = {{"write-bufer-size", "1 mb"}};
   EXPECT_THAT(table->NewWrite(w),

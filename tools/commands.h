@@ -58,5 +58,7 @@ void AddStatsCommand(CLI::App* app, Handler* handler);
 void AddExpirePartitionsCommand(CLI::App* app, Handler* handler);
 // `fjord rescale` (bucket rescale: ALTER of `bucket`, then an OVERWRITE of the partitions).
 void AddRescaleCommand(CLI::App* app, Handler* handler);
+// `fjord expire` (snapshot expiration as a job).
+void AddExpireCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

@@ -78,6 +78,10 @@ class FileIO {
   // Deleting a missing file is not an error.
   virtual Status Delete(const std::string& path) = 0;
   virtual Status DeleteDirRecursive(const std::string& dir) = 0;
+  // Removes `dir` only if it is empty: true when it is gone (or was never there), false when it
+  // holds something. Local file systems check and remove in one step (rmdir); object stores have
+  // no directories to remove, so this only reports whether anything is under `dir`.
+  virtual Result<bool> DeleteEmptyDir(const std::string& dir);
   // Renames; fails with AlreadyExists if `to` exists.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
 

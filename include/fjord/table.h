@@ -23,6 +23,7 @@
 #include "fjord/schema.h"
 #include "fjord/table_commit.h"
 #include "fjord/table_compaction.h"
+#include "fjord/table_expire.h"
 #include "fjord/table_read.h"
 #include "fjord/table_rescale.h"
 #include "fjord/table_stats.h"
@@ -121,6 +122,10 @@ class Table {
   // user to a fixed bucket while the rewrite runs makes it fail (Status::Conflict, as Java's
   // strict mode): nothing is committed, the schema change stays, and running it again finishes.
   Result<RescaleResult> Rescale(const RescaleOptions& options) const;
+  // Expires snapshots (and long-lived changelogs) now (table_expire.h). Invalid, naming the
+  // option or field, for a retain-max below retain-min or a retain-min below 1; nothing is
+  // deleted then.
+  Result<ExpireResult> ExpireSnapshots(const ExpireOptions& options = {}) const;
 
   // For Fjord's own layers: the internal table this handle wraps.
   const std::shared_ptr<const FileStoreTable>& store() const { return store_; }

@@ -73,6 +73,16 @@ class TableCommit {
   // Deletes every row of the table.
   virtual Result<CommitResult> Truncate(int64_t identifier) = 0;
 
+  // Post-commit maintenance (docs/maintenance.md): after each of the calls above succeeds, unless
+  // the table or the committer is `write-only`, the committer expires consumers
+  // (`consumer.expiration-time`), snapshots (`snapshot.*`) and long-lived changelogs
+  // (`changelog.*`), as Java Paimon's commit does, also when the call created no snapshot. By
+  // default this runs inside the call, whose error it then is (the commit itself stays in);
+  // with `snapshot.expire.execution-mode = async` it runs on a background thread and its error
+  // comes back from the next call or from Close. Close waits for that thread; the destructor
+  // does too, dropping the error.
+  virtual Status Close() = 0;
+
  protected:
   explicit TableCommit(std::string user) : commit_user_(std::move(user)) {}
 

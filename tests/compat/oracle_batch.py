@@ -27,6 +27,15 @@ class OracleBatch:
             raise RuntimeError(f"fjord-oracle {' '.join(line)}: {answer['message']}")
         return out
 
+    def message(self, *cmd):
+        """Runs one command without `--output` (write, expire); returns Java's message."""
+        self.proc.stdin.write(json.dumps(list(cmd)) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
+        if not answer["ok"]:
+            raise RuntimeError(f"fjord-oracle {' '.join(cmd)}: {answer['message']}")
+        return answer.get("message", "")
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=60)

@@ -6,7 +6,7 @@
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/commit/message_check.h"
 #include "fjord/table/file_store_table.h"
-#include "fjord/table/maintain/partition_expire.h"
+#include "fjord/table/maintain/commit_maintenance.h"
 
 namespace fjord {
 
@@ -15,12 +15,12 @@ namespace {
 class TableCommitImpl : public TableCommit {
  public:
   TableCommitImpl(std::shared_ptr<const FileStoreTable> table, std::string user,
-                  const CommitOptions& options, std::unique_ptr<PartitionExpire> partition_expire)
+                  const CommitOptions& options, std::unique_ptr<CommitMaintenance> maintenance)
       : TableCommit(user),
         table_(std::move(table)),
         options_(options),
-        commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options),
-        partition_expire_(std::move(partition_expire)) {
+        maintenance_(std::move(maintenance)),
+        commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options) {
     if (options.ignore_empty_commit) commit_.set_ignore_empty_commit(*options.ignore_empty_commit);
     commit_.set_filter_committed(options.check_committed);
   }
@@ -29,9 +29,7 @@ class TableCommitImpl : public TableCommit {
     FJORD_RETURN_NOT_OK(Check(messages));
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id,
                           commit_.Commit(messages.messages(), identifier));
-    CommitResult result = Outcome(id);
-    FJORD_RETURN_NOT_OK(Maintain(identifier));
-    return result;
+    return Maintained(Outcome(id), identifier);
   }
 
   Result<CommitResult> Overwrite(const CommitMessages& messages, int64_t identifier,
@@ -50,45 +48,42 @@ class TableCommitImpl : public TableCommit {
           id, commit.Overwrite(messages.messages(), identifier,
                                std::map<std::string, std::string>(static_partition->begin(),
                                                                   static_partition->end())));
-      CommitResult result = Outcome(id, commit.last_stats());
-      FJORD_RETURN_NOT_OK(Maintain(identifier));
-      return result;
+      return Maintained(Outcome(id, commit.last_stats()), identifier);
     }
     FJORD_ASSIGN_OR_RAISE(id, commit_.Overwrite(messages.messages(), identifier));
-    CommitResult result = Outcome(id);
-    FJORD_RETURN_NOT_OK(Maintain(identifier));
-    return result;
+    return Maintained(Outcome(id), identifier);
   }
 
   Result<CommitResult> DropPartitions(const std::vector<PartitionSpec>& partitions,
                                       int64_t identifier) override {
     std::vector<std::map<std::string, std::string>> specs(partitions.begin(), partitions.end());
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.DropPartitions(specs, identifier));
-    return Outcome(id);
+    return Maintained(Outcome(id), identifier);
   }
 
   Result<CommitResult> Truncate(int64_t identifier) override {
+    // No maintenance after a truncate, as Java's TableCommitImpl#truncateTable.
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.Truncate(identifier));
     return Outcome(id);
   }
 
- private:
-  // Java's post-commit maintenance (TableCommitImpl#maintain), synchronously: for now partition
-  // expiration when due. Its failure is the commit call's (the commit itself stays), as in Java.
-  Status Maintain(int64_t identifier) {
-    if (!partition_expire_) return Status::OK();
-    Result<std::optional<std::vector<ExpiredPartition>>> expired =
-        partition_expire_->ExpireIfDue(LocalDateTime::Now(), identifier);
-    if (!expired.ok()) {
-      return expired.status().WithContext("the commit of identifier ", identifier,
-                                          " succeeded, then partition expiration failed");
-    }
-    return Status::OK();
-  }
+  Status Close() override { return maintenance_->Wait(); }
 
+ private:
   Status Check(const CommitMessages& messages) const {
     return CheckMessagesFitTable(messages.messages(), table_->schema(), table_->path(),
                                  "commit messages");
+  }
+
+  // The maintenance after a successful call; its error names what was committed.
+  Result<CommitResult> Maintained(CommitResult result, int64_t identifier) {
+    Status st = maintenance_->AfterCommit(identifier, !result.snapshots.empty());
+    if (!st.ok()) {
+      std::string committed =
+          result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "nothing new";
+      return st.WithContext("post-commit maintenance (committed: " + committed + ")");
+    }
+    return result;
   }
 
   CommitResult Outcome(std::optional<int64_t> id) const {
@@ -105,8 +100,8 @@ class TableCommitImpl : public TableCommit {
 
   std::shared_ptr<const FileStoreTable> table_;
   CommitOptions options_;
+  std::unique_ptr<CommitMaintenance> maintenance_;
   FileStoreCommit commit_;
-  std::unique_ptr<PartitionExpire> partition_expire_;  // null: none (or write-only)
 };
 
 }  // namespace
@@ -121,15 +116,12 @@ Result<std::unique_ptr<TableCommit>> Table::NewCommit(std::string commit_user,
                                                       const CommitOptions& options) const {
   if (commit_user.empty()) return Status::Invalid("a commit needs a commit user");
   FJORD_RETURN_NOT_OK(store_->CheckOptions(OptionUse::kWrite, options.dynamic_options));
-  // Partition expiration at commit maintenance, unless write-only (as Java's table commit).
-  std::unique_ptr<PartitionExpire> partition_expire;
-  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
+  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> maintained,
                         store_->WithDynamicOptions(options.dynamic_options));
-  if (!table->core_options().write_only()) {
-    FJORD_ASSIGN_OR_RAISE(partition_expire, PartitionExpire::Make(table, commit_user));
-  }
+  FJORD_ASSIGN_OR_RAISE(std::unique_ptr<CommitMaintenance> maintenance,
+                        CommitMaintenance::Make(std::move(maintained), commit_user));
   return std::unique_ptr<TableCommit>(
-      new TableCommitImpl(store_, std::move(commit_user), options, std::move(partition_expire)));
+      new TableCommitImpl(store_, std::move(commit_user), options, std::move(maintenance)));
 }
 
 }  // namespace fjord

@@ -1,8 +1,10 @@
 // The public TableCompaction over the dedicated compaction job (table/compact/compaction_job.h).
 
+#include "fjord/common/ids.h"
 #include "fjord/table.h"
 #include "fjord/table/compact/compaction_job.h"
 #include "fjord/table/file_store_table.h"
+#include "fjord/table/maintain/commit_maintenance.h"
 
 namespace fjord {
 
@@ -13,7 +15,16 @@ class TableCompactionImpl : public TableCompaction {
   TableCompactionImpl(std::shared_ptr<const FileStoreTable> table, CompactionOptions options)
       : table_(std::move(table)), options_(std::move(options)) {}
 
-  Result<CompactionResult> Run() override { return RunCompactionJob(*table_, options_); }
+  // The job commits as a writer does, so the post-commit maintenance follows (run in the call,
+  // whatever snapshot.expire.execution-mode says: the job ends here).
+  Result<CompactionResult> Run() override {
+    FJORD_ASSIGN_OR_RAISE(CompactionResult result, RunCompactionJob(*table_, options_));
+    FJORD_ASSIGN_OR_RAISE(std::unique_ptr<CommitMaintenance> maintenance,
+                          CommitMaintenance::Make(table_, RandomUuid()));
+    FJORD_RETURN_NOT_OK(maintenance->AfterCommit(0, true));
+    FJORD_RETURN_NOT_OK(maintenance->Wait().WithContext("post-commit maintenance"));
+    return result;
+  }
 
  private:
   std::shared_ptr<const FileStoreTable> table_;

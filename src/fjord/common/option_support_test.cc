@@ -53,8 +53,8 @@ TEST(OptionSupportTest, ValuesAreHonouredOrRefused) {
   EXPECT_FALSE(OptionValueHonoured(Def("deletion-vectors.enabled"), "true"));
   EXPECT_TRUE(OptionValueHonoured(Def("file.format"), "orc"));
   EXPECT_FALSE(OptionValueHonoured(Def("file.format"), "csv"));
-  // Any value of a refused option without honoured values is refused, the default included.
-  EXPECT_FALSE(OptionValueHonoured(Def("snapshot.num-retained.max"), "2147483647"));
+  // Any value of a refused option without honoured values is refused.
+  EXPECT_FALSE(OptionValueHonoured(Def("commit.user-prefix"), "app"));
   EXPECT_TRUE(OptionValueHonoured(Def("merge-engine"), "aggregation"));
   // An empty list configures nothing.
   EXPECT_TRUE(OptionValueHonoured(Def("commit.callbacks"), ""));
@@ -66,20 +66,21 @@ TEST(OptionSupportTest, ValuesAreHonouredOrRefused) {
   EXPECT_EQ(OptionSupportText(Def("changelog-producer")),
             "honoured for none, input, full-compaction only");
   EXPECT_EQ(OptionSupportText(Def("bucket")), "honoured for -1, N > 0 only");
-  EXPECT_EQ(OptionSupportText(Def("snapshot.time-retained")), "not honoured");
+  EXPECT_EQ(OptionSupportText(Def("commit.user-prefix")), "not honoured");
+  EXPECT_EQ(OptionSupportText(Def("snapshot.time-retained")), "honoured");
 }
 
 TEST(OptionSupportTest, CreateRefusesEveryUnhonouredValueNamingIt) {
   Status st = CheckOptionsHonoured(
-      {{"changelog-producer", "lookup"}, {"bucket", "4"}, {"snapshot.num-retained.max", "5"}},
+      {{"changelog-producer", "lookup"}, {"bucket", "4"}, {"commit.user-prefix", "app"}},
       OptionUse::kCreate);
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented,
                           "option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"));
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented,
                           "the lookup changelog producer is not implemented yet (issue 19)"));
   EXPECT_THAT(st, IsError(StatusCode::kNotImplemented,
-                          "option 'snapshot.num-retained.max' = '5' is not honoured by Fjord yet: "
-                          "snapshot expiration is not implemented (issue 15)"));
+                          "option 'commit.user-prefix' = 'app' is not honoured by Fjord yet: "
+                          "commit users are not prefixed"));
   EXPECT_EQ(st.message().find("'bucket'"), std::string::npos) << st.ToString();
   EXPECT_OK(CheckOptionsHonoured({{"changelog-producer", "none"}, {"no.such.key", "x"}},
                                  OptionUse::kCreate));
@@ -95,10 +96,10 @@ TEST(OptionSupportTest, WritesAndReadsRefuseOnlyWhatConcernsThem) {
   EXPECT_THAT(CheckOptionsHonoured({{"deletion-vectors.enabled", "true"}}, OptionUse::kWrite),
               IsError(StatusCode::kNotImplemented, "'deletion-vectors.enabled' = 'true'"));
   EXPECT_OK(CheckOptionsHonoured({{"deletion-vectors.enabled", "true"}}, OptionUse::kRead));
-  // Snapshot retention is a commit's business.
-  EXPECT_THAT(CheckOptionsHonoured({{"snapshot.num-retained.min", "1"}}, OptionUse::kWrite),
-              IsError(StatusCode::kNotImplemented, "snapshot.num-retained.min"));
-  EXPECT_OK(CheckOptionsHonoured({{"snapshot.num-retained.min", "1"}}, OptionUse::kRead));
+  // Commit users are a commit's business.
+  EXPECT_THAT(CheckOptionsHonoured({{"commit.user-prefix", "app"}}, OptionUse::kWrite),
+              IsError(StatusCode::kNotImplemented, "commit.user-prefix"));
+  EXPECT_OK(CheckOptionsHonoured({{"commit.user-prefix", "app"}}, OptionUse::kRead));
   // A scan option set on the table changes what a read returns, not what a write does.
   EXPECT_THAT(CheckOptionsHonoured({{"scan.ignore-corrupt-files", "true"}}, OptionUse::kRead),
               IsError(StatusCode::kNotImplemented, "'scan.ignore-corrupt-files' = 'true'"));

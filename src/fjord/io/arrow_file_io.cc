@@ -335,6 +335,14 @@ Status ArrowFileIO::DeleteDirRecursive(const std::string& dir) {
   return FromArrow(fs_->DeleteDir(FsPath(dir))).WithContext(dir);
 }
 
+Result<bool> ArrowFileIO::DeleteEmptyDir(const std::string& dir) {
+  if (!local_) return FileIO::DeleteEmptyDir(dir);
+  std::string local = FsPath(dir);
+  if (::rmdir(local.c_str()) == 0 || errno == ENOENT) return true;
+  if (errno == ENOTEMPTY || errno == EEXIST) return false;
+  return ErrnoStatus("rmdir", dir, errno);
+}
+
 Status ArrowFileIO::Rename(const std::string& from, const std::string& to) {
   if (local_) {
     std::string src = FsPath(from), dst = FsPath(to);
@@ -346,6 +354,11 @@ Status ArrowFileIO::Rename(const std::string& from, const std::string& to) {
   FJORD_ASSIGN_OR_RAISE(bool exists, Exists(to));
   if (exists) return Status::AlreadyExists(to, ": already exists");
   return FromArrow(fs_->Move(FsPath(from), FsPath(to))).WithContext(from);
+}
+
+Result<bool> FileIO::DeleteEmptyDir(const std::string& dir) {
+  FJORD_ASSIGN_OR_RAISE(std::vector<FileStatus> children, List(dir));
+  return children.empty();
 }
 
 void FileIO::ShutdownFileSystems() {

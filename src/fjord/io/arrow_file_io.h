@@ -49,6 +49,7 @@ class ArrowFileIO : public FileIO {
   Status MakeDirs(const std::string& dir) override;
   Status Delete(const std::string& path) override;
   Status DeleteDirRecursive(const std::string& dir) override;
+  Result<bool> DeleteEmptyDir(const std::string& dir) override;
   Status Rename(const std::string& from, const std::string& to) override;
   bool IsObjectStore() const override { return !local_; }
 

@@ -168,6 +168,11 @@ Status FaultInjectionFileIO::DeleteDirRecursive(const std::string& dir) {
   return base_->DeleteDirRecursive(dir);
 }
 
+Result<bool> FaultInjectionFileIO::DeleteEmptyDir(const std::string& dir) {
+  FJORD_RETURN_NOT_OK(Tick("delete-empty-dir", dir));
+  return base_->DeleteEmptyDir(dir);
+}
+
 Status FaultInjectionFileIO::Rename(const std::string& from, const std::string& to) {
   FJORD_RETURN_NOT_OK(Tick("rename", from));
   return base_->Rename(from, to);

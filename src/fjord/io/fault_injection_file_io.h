@@ -47,6 +47,7 @@ class FaultInjectionFileIO : public FileIO,
   Status MakeDirs(const std::string& dir) override;
   Status Delete(const std::string& path) override;
   Status DeleteDirRecursive(const std::string& dir) override;
+  Result<bool> DeleteEmptyDir(const std::string& dir) override;
   Status Rename(const std::string& from, const std::string& to) override;
   bool IsObjectStore() const override { return base_->IsObjectStore(); }
 

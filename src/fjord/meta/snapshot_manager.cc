@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace fjord {
 
@@ -16,10 +17,10 @@ std::optional<int64_t> ParseId(std::string_view s) {
 
 }  // namespace
 
-Result<std::optional<int64_t>> SnapshotManager::ReadHint(const std::string& path) const {
+Result<std::optional<int64_t>> ReadIdHint(FileIO* io, const std::string& path) {
   // A hint may be mid-overwrite by a concurrent committer: retry, then fall back to listing.
   for (int attempt = 0; attempt < 3; ++attempt) {
-    Result<std::string> text = io_->ReadFile(path);
+    Result<std::string> text = io->ReadFile(path);
     if (!text.ok()) {
       if (text.status().IsNotFound()) return std::optional<int64_t>();
       continue;
@@ -31,9 +32,9 @@ Result<std::optional<int64_t>> SnapshotManager::ReadHint(const std::string& path
   return std::optional<int64_t>();
 }
 
-Result<std::vector<int64_t>> SnapshotManager::ListNumbered(const std::string& dir,
-                                                           const std::string& prefix) const {
-  FJORD_ASSIGN_OR_RAISE(std::vector<FileStatus> files, io_->List(dir));
+Result<std::vector<int64_t>> ListNumberedFiles(FileIO* io, const std::string& dir,
+                                               const std::string& prefix) {
+  FJORD_ASSIGN_OR_RAISE(std::vector<FileStatus> files, io->List(dir));
   std::vector<int64_t> ids;
   for (const FileStatus& f : files) {
     std::string name = BaseName(f.path);
@@ -42,6 +43,15 @@ Result<std::vector<int64_t>> SnapshotManager::ListNumbered(const std::string& di
   }
   std::sort(ids.begin(), ids.end());
   return ids;
+}
+
+Result<std::optional<int64_t>> SnapshotManager::ReadHint(const std::string& path) const {
+  return ReadIdHint(io_.get(), path);
+}
+
+Result<std::vector<int64_t>> SnapshotManager::ListNumbered(const std::string& dir,
+                                                           const std::string& prefix) const {
+  return ListNumberedFiles(io_.get(), dir, prefix);
 }
 
 Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
@@ -152,6 +162,19 @@ Result<Snapshot> SnapshotManager::LoadTag(const std::string& name) const {
     return text.status();
   }
   return Snapshot::FromJson(*text, path);
+}
+
+Result<std::vector<Snapshot>> SnapshotManager::TaggedSnapshots() const {
+  FJORD_ASSIGN_OR_RAISE(std::vector<std::string> names, ListTags());
+  std::map<int64_t, Snapshot> by_id;
+  for (const std::string& name : names) {
+    FJORD_ASSIGN_OR_RAISE(Snapshot s, LoadTag(name));
+    by_id.emplace(s.id, std::move(s));
+  }
+  std::vector<Snapshot> out;
+  out.reserve(by_id.size());
+  for (auto& [id, s] : by_id) out.push_back(std::move(s));
+  return out;
 }
 
 }  // namespace fjord

@@ -15,6 +15,13 @@
 
 namespace fjord {
 
+// A hint file (LATEST, EARLIEST): its decimal id, retried 3 times (it may be mid-overwrite);
+// nullopt when it is missing or does not hold an id.
+Result<std::optional<int64_t>> ReadIdHint(FileIO* io, const std::string& path);
+// The ids of the files `<dir>/<prefix><digits>`, ascending.
+Result<std::vector<int64_t>> ListNumberedFiles(FileIO* io, const std::string& dir,
+                                               const std::string& prefix);
+
 class SnapshotManager {
  public:
   SnapshotManager(std::shared_ptr<FileIO> io, std::string table_root)
@@ -44,6 +51,8 @@ class SnapshotManager {
   // Tags, sorted by name. A tag holds a full snapshot, which may outlive snapshot-N itself.
   Result<std::vector<std::string>> ListTags() const;
   Result<Snapshot> LoadTag(const std::string& name) const;
+  // The snapshots of every tag, ascending by id, one per id (Java's TagManager.taggedSnapshots).
+  Result<std::vector<Snapshot>> TaggedSnapshots() const;
 
  private:
   Result<std::optional<int64_t>> ReadHint(const std::string& path) const;

@@ -30,6 +30,7 @@ StreamTableScan::StreamTableScan(std::shared_ptr<FileIO> io, std::string table_r
       filter_(std::move(filter)),
       consumer_next_(consumer_next),
       snapshots_(io, table_root),
+      changelogs_(io, table_root),
       scan_(io, table_root, schema) {}
 
 Status StreamTableScan::Init() {
@@ -87,12 +88,13 @@ Result<StreamPlan> StreamTableScan::FirstPlan() {
   bool no_snapshot = false;
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, snapshots_.EarliestId());
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, snapshots_.LatestId());
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest_readable, EarliestReadable());
   if (consumer_next_) {
     // ContinuousFromSnapshotStartingScanner over the consumer's next snapshot.
     if (!earliest) {
       no_snapshot = true;
     } else {
-      next = std::max(*consumer_next_, *earliest);
+      next = std::max(*consumer_next_, *earliest_readable);
     }
   } else {
     switch (start_.mode) {
@@ -138,7 +140,7 @@ Result<StreamPlan> StreamTableScan::FirstPlan() {
         if (!earliest) {
           no_snapshot = true;
         } else {
-          next = std::max(*start_.snapshot_id, *earliest);
+          next = std::max(*start_.snapshot_id, *earliest_readable);
         }
         break;
       case StartupMode::kFromSnapshotFull:
@@ -231,6 +233,14 @@ Result<std::optional<int64_t>> StreamTableScan::EarlierThan(int64_t millis,
   return std::optional<int64_t>(lo);
 }
 
+Result<std::optional<int64_t>> StreamTableScan::EarliestReadable() const {
+  // Java's ContinuousFromSnapshotStartingScanner: with long-lived changelogs the earliest of
+  // them, else the earliest snapshot.
+  FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> changelog, changelogs_.EarliestId());
+  if (changelog) return changelog;
+  return snapshots_.EarliestId();
+}
+
 Result<std::optional<Snapshot>> StreamTableScan::NextSnapshot(int64_t id) {
   Result<Snapshot> loaded = snapshots_.Load(id);
   if (loaded.ok()) {
@@ -238,6 +248,14 @@ Result<std::optional<Snapshot>> StreamTableScan::NextSnapshot(int64_t id) {
     return std::optional<Snapshot>(std::move(*loaded));
   }
   if (!loaded.status().IsNotFound()) return loaded.status();
+  // Expired, but kept as a long-lived changelog (changelog/changelog-<id>): its changelog (or,
+  // with changelog-producer none, its delta) is still there to read.
+  Result<Snapshot> changelog = changelogs_.Load(id);
+  if (changelog.ok()) {
+    misses_ = 0;
+    return std::optional<Snapshot>(std::move(*changelog));
+  }
+  if (!changelog.status().IsNotFound()) return changelog.status();
   if (++misses_ % kRangeCheckInterval != 0) return std::optional<Snapshot>();
   // Java's NextSnapshotFetcher#rangeCheck.
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, snapshots_.EarliestId());

@@ -4,7 +4,11 @@
 // snapshot added for `none`, the changelog files of every snapshot that has them otherwise.
 // OVERWRITE snapshots are skipped unless `streaming-read-overwrite` (primary-key tables: the old
 // merged rows as -D/-U, then the new ones) or `streaming-read-append-overwrite` (append tables:
-// the new files). The position is the id of the next snapshot to plan (`checkpoint()`).
+// the new files). The position is the id of the next snapshot to plan (`checkpoint()`). A
+// snapshot that expired but lives on as a long-lived changelog (changelog/changelog-<id>) is read
+// from there, and a stream positioned before the earliest snapshot starts at the earliest
+// long-lived changelog (Java reads them only when its own options make the changelog decoupled;
+// Fjord reads whatever changelog/ holds).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +19,7 @@
 
 #include "fjord/expr/predicate.h"
 #include "fjord/file_io.h"
+#include "fjord/meta/changelog_manager.h"
 #include "fjord/meta/core_options.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/table/read/scan.h"
@@ -63,6 +68,8 @@ class StreamTableScan {
   Result<StreamPlan> OverwritePlan(const Snapshot& snapshot);
   bool ShouldScan(const Snapshot& snapshot) const;
   Result<bool> Exists(int64_t id) const;
+  // The earliest long-lived changelog, else the earliest snapshot.
+  Result<std::optional<int64_t>> EarliestReadable() const;
   Result<std::optional<int64_t>> EarlierThan(int64_t millis, bool null_if_too_early) const;
   bool Ends(const Snapshot& snapshot) const;
 
@@ -74,6 +81,7 @@ class StreamTableScan {
   std::optional<Predicate> filter_;
   std::optional<int64_t> consumer_next_;
   SnapshotManager snapshots_;
+  ChangelogManager changelogs_;
   TableScan scan_;
   std::optional<int64_t> next_snapshot_;
   std::optional<int64_t> latest_at_open_;

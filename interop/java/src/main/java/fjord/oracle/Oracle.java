@@ -44,6 +44,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle buckets TABLE_DIR
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
  *   fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...]
+ *   fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] ...
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -66,6 +67,7 @@ public final class Oracle {
                     + "       fjord-oracle rescale TABLE_DIR --buckets N [--partition k=v,...]   (ALTER 'bucket', then INSERT OVERWRITE)\n"
                     + "       fjord-oracle write-bucket TABLE_DIR --input ROWS.jsonl --bucket N   (a writer with 'bucket' = N)\n"
                     + "       fjord-oracle bucket-check TABLE_DIR --output FILE   (live rows, their bucket and Java's bucket for them)\n"
+                    + "       fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] [--max-deletes N] [--changelog-retain-min N] [--changelog-retain-max N] [--changelog-time-retained-ms MS] [--output FILE]   (Java's ExpireSnapshots, then ExpireChangelog when decoupled)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -171,6 +173,7 @@ public final class Oracle {
             case "write":
             case "changes":
             case "tag":
+            case "expire":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -201,6 +204,11 @@ public final class Oracle {
                 break;
             case "tag":
                 allowed = List.of("--name", "--snapshot", "--output");
+                break;
+            case "expire":
+                allowed = List.of("--retain-min", "--retain-max", "--time-retained-ms",
+                        "--max-deletes", "--changelog-retain-min", "--changelog-retain-max",
+                        "--changelog-time-retained-ms", "--output");
                 break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
@@ -238,6 +246,15 @@ public final class Oracle {
                 table.createTag(name);
             }
             return null;
+        }
+        if (cmd.equals("expire")) {
+            String message = Expire.expire(table, flags);
+            String output = flags.get("--output");
+            if (output != null) {
+                Files.writeString(Path.of(output), message + "\n", StandardCharsets.UTF_8);
+                return null;
+            }
+            return message;
         }
         Map<String, String> options = Map.of();
         for (String flag : List.of("--snapshot", "--tag", "--timestamp")) {
