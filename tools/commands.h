@@ -58,5 +58,7 @@ void AddStatsCommand(CLI::App* app, Handler* handler);
 void AddExpirePartitionsCommand(CLI::App* app, Handler* handler);
 // `fjord rescale` (bucket rescale: ALTER of `bucket`, then an OVERWRITE of the partitions).
 void AddRescaleCommand(CLI::App* app, Handler* handler);
+// `fjord orphans` (Java's remove_orphan_files procedure).
+void AddOrphansCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli
