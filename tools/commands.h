@@ -60,5 +60,7 @@ void AddExpirePartitionsCommand(CLI::App* app, Handler* handler);
 void AddRescaleCommand(CLI::App* app, Handler* handler);
 // `fjord expire` (snapshot expiration as a job).
 void AddExpireCommand(CLI::App* app, Handler* handler);
+// `fjord orphans` (Java's remove_orphan_files procedure).
+void AddOrphansCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

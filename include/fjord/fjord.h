@@ -9,6 +9,7 @@
 #include "fjord/data_type.h"
 #include "fjord/file_io.h"
 #include "fjord/options.h"
+#include "fjord/orphan_files.h"
 #include "fjord/partition.h"
 #include "fjord/partition_expire.h"
 #include "fjord/result.h"
