@@ -115,8 +115,8 @@ TEST_F(OptionSupportApiTest, AlterRefusesAnOptionFjordDoesNotHonour) {
   EXPECT_THAT(catalog_->AlterTable(id, {SchemaChange::SetOption("snapshot.num-retained.max", "5")}),
               IsError(StatusCode::kNotImplemented, "option 'snapshot.num-retained.max' = '5'"));
   EXPECT_THAT(
-      catalog_->AlterTable(id, {SchemaChange::SetOption("tag.automatic-creation", "process-time")}),
-      IsError(StatusCode::kNotImplemented, "tags are not created automatically"));
+      catalog_->AlterTable(id, {SchemaChange::SetOption("tag.automatic-creation", "batch")}),
+      IsError(StatusCode::kNotImplemented, "batch tags"));
   // Deletion vectors switch only where deletion-vectors.modifiable allows it (and Fjord does not
   // write them in any case).
   EXPECT_THAT(

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddCompactCommand(&app, &handler);
   fjord::cli::AddStatsCommand(&app, &handler);
   fjord::cli::AddExpirePartitionsCommand(&app, &handler);
+  fjord::cli::AddTagCommand(&app, &handler);
   fjord::cli::AddRescaleCommand(&app, &handler);
 
   // An unknown command is named as such, with the list of known ones (CLI11 alone would only say

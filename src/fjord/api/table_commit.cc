@@ -7,6 +7,7 @@
 #include "fjord/table/commit/message_check.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/maintain/partition_expire.h"
+#include "fjord/table/maintain/tag_auto_create.h"
 
 namespace fjord {
 
@@ -15,12 +16,14 @@ namespace {
 class TableCommitImpl : public TableCommit {
  public:
   TableCommitImpl(std::shared_ptr<const FileStoreTable> table, std::string user,
-                  const CommitOptions& options, std::unique_ptr<PartitionExpire> partition_expire)
+                  const CommitOptions& options, std::unique_ptr<PartitionExpire> partition_expire,
+                  std::unique_ptr<TagMaintenance> tags)
       : TableCommit(user),
         table_(std::move(table)),
         options_(options),
         commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options),
-        partition_expire_(std::move(partition_expire)) {
+        partition_expire_(std::move(partition_expire)),
+        tags_(std::move(tags)) {
     if (options.ignore_empty_commit) commit_.set_ignore_empty_commit(*options.ignore_empty_commit);
     commit_.set_filter_committed(options.check_committed);
   }
@@ -74,14 +77,23 @@ class TableCommitImpl : public TableCommit {
 
  private:
   // Java's post-commit maintenance (TableCommitImpl#maintain), synchronously: for now partition
-  // expiration when due. Its failure is the commit call's (the commit itself stays), as in Java.
+  // expiration when due, then automatic tags and tag time expiration. Its failure is the commit
+  // call's (the commit itself stays), as in Java.
   Status Maintain(int64_t identifier) {
-    if (!partition_expire_) return Status::OK();
-    Result<std::optional<std::vector<ExpiredPartition>>> expired =
-        partition_expire_->ExpireIfDue(LocalDateTime::Now(), identifier);
-    if (!expired.ok()) {
-      return expired.status().WithContext("the commit of identifier ", identifier,
-                                          " succeeded, then partition expiration failed");
+    if (partition_expire_) {
+      Result<std::optional<std::vector<ExpiredPartition>>> expired =
+          partition_expire_->ExpireIfDue(LocalDateTime::Now(), identifier);
+      if (!expired.ok()) {
+        return expired.status().WithContext("the commit of identifier ", identifier,
+                                            " succeeded, then partition expiration failed");
+      }
+    }
+    if (tags_) {
+      Status st = tags_->Run(LocalDateTime::Now());
+      if (!st.ok()) {
+        return st.WithContext("the commit of identifier ", identifier,
+                              " succeeded, then tag maintenance failed");
+      }
     }
     return Status::OK();
   }
@@ -107,6 +119,7 @@ class TableCommitImpl : public TableCommit {
   CommitOptions options_;
   FileStoreCommit commit_;
   std::unique_ptr<PartitionExpire> partition_expire_;  // null: none (or write-only)
+  std::unique_ptr<TagMaintenance> tags_;               // null: none (or write-only)
 };
 
 }  // namespace
@@ -121,15 +134,18 @@ Result<std::unique_ptr<TableCommit>> Table::NewCommit(std::string commit_user,
                                                       const CommitOptions& options) const {
   if (commit_user.empty()) return Status::Invalid("a commit needs a commit user");
   FJORD_RETURN_NOT_OK(store_->CheckOptions(OptionUse::kWrite, options.dynamic_options));
-  // Partition expiration at commit maintenance, unless write-only (as Java's table commit).
+  // Partition expiration and tag maintenance at commit maintenance, unless write-only (as Java's
+  // table commit).
   std::unique_ptr<PartitionExpire> partition_expire;
+  std::unique_ptr<TagMaintenance> tags;
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
                         store_->WithDynamicOptions(options.dynamic_options));
   if (!table->core_options().write_only()) {
     FJORD_ASSIGN_OR_RAISE(partition_expire, PartitionExpire::Make(table, commit_user));
+    FJORD_ASSIGN_OR_RAISE(tags, TagMaintenance::Make(table));
   }
-  return std::unique_ptr<TableCommit>(
-      new TableCommitImpl(store_, std::move(commit_user), options, std::move(partition_expire)));
+  return std::unique_ptr<TableCommit>(new TableCommitImpl(
+      store_, std::move(commit_user), options, std::move(partition_expire), std::move(tags)));
 }
 
 }  // namespace fjord
