@@ -56,6 +56,8 @@ void AddCompactCommand(CLI::App* app, Handler* handler);
 void AddStatsCommand(CLI::App* app, Handler* handler);
 // `fjord expire-partitions` (Java's expire_partitions procedure).
 void AddExpirePartitionsCommand(CLI::App* app, Handler* handler);
+// `fjord tag create|delete|list`.
+void AddTagCommand(CLI::App* app, Handler* handler);
 // `fjord rescale` (bucket rescale: ALTER of `bucket`, then an OVERWRITE of the partitions).
 void AddRescaleCommand(CLI::App* app, Handler* handler);
 // `fjord expire` (snapshot expiration as a job).

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddCompactCommand(&app, &handler);
   fjord::cli::AddStatsCommand(&app, &handler);
   fjord::cli::AddExpirePartitionsCommand(&app, &handler);
+  fjord::cli::AddTagCommand(&app, &handler);
   fjord::cli::AddRescaleCommand(&app, &handler);
   fjord::cli::AddExpireCommand(&app, &handler);
   fjord::cli::AddOrphansCommand(&app, &handler);

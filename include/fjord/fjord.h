@@ -24,6 +24,7 @@
 #include "fjord/table_stats.h"
 #include "fjord/table_stream.h"
 #include "fjord/table_write.h"
+#include "fjord/tags.h"
 #include "fjord/value.h"
 #include "fjord/version.h"
 #include "fjord/warning.h"

@@ -50,6 +50,10 @@ struct SnapshotInfo {
 struct TagInfo {
   std::string name;
   SnapshotInfo snapshot;  // the snapshot the tag holds (it may outlive snapshot-N itself)
+  // When the tag has a time retained (fjord/tags.h): its create time as Java's
+  // LocalDateTime.toString() ("2026-01-03T05:07:09"), and the retention in milliseconds.
+  std::optional<std::string> create_time;
+  std::optional<int64_t> time_retained_millis;
 };
 
 class Table {

@@ -2,6 +2,8 @@
 
 #include "fjord/table.h"
 
+#include "fjord/table/maintain/tags.h"
+
 #include "fjord/expr/partition_text.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/compact/table_stats.h"
@@ -69,12 +71,13 @@ Result<std::optional<SnapshotInfo>> Table::LatestSnapshot() const {
 }
 
 Result<std::vector<TagInfo>> Table::Tags() const {
-  const SnapshotManager& sm = store_->snapshots();
-  FJORD_ASSIGN_OR_RAISE(std::vector<std::string> names, sm.ListTags());
+  FJORD_ASSIGN_OR_RAISE(std::vector<TagEntry> tags, ListTagEntries(*store_));
   std::vector<TagInfo> out;
-  for (const std::string& name : names) {
-    FJORD_ASSIGN_OR_RAISE(Snapshot s, sm.LoadTag(name));
-    out.push_back(TagInfo{name, Info(s)});
+  for (const TagEntry& t : tags) {
+    TagInfo info{t.name, Info(t.snapshot), std::nullopt, std::nullopt};
+    if (t.create_time) info.create_time = t.create_time->ToString();
+    if (t.time_retained) info.time_retained_millis = t.time_retained->ToMillis();
+    out.push_back(std::move(info));
   }
   return out;
 }

@@ -19,6 +19,7 @@ Result<std::unique_ptr<CommitMaintenance>> CommitMaintenance::Make(
                         core.options().GetDurationMillis("consumer.expiration-time"));
   if (m->enabled_) {
     FJORD_ASSIGN_OR_RAISE(m->partition_expire_, PartitionExpire::Make(table, commit_user));
+    FJORD_ASSIGN_OR_RAISE(m->tags_, TagMaintenance::Make(table));
   }
   if (m->enabled_ && m->async_) m->thread_ = std::thread([p = m.get()] { p->Worker(); });
   return m;
@@ -83,16 +84,17 @@ void CommitMaintenance::Worker() {
 }
 
 Status CommitMaintenance::Run(int64_t identifier, bool do_expire) {
-  // 1. Automatic tag creation (tag.automatic-creation): not implemented here yet.
-  //    [place for TagAutoCreation#run]
-  // 2. Tag time expiration (tag.default-time-retained), only when do_expire.
-  //    [place for TagTimeExpire#expire]
+  LocalDateTime now = run_.now_millis
+                          ? LocalDateTime::FromMillis(EpochMillisToLocalMillis(*run_.now_millis))
+                          : LocalDateTime::Now();
+  // 1. Automatic tag creation (tag.automatic-creation), 2. tag time expiration
+  //    (tag.time-expire-enabled; Java runs it only when expiring, which is always here).
+  if (tags_) {
+    FJORD_RETURN_NOT_OK(tags_->Run(now).WithContext("tag maintenance"));
+  }
   if (!do_expire) return Status::OK();
   // 3. Partition expiration (partition.expiration-time), when its check interval has passed.
   if (partition_expire_) {
-    LocalDateTime now = run_.now_millis
-                            ? LocalDateTime::FromMillis(EpochMillisToLocalMillis(*run_.now_millis))
-                            : LocalDateTime::Now();
     Result<std::optional<std::vector<ExpiredPartition>>> expired =
         partition_expire_->ExpireIfDue(now, identifier);
     if (!expired.ok()) return expired.status().WithContext("partition expiration");

@@ -21,6 +21,7 @@
 #include "fjord/table/maintain/expire_config.h"
 #include "fjord/table/maintain/partition_expire.h"
 #include "fjord/table/maintain/snapshot_expire.h"
+#include "fjord/table/maintain/tag_auto_create.h"
 
 namespace fjord {
 
@@ -60,6 +61,7 @@ class CommitMaintenance {
   bool async_ = false;
   std::optional<int64_t> consumer_expiration_millis_;
   std::unique_ptr<PartitionExpire> partition_expire_;  // null: none
+  std::unique_ptr<TagMaintenance> tags_;               // null: none
 
   std::mutex mu_;
   std::condition_variable cv_;
