@@ -11,7 +11,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/cli_test_util.cmake)
 fjord(options)
 expect_in("${out}" "changelog-producer (enum, default none)")
 expect_in("${out}" "Fjord: honoured for none, input, full-compaction only; other values refuse writes: the lookup changelog producer is not implemented yet (issue 19)")
-expect_in("${out}" "Fjord: not honoured, refuses writes: snapshot expiration is not implemented")
+expect_in("${out}" "Fjord: not honoured, refuses writes: commit users are not prefixed")
 expect_in("${out}" "sort-engine (enum, default loser-tree")
 expect_in("${out}" "Fjord: performance only")
 
@@ -19,9 +19,9 @@ fjord(db create ${wh} db)
 fjord_fails("option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"
             table create ${wh} db.t --columns "id INT NOT NULL, v STRING" --primary-key id
             -o bucket=1 -o changelog-producer=lookup)
-fjord_fails("option 'snapshot.num-retained.max' = '5' is not honoured by Fjord yet"
+fjord_fails("option 'commit.force-create-snapshot' = 'true' is not honoured by Fjord yet"
             table create ${wh} db.t --columns "id INT NOT NULL, v STRING" --primary-key id
-            -c table-default.snapshot.num-retained.max=5)
+            -c table-default.commit.force-create-snapshot=true)
 if(EXISTS ${wh}/db.db/t/schema)
   message(FATAL_ERROR "a refused create left a schema behind")
 endif()
@@ -31,8 +31,8 @@ fjord(table create ${wh} db.t --columns "id INT NOT NULL, v STRING" --primary-ke
 expect_in("${err}" "fjord: warning: option 'sort-engine' = 'min-heap' is ignored by Fjord (it changes only performance)\n")
 expect_in("${err}" "fjord: warning: unknown option 'snapshot.num-retain.max' (kept, but Fjord does not use it); did you mean 'snapshot.num-retained.max'?\n")
 
-fjord_fails("option 'snapshot.time-retained' = '1 h' is not honoured by Fjord yet"
-            table alter ${wh} db.t --set "snapshot.time-retained=1 h")
+fjord_fails("option 'commit.user-prefix' = 'x' is not honoured by Fjord yet"
+            table alter ${wh} db.t --set "commit.user-prefix=x")
 fjord(table alter ${wh} db.t --set commit.max-retries=3)
 
 # A write of the table warns once about the performance option (not about the unknown key).
