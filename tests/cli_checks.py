@@ -1,4 +1,5 @@
-"""What the end-to-end CLI tests share: running `fjord` and recording named checks."""
+"""What the end-to-end CLI tests share: running `fjord`, recording named checks, listing files."""
+import os
 import subprocess
 
 
@@ -25,3 +26,12 @@ class CliChecks:
         """Prints the count of failures; the exit code of the test."""
         print(f"{'FAILED' if self.failures else 'all ok'}: {len(self.failures)} failures")
         return 1 if self.failures else 0
+
+
+def files_under(root):
+    """Every file below `root`, as paths relative to it."""
+    out = set()
+    for d, _, names in os.walk(root):
+        for n in names:
+            out.add(os.path.relpath(os.path.join(d, n), root))
+    return out

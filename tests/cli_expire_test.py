@@ -10,35 +10,20 @@ post-commit maintenance follows snapshot.num-retained.max.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from cli_checks import CliChecks, files_under
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
     fjord = ap.parse_args().fjord
-    failures = []
+    cli = CliChecks(fjord)
+    check, run = cli.check, cli.run
 
-    def check(what, ok, detail=""):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(what)
-
-    def run(*args, ok=True):
-        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if ok and p.returncode != 0:
-            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
-        return p
-
-    def files(root):
-        out = set()
-        for d, _, names in os.walk(root):
-            for n in names:
-                out.add(os.path.relpath(os.path.join(d, n), root))
-        return out
+    files = files_under
 
     with tempfile.TemporaryDirectory(prefix="fjord-cli-expire-") as work:
         wh = os.path.join(work, "wh")
@@ -119,10 +104,7 @@ def main():
               len(kept) == 2 and kept[0] > 1 and kept[1] == kept[0] + 1, kept)
         check("the table reads all rows", len(run("cat", m).stdout.splitlines()) == 5)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        return 1
-    return 0
+    return cli.summary()
 
 
 if __name__ == "__main__":

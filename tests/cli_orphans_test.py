@@ -10,36 +10,21 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
+
+from cli_checks import CliChecks, files_under
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
     fjord = ap.parse_args().fjord
-    failures = []
+    cli = CliChecks(fjord)
+    check, run = cli.check, cli.run
 
-    def check(what, ok, detail=""):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(what)
-
-    def run(*args, ok=True):
-        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if ok and p.returncode != 0:
-            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
-        return p
-
-    def files(root):
-        out = set()
-        for d, _, fs in os.walk(root):
-            for f in fs:
-                out.add(os.path.relpath(os.path.join(d, f), root))
-        return out
+    files = files_under
 
     def age(path, seconds):
         t = time.time() - seconds
@@ -110,11 +95,7 @@ def main():
         p = run("orphans", table)
         check("default run finds nothing more", "0 orphan file(s)" in p.stderr, p.stderr)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return cli.summary()
 
 
 if __name__ == "__main__":

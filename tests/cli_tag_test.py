@@ -10,28 +10,18 @@ bad duration) with nothing written, reads of a tag, delete, and a table with
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from cli_checks import CliChecks
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
     fjord = ap.parse_args().fjord
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
-        if not ok:
-            failures.append(what)
-
-    def run(*args, ok=True):
-        p = subprocess.run([fjord, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if ok and p.returncode != 0:
-            raise RuntimeError(f"fjord {' '.join(args)}: {p.stderr}")
-        return p
+    cli = CliChecks(fjord)
+    check, run = cli.check, cli.run
 
     with tempfile.TemporaryDirectory(prefix="fjord-cli-tag-") as work:
         wh = os.path.join(work, "wh")
@@ -103,8 +93,7 @@ def main():
         check("batch mode is refused", p.returncode != 0 and "tag.automatic-creation" in p.stderr,
               p.stderr)
 
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return cli.summary()
 
 
 if __name__ == "__main__":
