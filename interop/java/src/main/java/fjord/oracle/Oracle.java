@@ -45,6 +45,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]
  *   fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...]
  *   fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] ...
+ *   fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -68,6 +69,7 @@ public final class Oracle {
                     + "       fjord-oracle write-bucket TABLE_DIR --input ROWS.jsonl --bucket N   (a writer with 'bucket' = N)\n"
                     + "       fjord-oracle bucket-check TABLE_DIR --output FILE   (live rows, their bucket and Java's bucket for them)\n"
                     + "       fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] [--max-deletes N] [--changelog-retain-min N] [--changelog-retain-max N] [--changelog-time-retained-ms MS] [--output FILE]   (Java's ExpireSnapshots, then ExpireChangelog when decoupled)\n"
+                    + "       fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true] [--output FILE]   (Java's LocalOrphanFilesClean; the deleted paths, relative, one a line)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -174,6 +176,7 @@ public final class Oracle {
             case "changes":
             case "tag":
             case "expire":
+            case "remove-orphans":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -209,6 +212,9 @@ public final class Oracle {
                 allowed = List.of("--retain-min", "--retain-max", "--time-retained-ms",
                         "--max-deletes", "--changelog-retain-min", "--changelog-retain-max",
                         "--changelog-time-retained-ms", "--output");
+                break;
+            case "remove-orphans":
+                allowed = List.of("--older-than-millis", "--dry-run", "--output");
                 break;
             default:
                 allowed = List.of("--snapshot", "--tag", "--timestamp", "--output");
@@ -266,10 +272,14 @@ public final class Oracle {
             }
         }
         String output = flags.get("--output");
+        String message = null;
         try (Writer w = output == null
                 ? stdoutWriter(realOut)
                 : Files.newBufferedWriter(Path.of(output), StandardCharsets.UTF_8)) {
             switch (cmd) {
+                case "remove-orphans":
+                    message = Orphans.removeOrphans(table, flags, w);
+                    break;
                 case "list":
                     for (String line : listEntries(table)) {
                         w.write(line);
@@ -296,7 +306,7 @@ public final class Oracle {
             }
             w.flush();
         }
-        return null;
+        return message;
     }
 
     /** stream (StreamScan.java): its own flags (-o is repeatable, --commit-progress has no value). */
