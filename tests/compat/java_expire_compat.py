@@ -18,39 +18,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle_batch import OracleBatch  # noqa: E402
-
-
-def run(cmd):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()[:500]}")
-    return r.stdout
-
-
-def rows_of(path_or_text, is_path=True):
-    text = open(path_or_text, encoding="utf-8").read() if is_path else path_or_text
-    return sorted(json.dumps(json.loads(l), sort_keys=True) for l in text.splitlines() if l.strip())
-
-
-def files(root):
-    out = set()
-    for d, _, names in os.walk(root):
-        for n in names:
-            rel = os.path.relpath(os.path.join(d, n), root)
-            if not n.startswith("."):
-                out.add(rel)
-    return out
-
-
-def snapshots(table):
-    d = os.path.join(table, "snapshot")
-    return sorted(int(n[9:]) for n in os.listdir(d) if n.startswith("snapshot-"))
+from table_files import files, rows_of, run, snapshots  # noqa: E402
 
 
 def main():

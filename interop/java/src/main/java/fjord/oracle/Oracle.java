@@ -62,7 +62,9 @@ public final class Oracle {
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle changes TABLE_DIR [--between A,B] [--options JSON] [--audit-log true] [--output FILE]   (an incremental read, rows with _row_kind first)\n"
-                    + "       fjord-oracle tag TABLE_DIR --name NAME [--snapshot N]   (Table#createTag)\n"
+                    + "       fjord-oracle tag TABLE_DIR --name NAME [--snapshot N] [--time-retained-ms MS]   (Table#createTag)\n"
+                    + "       fjord-oracle delete-tag TABLE_DIR --name NAME   (Table#deleteTag)\n"
+                    + "       fjord-oracle tags TABLE_DIR [--output FILE]   (Java's tags: name, snapshot, time retained)\n"
                     + "       fjord-oracle stream TABLE_DIR [-o key=value ...] [--consumer-id C] [--plans N] [--waits K] [--restore NEXT] [--session S] [--commit-progress] [--output FILE]   (Java's streaming scan, plan by plan)\n"
                     + "       fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...] [--output FILE]   (Java's expire_partitions at that time)\n"
                     + "       fjord-oracle rescale TABLE_DIR --buckets N [--partition k=v,...]   (ALTER 'bucket', then INSERT OVERWRITE)\n"
@@ -175,6 +177,8 @@ public final class Oracle {
             case "write":
             case "changes":
             case "tag":
+            case "delete-tag":
+            case "tags":
             case "expire":
             case "remove-orphans":
                 break;
@@ -197,6 +201,7 @@ public final class Oracle {
         switch (cmd) {
             case "list":
             case "buckets":
+            case "tags":
                 allowed = List.of("--output");
                 break;
             case "write":
@@ -206,7 +211,10 @@ public final class Oracle {
                 allowed = List.of("--between", "--options", "--audit-log", "--output");
                 break;
             case "tag":
-                allowed = List.of("--name", "--snapshot", "--output");
+                allowed = List.of("--name", "--snapshot", "--time-retained-ms", "--output");
+                break;
+            case "delete-tag":
+                allowed = List.of("--name", "--output");
                 break;
             case "expire":
                 allowed = List.of("--retain-min", "--retain-max", "--time-retained-ms",
@@ -242,15 +250,11 @@ public final class Oracle {
                     compact != null);
         }
         if (cmd.equals("tag")) {
-            String name = flags.get("--name");
-            if (name == null) {
-                throw new UsageException("tag needs --name NAME");
-            }
-            if (flags.containsKey("--snapshot")) {
-                table.createTag(name, Long.parseLong(flags.get("--snapshot")));
-            } else {
-                table.createTag(name);
-            }
+            Tags.create(table, flags);
+            return null;
+        }
+        if (cmd.equals("delete-tag")) {
+            Tags.delete(table, flags);
             return null;
         }
         if (cmd.equals("expire")) {
@@ -291,6 +295,9 @@ public final class Oracle {
                     break;
                 case "buckets":
                     DynamicBuckets.buckets(table, w);
+                    break;
+                case "tags":
+                    Tags.list(table, w);
                     break;
                 case "changes":
                     Changes.changes(table, flags.get("--between"), flags.get("--options"),

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Tags against Java Paimon 1.4 (issue 15 point 9, for point 3; one JVM for the suite).
+
+1. Java reads the tags Fjord created (`fjord tag create`, with and without --time-retained, on
+   snapshots `fjord expire --retain-max 1` then removes): Java's rows equal `fjord cat --tag`,
+   before and after the expiration, and Java sees the same tags, snapshots and retentions.
+2. Fjord reads the tags Java created (Table#createTag), before and after Java's own expiration
+   removed their snapshots.
+3. Two copies of one Fjord-written table (compactions, four tags, an expired snapshot range):
+   Fjord's `fjord tag delete` on one and Java's Table#deleteTag on the other, tag by tag (a middle
+   tag, the first, the last), leave exactly the same files after every step; both sides still
+   read the remaining tag and the latest snapshot on both copies.
+4. Automatic tags (`tag.automatic-creation` = process-time, daily and hourly with other
+   formatters and zones): a table written by Fjord and one written by Java with the same options
+   get the same tag names (Java's period formatter), Java reads Fjord's auto tags as Fjord does,
+   and a Java commit on Fjord's table creates no second tag for the same period.
+
+    java_tags_compat.py --fjord BUILD/tools/fjord
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle_batch import OracleBatch  # noqa: E402
+from table_files import files, rows_of, run, snapshots  # noqa: E402
+
+class Suite:
+    def __init__(self, fjord, work, oracle):
+        self.fjord, self.work, self.oracle = fjord, work, oracle
+        self.failures = []
+        self.checks = 0
+        self.wh = os.path.join(work, "wh")
+        self.inputs = 0
+        run([fjord, "db", "create", self.wh, "db"])
+
+    def check(self, what, ok, detail=""):
+        self.checks += 1
+        print(f"{'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {str(detail)[:1500]}"))
+        if not ok:
+            self.failures.append(what)
+
+    def create(self, name, *opts):
+        run([self.fjord, "table", "create", self.wh, f"db.{name}", "--columns",
+             "id INT NOT NULL, v STRING", "--primary-key", "id", "-o", "bucket=2",
+             "-o", "num-sorted-run.compaction-trigger=2", *opts])
+        return os.path.join(self.wh, "db.db", name)
+
+    def rows_file(self, rows):
+        self.inputs += 1
+        path = os.path.join(self.work, f"in-{self.inputs}.jsonl")
+        with open(path, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        return path
+
+    def commit_rows(self, i):
+        rows = [{"id": (i * 3 + k) % 7, "v": f"v{i}-{k}"} for k in range(i % 4 + 1)]
+        if i % 3 == 2:
+            rows.append({"_row_kind": "-D", "id": (i + 1) % 7})
+        return rows
+
+    def fjord_writes(self, table, commits):
+        for i in range(commits):
+            run([self.fjord, "write", table, "--input", self.rows_file(self.commit_rows(i))])
+
+    def java_writes(self, table, commits):
+        for i in range(commits):
+            self.oracle.message("write", table, "--input", self.rows_file(self.commit_rows(i)))
+
+    def fjord_rows(self, table, *how):
+        return rows_of(run([self.fjord, "cat", table, *how]), False)
+
+    def java_rows(self, table, *how):
+        return rows_of(self.oracle.call("dump", table, *how))
+
+    def fjord_tags(self, table):
+        return {t["name"]: (t["snapshot"], t["time_retained_millis"])
+                for t in json.loads(run([self.fjord, "tag", "list", table, "--json"]))}
+
+    def java_tags(self, table):
+        out = self.oracle.call("tags", table)
+        return {t["name"]: (t["snapshot"], t["time_retained_ms"])
+                for t in (json.loads(l) for l in open(out, encoding="utf-8") if l.strip())}
+
+    def same_tags(self, label, table):
+        mine, theirs = self.fjord_tags(table), self.java_tags(table)
+        self.check(f"{label}: Java and Fjord list the same tags", mine == theirs,
+                   {"fjord": mine, "java": theirs})
+        return mine
+
+    # 1. Java reads Fjord's tags.
+    def java_reads_fjord_tags(self):
+        t = self.create("f")
+        self.fjord_writes(t, 6)
+        run([self.fjord, "tag", "create", t, "f2", "--snapshot", "2"])
+        run([self.fjord, "tag", "create", t, "f4", "--snapshot", "4", "--time-retained", "1d"])
+        run([self.fjord, "tag", "create", t, "latest"])
+        last = snapshots(t)[-1]  # compactions add snapshots of their own
+        tags = self.same_tags("Fjord's tags", t)
+        self.check("Fjord's tags: retention as given",
+                   tags == {"f2": (2, None), "f4": (4, 86400000), "latest": (last, None)}, tags)
+        want = {name: self.fjord_rows(t, "--tag", name) for name in tags}
+        for name, rows in want.items():
+            self.check(f"Fjord's tag {name}: Java reads it as Fjord does",
+                       self.java_rows(t, "--tag", name) == rows)
+        run([self.fjord, "expire", t, "--retain-min", "1", "--retain-max", "1"])
+        self.check("Fjord's tags: expiration kept 1 snapshot", snapshots(t) == [last],
+                   snapshots(t))
+        self.same_tags("Fjord's tags after expiration", t)
+        for name, rows in want.items():
+            self.check(f"Fjord's tag {name} after expiration: Fjord reads it as before",
+                       self.fjord_rows(t, "--tag", name) == rows)
+            self.check(f"Fjord's tag {name} after expiration: Java reads it as before",
+                       self.java_rows(t, "--tag", name) == rows)
+
+    # 2. Fjord reads Java's tags.
+    def fjord_reads_java_tags(self):
+        t = self.create("j")
+        self.fjord_writes(t, 3)
+        self.java_writes(t, 3)
+        self.oracle.message("tag", t, "--name", "j2", "--snapshot", "2")
+        self.oracle.message("tag", t, "--name", "j4", "--snapshot", "4",
+                            "--time-retained-ms", "7200000")
+        self.oracle.message("tag", t, "--name", "jlatest")
+        last = snapshots(t)[-1]
+        tags = self.same_tags("Java's tags", t)
+        self.check("Java's tags: retention as given",
+                   tags == {"j2": (2, None), "j4": (4, 7200000), "jlatest": (last, None)}, tags)
+        want = {}
+        for name, (snap, _) in tags.items():
+            want[name] = self.java_rows(t, "--snapshot", str(snap))
+            self.check(f"Java's tag {name}: Fjord reads it as Java does",
+                       self.fjord_rows(t, "--tag", name) == want[name])
+        self.oracle.message("expire", t, "--retain-min", "1", "--retain-max", "1")
+        self.check("Java's tags: Java's expiration kept 1 snapshot", snapshots(t) == [last],
+                   snapshots(t))
+        self.same_tags("Java's tags after Java's expiration", t)
+        for name, rows in want.items():
+            self.check(f"Java's tag {name} after Java's expiration: Fjord reads it as before",
+                       self.fjord_rows(t, "--tag", name) == rows)
+
+    # 3. Deleting tags: the same files left.
+    def delete_tags(self, label, name, *opts):
+        t = self.create(name, *opts)
+        self.fjord_writes(t, 10)
+        ids = snapshots(t)  # compactions add snapshots: tag the 2nd, 4th, 5th and 3rd-last
+        tagged = {"t2": ids[1], "t4": ids[3], "t5": ids[4], "t8": ids[-3]}
+        for name, s in tagged.items():
+            run([self.fjord, "tag", "create", t, name, "--snapshot", str(s)])
+        t5 = self.fjord_rows(t, "--tag", "t5")
+        latest = self.fjord_rows(t)
+        run([self.fjord, "expire", t, "--retain-min", "2", "--retain-max", "2"])
+        self.check(f"{label}: the last 2 snapshots kept", snapshots(t) == ids[-2:], snapshots(t))
+        java_copy = t + "-java"
+        shutil.copytree(t, java_copy)
+        cleaned = 0  # files deleted besides the tag files
+        for name in ("t4", "t2", "t8"):
+            before = files(t)
+            run([self.fjord, "tag", "delete", t, name])
+            self.oracle.message("delete-tag", java_copy, "--name", name)
+            mine, theirs = files(t), files(java_copy)
+            cleaned += len(before - mine) - 1
+            self.check(f"{label}: deleting {name}, Fjord and Java leave the same files",
+                       mine == theirs, {"only Fjord kept": sorted(mine - theirs),
+                                        "only Java kept": sorted(theirs - mine)})
+        print(f"{label}: {cleaned} files of expired tagged snapshots deleted")
+        self.check(f"{label}: the deletions cleaned files of the expired snapshots", cleaned > 0)
+        for copy in (t, java_copy):
+            who = "Fjord's copy" if copy == t else "Java's copy"
+            self.check(f"{label}, {who}: only t5 left",
+                       set(self.fjord_tags(copy)) == {"t5"} == set(self.java_tags(copy)))
+            self.check(f"{label}, {who}: Fjord reads t5",
+                       self.fjord_rows(copy, "--tag", "t5") == t5)
+            self.check(f"{label}, {who}: Java reads t5",
+                       self.java_rows(copy, "--tag", "t5") == t5)
+            self.check(f"{label}, {who}: Fjord reads the latest snapshot",
+                       self.fjord_rows(copy) == latest)
+            self.check(f"{label}, {who}: Java reads the latest snapshot",
+                       self.java_rows(copy) == latest)
+
+    # 4. Automatic tags.
+    def auto_tags(self, label, *opts):
+        opts = ["-o", "tag.automatic-creation=process-time", *opts]
+        for attempt in range(2):  # a period boundary between the two tables' commits: retry
+            n = self.inputs
+            ft, jt = self.create(f"af{n}", *opts), self.create(f"aj{n}", *opts)
+            self.fjord_writes(ft, 2)
+            self.java_writes(jt, 2)
+            mine, theirs = self.fjord_tags(ft), self.java_tags(jt)
+            if set(mine) == set(theirs) or attempt == 1:
+                break
+        self.check(f"{label}: Fjord and Java create the same auto tags",
+                   bool(mine) and set(mine) == set(theirs),
+                   {"fjord": sorted(mine), "java": sorted(theirs)})
+        self.same_tags(f"{label}, Fjord's table", ft)
+        for name in mine:
+            self.check(f"{label}: Java reads Fjord's auto tag {name} as Fjord does",
+                       self.java_rows(ft, "--tag", name) == self.fjord_rows(ft, "--tag", name))
+        self.java_writes(ft, 1)
+        after = self.same_tags(f"{label}, Fjord's table after a Java commit", ft)
+        self.check(f"{label}: a Java commit in the same period adds no auto tag",
+                   set(after) == set(mine), {"before": sorted(mine), "after": sorted(after)})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    fjord = ap.parse_args().fjord
+    os.environ["TZ"] = "UTC"  # the oracle's JVM runs in UTC: Fjord's local zone (auto tags) matches
+    with tempfile.TemporaryDirectory(prefix="fjord-java-tags-") as work:
+        oracle = OracleBatch(work)
+        try:
+            s = Suite(fjord, work, oracle)
+            s.java_reads_fjord_tags()
+            s.fjord_reads_java_tags()
+            s.delete_tags("tag deletion", "d1")
+            s.delete_tags("tag deletion, changelog-producer input", "d2",
+                          "-o", "changelog-producer=input")
+            s.auto_tags("daily auto tags")
+            s.auto_tags("hourly auto tags, without_dashes, +08:00",
+                        "-o", "tag.creation-period=hourly",
+                        "-o", "tag.period-formatter=without_dashes",
+                        "-o", "sink.process-time-zone=+08:00")
+        finally:
+            oracle.close()
+    print(f"{s.checks} checks, {len(s.failures)} failed")
+    if s.failures:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
