@@ -139,6 +139,29 @@ def main():
         rest = run("tail", table, "--consumer-id", "c").stdout.splitlines()
         check("the same consumer continues exactly", first + rest == want, first + rest)
 
+        # Consumers managed as Java's reset_consumer / clear_consumers do.
+        listed = run("consumer", "list", table, "--json").stdout.splitlines()
+        check("consumer list", [json.loads(l) for l in listed] ==
+              [{"id": "c", "next_snapshot": 4}], listed)
+        run("consumer", "reset", table, "c", "--next-snapshot", "2")
+        again = run("tail", table, "--consumer-id", "c").stdout.splitlines()
+        check("a consumer reset to snapshot 2 continues there", again == want[2:], again)
+        bad = run("consumer", "reset", table, "c", "--next-snapshot", "99", ok=False)
+        check("a reset to a missing snapshot is refused, nothing written",
+              bad.returncode != 0 and "no such snapshot" in bad.stderr and
+              run("consumer", "list", table).stdout == "c\t4\n", bad.stderr)
+        run("tail", table, "--consumer-id", "c2", "--max-snapshots", "1")
+        run("tail", table, "--consumer-id", "keep", "--max-snapshots", "1")
+        cleared = run("consumer", "clear", table, "--including", "c.*", "--excluding", "c2")
+        check("consumer clear deletes the ids the patterns select",
+              cleared.stdout.splitlines() == ["c"] and
+              run("consumer", "list", table).stdout.split() == ["c2", "4", "keep", "4"],
+              cleared.stdout)
+        run("consumer", "reset", table, "keep")
+        run("consumer", "clear", table)
+        check("reset without a snapshot deletes; clear without patterns deletes all",
+              run("consumer", "list", table).stdout == "", "")
+
         # --follow: picks up a new commit, stops on SIGTERM with progress recorded.
         proc = subprocess.Popen([fjord, "tail", table, "--follow", "--consumer-id", "f",
                                  "-o", "continuous.discovery-interval=100 ms"],

@@ -60,6 +60,8 @@ void AddExpirePartitionsCommand(CLI::App* app, Handler* handler);
 void AddTagCommand(CLI::App* app, Handler* handler);
 // `fjord rescale` (bucket rescale: ALTER of `bucket`, then an OVERWRITE of the partitions).
 void AddRescaleCommand(CLI::App* app, Handler* handler);
+// `fjord consumer list|reset|clear` (reset_consumer, clear_consumers).
+void AddConsumerCommand(CLI::App* app, Handler* handler);
 // `fjord expire` (snapshot expiration as a job).
 void AddExpireCommand(CLI::App* app, Handler* handler);
 // `fjord orphans` (Java's remove_orphan_files procedure).

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddExpirePartitionsCommand(&app, &handler);
   fjord::cli::AddTagCommand(&app, &handler);
   fjord::cli::AddRescaleCommand(&app, &handler);
+  fjord::cli::AddConsumerCommand(&app, &handler);
   fjord::cli::AddExpireCommand(&app, &handler);
   fjord::cli::AddOrphansCommand(&app, &handler);
 

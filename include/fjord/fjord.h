@@ -6,6 +6,7 @@
 
 #include "fjord/arrow_c.h"
 #include "fjord/catalog.h"
+#include "fjord/consumers.h"
 #include "fjord/data_type.h"
 #include "fjord/file_io.h"
 #include "fjord/options.h"
