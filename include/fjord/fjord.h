@@ -22,6 +22,7 @@
 #include "fjord/table_compaction.h"
 #include "fjord/table_read.h"
 #include "fjord/table_rescale.h"
+#include "fjord/table_rollback.h"
 #include "fjord/table_stats.h"
 #include "fjord/table_stream.h"
 #include "fjord/table_write.h"
