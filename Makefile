@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench soak-stream
+        bench-commits bench soak-stream soak-lifecycle
 
 all: build
 
@@ -123,3 +123,16 @@ STREAM_SEEDS ?= 200
 soak-stream: build
 	@FJORD_STREAM_SEEDS=$(STREAM_SEEDS) $(BUILD_DIR)/tests/fjord_api_stream_test \
 	  --gtest_filter='*DifferentialRestartsWithAConsumer*'
+
+# Issue 15's lifecycle soak (docs/testing.md, "Lifecycle test"): random histories of commits,
+# compactions, tags, rollbacks, consumers, expiration and orphan clean-up on a fake clock, every
+# third run also crashing each maintenance operation at every I/O step, for LIFECYCLE_SECONDS from
+# seed LIFECYCLE_SEED (default: the clock; a failure prints the line that replays it), with
+# LIFECYCLE_STEPS steps per run. Not part of `make test`, which runs 16 runs from a fixed seed.
+LIFECYCLE_SECONDS ?= 1800
+LIFECYCLE_SEED    ?= $(shell date +%s)
+LIFECYCLE_STEPS   ?= 60
+soak-lifecycle: build
+	@ARROW_DEFAULT_MEMORY_POOL=system $(BUILD_DIR)/tests/lifecycle/fjord_lifecycle_test \
+	  --runs 1000000000 --crash-runs 1000000000 --seconds $(LIFECYCLE_SECONDS) \
+	  --seed $(LIFECYCLE_SEED) --steps $(LIFECYCLE_STEPS) --crash-steps $(LIFECYCLE_STEPS)
