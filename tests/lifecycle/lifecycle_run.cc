@@ -180,7 +180,7 @@ std::map<std::string, std::string> Run::Retention() {
 bool Run::TagDeletesAllowed() const {
   // Deleting a tag whose snapshot expired cleans the files and manifest lists only that tag
   // used, as Java's TagManager#doClean; with a decoupled changelog of producer none, long-lived
-  // changelogs still use some of them (their manifest lists, their APPEND data files), and
+  // changelogs still use some of them (their manifest lists, maybe their APPEND data files), and
   // neither Java 1.4 nor Fjord counts them. Left out until that is settled (--tag-deletes-always
   // shows it).
   return options_.tag_deletes_always || !config_.decoupled ||
