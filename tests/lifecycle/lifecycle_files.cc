@@ -77,7 +77,8 @@ T Must(Result<T> r, const std::string& what) {
 
 }  // namespace
 
-ReachableFiles Reachable(const Table& table) {
+ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_tags,
+                         const std::set<int64_t>& skip_snapshots) {
   const FileStoreTable& t = *table.store();
   FileIO* io = t.io().get();
   const std::string manifest_dir = t.path() + "/manifest/";
@@ -94,12 +95,14 @@ ReachableFiles Reachable(const Table& table) {
   std::vector<Source> sources;
   std::set<int64_t> snapshot_ids;
   for (int64_t id : Must(t.snapshots().ListIds(), "snapshots")) {
+    if (skip_snapshots.count(id)) continue;
     sources.push_back(
         {Must(t.snapshots().Load(id), "snapshot " + std::to_string(id)), false, false});
     snapshot_ids.insert(id);
     out.insert("snapshot/snapshot-" + std::to_string(id));
   }
   for (const std::string& name : Must(t.snapshots().ListTags(), "tags")) {
+    if (skip_tags.count(name)) continue;
     sources.push_back({Must(t.snapshots().LoadTag(name), "tag " + name), false, true});
     out.insert("tag/tag-" + name);
   }

@@ -43,7 +43,9 @@ struct ReachableFiles {
   // none keeps the data files its snapshots' compactions removed until it expires itself.
   std::set<std::string> named_by_changelogs;
 };
-ReachableFiles Reachable(const Table& table);
+// `skip_tags` and `skip_snapshots` are left out (a tag being deleted, snapshots being expired).
+ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_tags = {},
+                         const std::set<int64_t>& skip_snapshots = {});
 
 // Where the metadata names the data file `file_name` ("changelog-7 delta ADD; tag t base
 // DELETE"), for failure messages.

@@ -694,8 +694,8 @@ std::multiset<std::string> Run::Read(const Table& table, std::optional<int64_t> 
   return rows;
 }
 
-void Run::CheckReachableOnDisk(const Table& table, const std::string& when) {
-  for (const std::string& rel : Reachable(table).live) {
+void Run::CheckReachableOnDisk(const Table& table, const Exempt& exempt, const std::string& when) {
+  for (const std::string& rel : Reachable(table, exempt.tags, exempt.snapshots).live) {
     if (!fs::exists(root_ + "/" + rel)) throw Failure(when + ": reachable " + rel + " is gone");
   }
 }
@@ -761,7 +761,7 @@ void Run::CheckAll(const Exempt& exempt, const std::string& when) {
       }
     }
   }
-  CheckReachableOnDisk(*table, when);
+  CheckReachableOnDisk(*table, exempt, when);
 }
 
 // ---- crashes ----

@@ -88,7 +88,7 @@ class Run {
   void CheckAll(const Exempt& exempt, const std::string& when);
   std::multiset<std::string> Read(const Table& table, std::optional<int64_t> snapshot,
                                   std::optional<std::string> tag, const std::string& when);
-  void CheckReachableOnDisk(const Table& table, const std::string& when);
+  void CheckReachableOnDisk(const Table& table, const Exempt& exempt, const std::string& when);
 
   // Runs `op` on the table; in crash mode first on a healthy FileIO (the reference), then from
   // the same start crashed at operation k = 1, 2, ... until it completes: after each crash
