@@ -101,9 +101,11 @@ ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_t
     snapshot_ids.insert(id);
     out.insert("snapshot/snapshot-" + std::to_string(id));
   }
+  std::set<int64_t> tagged_ids;
   for (const std::string& name : Must(t.snapshots().ListTags(), "tags")) {
     if (skip_tags.count(name)) continue;
     sources.push_back({Must(t.snapshots().LoadTag(name), "tag " + name), false, true});
+    tagged_ids.insert(sources.back().snapshot.id);
     out.insert("tag/tag-" + name);
   }
   ChangelogManager changelogs(t.io(), t.path());
@@ -203,8 +205,12 @@ ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_t
         }
       }
     }
-    // A tag keeps the table as of its snapshot, not that snapshot's changelog.
-    if (s.changelog_manifest_list && !src.tag) {
+    // A tag keeps the table as of its snapshot, not that snapshot's changelog; a snapshot a
+    // rollback wrote again from a tag names the changelog the tag did not keep (Java's too).
+    bool rewritten = !src.tag && !src.changelog_only && tagged_ids.count(s.id) &&
+                     s.changelog_manifest_list &&
+                     !Must(io->Exists(manifest_dir + *s.changelog_manifest_list), "exists");
+    if (s.changelog_manifest_list && !src.tag && !rewritten) {
       for (const ManifestFileMeta& m : manifests_of(*s.changelog_manifest_list)) {
         for (const ManifestEntry& e : entries_of(m)) add_data_file(e);
       }
