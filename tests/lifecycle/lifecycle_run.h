@@ -84,6 +84,9 @@ class Run {
     std::set<int64_t> snapshots;  // may be present and unreadable (their expiration was cut off)
     std::set<std::string> tags;
     bool strict = true;  // every listed snapshot and tag must be in the model, no tag lost
+    // Every consumer's next snapshot is present or the next to commit (not while a rollback is
+    // cut off: the consumers it will report are ahead of the snapshots left).
+    bool consumers = true;
   };
   void CheckAll(const Exempt& exempt, const std::string& when);
   std::multiset<std::string> Read(const Table& table, std::optional<int64_t> snapshot,
