@@ -78,7 +78,8 @@ T Must(Result<T> r, const std::string& what) {
 }  // namespace
 
 ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_tags,
-                         const std::set<int64_t>& skip_snapshots) {
+                         const std::set<int64_t>& skip_snapshots,
+                         const std::set<int64_t>& rewritten_ids) {
   const FileStoreTable& t = *table.store();
   FileIO* io = t.io().get();
   const std::string manifest_dir = t.path() + "/manifest/";
@@ -101,11 +102,9 @@ ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_t
     snapshot_ids.insert(id);
     out.insert("snapshot/snapshot-" + std::to_string(id));
   }
-  std::set<int64_t> tagged_ids;
   for (const std::string& name : Must(t.snapshots().ListTags(), "tags")) {
     if (skip_tags.count(name)) continue;
     sources.push_back({Must(t.snapshots().LoadTag(name), "tag " + name), false, true});
-    tagged_ids.insert(sources.back().snapshot.id);
     out.insert("tag/tag-" + name);
   }
   ChangelogManager changelogs(t.io(), t.path());
@@ -207,7 +206,7 @@ ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_t
     }
     // A tag keeps the table as of its snapshot, not that snapshot's changelog; a snapshot a
     // rollback wrote again from a tag names the changelog the tag did not keep (Java's too).
-    bool rewritten = !src.tag && !src.changelog_only && tagged_ids.count(s.id) &&
+    bool rewritten = !src.tag && !src.changelog_only && rewritten_ids.count(s.id) &&
                      s.changelog_manifest_list &&
                      !Must(io->Exists(manifest_dir + *s.changelog_manifest_list), "exists");
     if (s.changelog_manifest_list && !src.tag && !rewritten) {

@@ -44,8 +44,11 @@ struct ReachableFiles {
   std::set<std::string> named_by_changelogs;
 };
 // `skip_tags` and `skip_snapshots` are left out (a tag being deleted, snapshots being expired).
+// `rewritten`: snapshots a rollback wrote again from a tag; they name the changelog manifest list
+// of the tagged snapshot, which the tag never kept (Java's Tag#trimToSnapshot keeps the name).
 ReachableFiles Reachable(const Table& table, const std::set<std::string>& skip_tags = {},
-                         const std::set<int64_t>& skip_snapshots = {});
+                         const std::set<int64_t>& skip_snapshots = {},
+                         const std::set<int64_t>& rewritten = {});
 
 // Where the metadata names the data file `file_name` ("changelog-7 delta ADD; tag t base
 // DELETE"), for failure messages.

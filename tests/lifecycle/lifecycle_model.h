@@ -57,6 +57,9 @@ struct Model {
   // Tags that may disappear without a step deleting them: automatic ones (tag.num-retained-max)
   // and those with a time retained (tag expiration at commit).
   std::set<std::string> tags_may_vanish;
+  // Snapshots a rollback wrote again from a tag (they name a changelog manifest list the tag
+  // did not keep).
+  std::set<int64_t> rewritten;
 };
 
 }  // namespace fjord::lifecycle

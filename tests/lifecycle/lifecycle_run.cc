@@ -383,8 +383,9 @@ void Run::Rollback() {
     target = t.snapshot.id;
     what = "rollback to tag '" + t.name + "' (snapshot " + std::to_string(target) +
            (target < snaps.front().id ? ", expired)" : ")");
-    // The snapshot the rollback writes again reads as the tag.
+    // The snapshot the rollback writes again reads as the tag (and may be there after a crash).
     if (!model_.snapshots.count(target)) model_.snapshots[target] = model_.tags.at(t.name);
+    if (target < snaps.front().id) model_.rewritten.insert(target);
   } else {
     target = snaps[rng_() % snaps.size()].id;
     o.snapshot_id = target;
@@ -413,6 +414,8 @@ void Run::Rollback() {
     it = model_.snapshots.erase(it);
   }
   model_.current = model_.snapshots.at(target);
+  model_.rewritten.erase(model_.rewritten.upper_bound(target), model_.rewritten.end());
+  if (r.snapshot_recreated) model_.rewritten.insert(target);
   for (const std::string& name : r.tags_deleted) {
     model_.tags.erase(name);
     model_.tag_ids.erase(name);
@@ -575,7 +578,7 @@ void Run::Orphans() {
   }
   int64_t older_than = step_times_[rng_() % step_times_.size()] + 30 * 1000;
   // What must go: every file orphan clean-up may delete, that nothing reaches, older than that.
-  std::set<std::string> reachable = Reachable(*Open()).named;
+  std::set<std::string> reachable = Reachable(*Open(), {}, {}, model_.rewritten).named;
   std::map<std::string, int64_t> before = FilesWithMtimes(root_);
   std::set<std::string> expected;
   for (const auto& [rel, mtime] : before) {
@@ -647,7 +650,7 @@ void Run::FinalCleanUp() {
   CheckAll(e, "after the final orphan clean-up");
   // On disk: exactly the live files, and those a long-lived changelog still names (they go
   // when it expires).
-  ReachableFiles r = Reachable(*Open());
+  ReachableFiles r = Reachable(*Open(), {}, {}, model_.rewritten);
   std::set<std::string> disk, reachable;
   for (const auto& [rel, mtime] : FilesWithMtimes(root_)) {
     if (!NeverCandidate(rel)) disk.insert(rel);
@@ -698,7 +701,8 @@ std::multiset<std::string> Run::Read(const Table& table, std::optional<int64_t> 
 }
 
 void Run::CheckReachableOnDisk(const Table& table, const Exempt& exempt, const std::string& when) {
-  for (const std::string& rel : Reachable(table, exempt.tags, exempt.snapshots).live) {
+  for (const std::string& rel :
+       Reachable(table, exempt.tags, exempt.snapshots, model_.rewritten).live) {
     if (!fs::exists(root_ + "/" + rel)) throw Failure(when + ": reachable " + rel + " is gone");
   }
 }
