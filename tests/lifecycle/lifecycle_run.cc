@@ -424,8 +424,8 @@ void Run::Rollback() {
     if (id > target) throw Failure(what + ": tag '" + name + "' of a newer snapshot is left");
   }
   for (const ConsumerEntry& c : r.consumers_ahead) {
-    // A snapshot written again from a tag names the changelog the tag did not keep: a consumer
-    // reset to it could not read its changes.
+    // A snapshot written again from a tag names the changelog manifest list the tag did not
+    // keep, where a consumer reset to it would read its changes.
     bool drop = rng_() % 2 == 0 || r.snapshot_recreated;
     MustOk(ResetConsumer(*Open(), c.id, drop ? std::nullopt : std::optional<int64_t>(target)),
            "reset consumer " + c.id);
