@@ -66,5 +66,7 @@ void AddConsumerCommand(CLI::App* app, Handler* handler);
 void AddExpireCommand(CLI::App* app, Handler* handler);
 // `fjord orphans` (Java's remove_orphan_files procedure).
 void AddOrphansCommand(CLI::App* app, Handler* handler);
+// `fjord doctor` (what usually goes wrong with a table, and the fixes).
+void AddDoctorCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli
