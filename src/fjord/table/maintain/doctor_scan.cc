@@ -138,6 +138,7 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
           if (it != live.end()) {
             live_bytes -= it->second.size;
             live.erase(it);
+            holders[key].last = *previous;
           }
         } else {
           auto [it, inserted] = live.insert_or_assign(key, LiveOf(e));
@@ -150,7 +151,13 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
         }
       }
     } else {
+      // The first snapshot, or one after a gap: its whole file list.
       FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, reader.LiveFiles(s));
+      std::map<std::string, LiveFile> next;
+      for (const ManifestEntry& e : entries) next.emplace(KeyOf(e), LiveOf(e));
+      for (const auto& [key, f] : live) {
+        if (!next.count(key)) holders[key].last = *previous;
+      }
       live.clear();
       live_bytes = 0;
       for (const ManifestEntry& e : entries) {
@@ -162,7 +169,6 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
         if (h.first < 0) h.first = id;
       }
     }
-    for (const auto& [key, f] : live) holders[key].last = id;
     DoctorSnapshot ds;
     ds.id = id;
     ds.time_millis = s.time_millis;
@@ -179,6 +185,11 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
     }
     scan.snapshots.push_back(std::move(ds));
     previous = id;
+  }
+
+  // The files of the latest snapshot are held up to it.
+  if (previous) {
+    for (const auto& [key, f] : live) holders[key].last = *previous;
   }
 
   // Tags whose snapshot is gone: their own file lists.
