@@ -187,6 +187,18 @@ def main():
               "bucket-key" in sk[0]["fix"], sk)
         check("skew: the empty buckets count", len(report["buckets"]) == 4, report["buckets"])
 
+        # A table without snapshots; refusals.
+        empty_t = create("empty", "k INT, v STRING")
+        text, report = doctor(empty_t)
+        check("empty table: no snapshot, no findings", "no snapshot" in text and
+              report["findings"] == [] and report["latest_snapshot"] is None, text)
+        p = run("doctor", os.path.join(work, "missing"), ok=False)
+        check("not a table: refused naming it", p.returncode == 1 and "missing" in p.stderr and
+              "not a Paimon table" in p.stderr, p.stderr)
+        p = run("doctor", empty_t, "--html", os.path.join(work, "no", "such", "dir.html"), ok=False)
+        check("unwritable --html: refused naming the file", p.returncode == 1 and
+              "dir.html" in p.stderr, p.stderr)
+
         # The HTML page, in a real browser.
         page = os.path.join(work, "doctor.html")
         run("doctor", pin, "--html", page)

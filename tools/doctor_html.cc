@@ -121,6 +121,12 @@ constexpr const char* kScript = R"JS(
     R.buckets.forEach((b, i) => b.file_sizes.forEach((size, j) =>
         files.push({b: i, size: size, level: b.file_levels[j]})));
     if (!files.length) return empty('chart-file-sizes', 'No data files.');
+    // A bar per file up to a few thousand: a page a browser still draws quickly.
+    const limit = 4000;
+    if (files.length > limit) {
+      empty('chart-file-sizes', 'The first ' + limit + ' of ' + files.length + ' files.');
+      files.length = limit;
+    }
     const target = R.settings.target_file_size, small = R.settings.small_file_size;
     const maxV = Math.max(target, ...files.map(f => f.size)) * 1.5;
     const minV = Math.max(1, Math.min(...files.map(f => f.size)) / 2);
