@@ -88,12 +88,19 @@ Result<DoctorReport> Diagnose(const FileStoreTable& table, int64_t now_millis) {
     const int64_t at_commit = ExpirationEnd(in, report.snapshots.back().time_millis);
     facts.missed_snapshots = at_commit - earliest;
     facts.missed_bytes = scan.FreedBelow(at_commit);
-    const int64_t end = ExpirationEnd(in, now_millis);
     const int64_t end_free = ExpirationEnd(in, now_millis, /*with_consumer=*/false);
-    if (in.consumer && end_free > end) {
-      facts.pinning_consumer = in.consumer->first;
-      facts.consumer_pinned_snapshots = end_free - end;
-      facts.consumer_pinned_bytes = scan.FreedBelow(end_free) - scan.FreedBelow(end);
+    // Each consumer alone: what it holds back (the smallest one binds; the others are just as
+    // far behind when they hold back something too).
+    if (!config.consumer_changelog_only) {
+      for (const DoctorConsumer& c : report.consumers) {
+        RetentionInput alone = in;
+        alone.consumer = std::make_pair(c.id, c.next_snapshot);
+        const int64_t end_alone = ExpirationEnd(alone, now_millis);
+        if (end_free > end_alone) {
+          facts.consumer_pins.push_back(
+              {c.id, end_free - end_alone, scan.FreedBelow(end_free) - scan.FreedBelow(end_alone)});
+        }
+      }
     }
     // Expiration's own dry run at now: what `fjord expire` would delete.
     ExpireRunOptions run;

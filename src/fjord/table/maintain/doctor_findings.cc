@@ -190,27 +190,30 @@ void ExpirationFindings(const ExpirationFacts& x, const DoctorReport& r,
                           : "");
     out->push_back(std::move(f));
   }
-  if (x.pinning_consumer && x.consumer_pinned_snapshots > 0) {
+  for (const ExpirationFacts::ConsumerPin& pin : x.consumer_pins) {
+    if (pin.snapshots <= 0) continue;
     DoctorFinding f;
     f.code = "consumer-pins-snapshots";
     f.severity = DoctorSeverity::kWarning;
-    f.consumer = *x.pinning_consumer;
+    f.consumer = pin.consumer;
     int64_t next = 0;
     for (const DoctorConsumer& c : r.consumers) {
-      if (c.id == *x.pinning_consumer) next = c.next_snapshot;
+      if (c.id == pin.consumer) next = c.next_snapshot;
     }
-    f.numbers = {{"next_snapshot", next},
-                 {"pinned_snapshots", x.consumer_pinned_snapshots},
-                 {"pinned_bytes", x.consumer_pinned_bytes}};
-    if (r.latest_snapshot) f.numbers["latest_snapshot"] = *r.latest_snapshot;
-    f.message = "consumer '" + *x.pinning_consumer + "' continues at snapshot " +
-                std::to_string(next) + ", so expiration keeps " +
-                std::to_string(x.consumer_pinned_snapshots) +
-                " snapshot(s) it would otherwise delete, " + Bytes(x.consumer_pinned_bytes) +
+    f.numbers = {
+        {"next_snapshot", next}, {"pinned_snapshots", pin.snapshots}, {"pinned_bytes", pin.bytes}};
+    std::string behind;
+    if (r.latest_snapshot) {
+      f.numbers["latest_snapshot"] = *r.latest_snapshot;
+      f.numbers["snapshots_behind"] = *r.latest_snapshot + 1 - next;
+      behind = " (" + std::to_string(*r.latest_snapshot + 1 - next) + " behind the latest)";
+    }
+    f.message = "consumer '" + pin.consumer + "' continues at snapshot " + std::to_string(next) +
+                behind + ", so expiration keeps " + std::to_string(pin.snapshots) +
+                " snapshot(s) it would otherwise delete, " + Bytes(pin.bytes) +
                 " of data files only they hold";
-    f.fix = "if the reader is gone: fjord consumer reset " + r.table_path + " " +
-            *x.pinning_consumer + " (deletes it); or set consumer.expiration-time so that " +
-            "idle consumers expire";
+    f.fix = "if the reader is gone: fjord consumer reset " + r.table_path + " " + pin.consumer +
+            " (deletes it); or set consumer.expiration-time so that idle consumers expire";
     out->push_back(std::move(f));
   }
   for (const DoctorTag& t : r.tags) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fjord/table_doctor.h"
 
@@ -18,11 +19,14 @@ struct ExpirationFacts {
   // what the latest commit's own expiration should have removed, had it run.
   int64_t missed_snapshots = 0;
   int64_t missed_bytes = 0;
-  // The consumer holding back expiration now (the smallest next snapshot), how many snapshots
-  // it alone keeps and the bytes only they hold.
-  std::optional<std::string> pinning_consumer;
-  int64_t consumer_pinned_snapshots = 0;
-  int64_t consumer_pinned_bytes = 0;
+  // Each consumer that holds back expiration now: the snapshots a run would delete were there
+  // no consumer but keeps with this one alone, and the bytes only they hold. By consumer id.
+  struct ConsumerPin {
+    std::string consumer;
+    int64_t snapshots = 0;
+    int64_t bytes = 0;
+  };
+  std::vector<ConsumerPin> consumer_pins;
 };
 
 // A bucket is skewed when its rows or bytes are at least this multiple of the median bucket of

@@ -192,9 +192,8 @@ TEST(DoctorFindings, Expiration) {
   ExpirationFacts x;
   x.missed_snapshots = 10;
   x.missed_bytes = 12345;
-  x.pinning_consumer = "reader";
-  x.consumer_pinned_snapshots = 3;
-  x.consumer_pinned_bytes = 77;
+  x.consumer_pins.push_back({"reader", 3, 77});
+  x.consumer_pins.push_back({"idle", 0, 0});  // holds back nothing: no finding
   AddDoctorFindings(x, &r);
   ASSERT_EQ(Codes(r),
             (std::vector<std::string>{"expiration-not-running", "consumer-pins-snapshots"}));
@@ -204,6 +203,7 @@ TEST(DoctorFindings, Expiration) {
   EXPECT_EQ(r.findings[1].consumer, "reader");
   EXPECT_EQ(r.findings[1].numbers.at("next_snapshot"), 2);
   EXPECT_EQ(r.findings[1].numbers.at("pinned_bytes"), 77);
+  EXPECT_EQ(r.findings[1].numbers.at("snapshots_behind"), 19);
   EXPECT_NE(r.findings[1].fix.find("fjord consumer reset /t reader"), std::string::npos);
 }
 

@@ -170,6 +170,7 @@ TEST_F(DoctorTest, ConsumerPinsAndTagKeepsBytes) {
   ASSERT_OK(CreateTableTag(*table, "t1"));
   ASSERT_OK(ResetConsumer(*table, "reader", 1));
   Commit(*table, 0, 30, "b");
+  ASSERT_OK(ResetConsumer(*table, "slow", 2));
   Commit(*table, 0, 30, "c");
   FullCompact(*table);  // snapshot 4 deletes every earlier file
   Commit(*table, 30, 40, "d");
@@ -184,6 +185,16 @@ TEST_F(DoctorTest, ConsumerPinsAndTagKeepsBytes) {
   EXPECT_EQ(pin->numbers.at("pinned_bytes"), expected);
   EXPECT_GT(expected, 0);
   EXPECT_EQ(r.snapshots[0].kept_by, "consumer:reader");
+  // The second consumer is behind too: it alone would keep 2..3.
+  int pins = 0;
+  for (const DoctorFinding& f : r.findings) {
+    if (f.code != "consumer-pins-snapshots" || f.consumer != "slow") continue;
+    ++pins;
+    EXPECT_EQ(f.numbers.at("pinned_snapshots"), 2);
+    EXPECT_EQ(f.numbers.at("pinned_bytes"), expected);
+    EXPECT_EQ(f.numbers.at("snapshots_behind"), 4);
+  }
+  EXPECT_EQ(pins, 1);
   ASSERT_EQ(r.tags.size(), 1u);
   EXPECT_TRUE(r.tags[0].snapshot_present);
   EXPECT_EQ(Find(r, "tag-only-bytes"), nullptr);  // its snapshot is still there
@@ -191,6 +202,7 @@ TEST_F(DoctorTest, ConsumerPinsAndTagKeepsBytes) {
   // The consumer goes; the next commit expires 1..4 (retain-max 2), the tag alone keeps the
   // files of snapshot 1.
   ASSERT_OK(ResetConsumer(*table, "reader", std::nullopt));
+  ASSERT_OK(ResetConsumer(*table, "slow", std::nullopt));
   Commit(*table, 40, 50, "e");
   r = Diagnose(*table);
   EXPECT_EQ(r.earliest_snapshot, 5);
