@@ -72,21 +72,34 @@ void BucketFindings(const DoctorReport& r, std::vector<DoctorFinding>* out) {
   for (const DoctorBucket& b : r.buckets) {
     // Small files: at least compaction.min.file-num files below the compaction file size are
     // what Java's append compaction would have picked; left in place, compaction is not running
-    // or behind. Primary-key buckets merge small level-0 files through their sorted runs.
-    if (b.small_files >= s.compaction_min_file_num && b.small_files >= 2) {
+    // or behind. In a primary-key bucket each level-0 file is a sorted run (the sorted-runs
+    // finding) and each level >= 1 one run whose last file may be small: only the small files
+    // beyond one per level count.
+    int64_t small = b.small_files;
+    if (s.primary_key) {
+      std::map<int32_t, int64_t> per_level;
+      for (size_t i = 0; i < b.file_sizes.size() && i < b.file_levels.size(); ++i) {
+        if (b.file_levels[i] > 0 && b.file_sizes[i] < s.small_file_size) {
+          per_level[b.file_levels[i]]++;
+        }
+      }
+      small = 0;
+      for (const auto& [level, n] : per_level) small += n - 1;
+    }
+    if (small >= s.compaction_min_file_num && small >= 2) {
       DoctorFinding f = BucketFinding("small-files", DoctorSeverity::kWarning, b);
-      f.numbers = {{"small_files", b.small_files},
+      f.numbers = {{"small_files", small},
                    {"small_bytes", b.small_bytes},
                    {"files", b.files},
                    {"target_file_size", s.target_file_size},
                    {"small_file_size", s.small_file_size},
                    {"compaction_min_file_num", s.compaction_min_file_num}};
-      f.message = Where(b) + ": " + std::to_string(b.small_files) + " of " +
-                  std::to_string(b.files) + " files are below " + Bytes(s.small_file_size) +
-                  " (70 % of target-file-size " + Bytes(s.target_file_size) + "), " +
-                  Bytes(b.small_bytes) + " in all; compaction.min.file-num is " +
+      f.message = Where(b) + ": " + std::to_string(small) + " of " + std::to_string(b.files) +
+                  " files are below " + Bytes(s.small_file_size) + " (70 % of target-file-size " +
+                  Bytes(s.target_file_size) + ")" + (s.primary_key ? " beyond one per level" : "") +
+                  ", " + Bytes(b.small_bytes) + " in all small files; compaction.min.file-num is " +
                   std::to_string(s.compaction_min_file_num);
-      f.fix = compact + PartitionArg(b) + write_only_note;
+      f.fix = compact + PartitionArg(b) + (s.primary_key ? " --full" : "") + write_only_note;
       out->push_back(std::move(f));
     }
     // Sorted runs: compaction starts above the trigger; writers stop and wait for compaction

@@ -108,6 +108,7 @@ TEST(DoctorFindings, HealthyReportHasNone) {
 
 TEST(DoctorFindings, SmallFilesAtCompactionMinFileNum) {
   DoctorReport r = BaseReport();
+  r.settings.primary_key = false;
   r.settings.write_only = true;
   DoctorBucket b = Bucket(1, 1000, 4000);
   b.partition = "dt=1";
@@ -127,6 +128,30 @@ TEST(DoctorFindings, SmallFilesAtCompactionMinFileNum) {
   EXPECT_EQ(f.numbers.at("target_file_size"), 128 << 20);
   EXPECT_EQ(f.fix.rfind("fjord compact /t --partition dt=1", 0), 0u) << f.fix;
   EXPECT_NE(f.fix.find("write-only"), std::string::npos) << f.fix;
+}
+
+TEST(DoctorFindings, SmallFilesOfPrimaryKeysBeyondOnePerLevel) {
+  DoctorReport r = BaseReport();
+  DoctorBucket b = Bucket(0, 10, 10);
+  // Four level-0 files and one small file in each of levels 3, 4, 5: sorted runs, not a backlog.
+  b.file_levels = {0, 0, 0, 0, 3, 4, 5};
+  b.file_sizes = {10, 10, 10, 10, 10, 10, 10};
+  b.files = 7;
+  b.small_files = 7;
+  r.buckets.push_back(b);
+  AddDoctorFindings({}, &r);
+  EXPECT_TRUE(r.findings.empty());
+  // Level 5 made of 5 small files (and one large): 4 beyond one per level.
+  r.buckets[0].file_levels = {5, 5, 5, 5, 5, 5};
+  r.buckets[0].file_sizes = {10, 10, 10, 10, 10, int64_t{200} << 20};
+  AddDoctorFindings({}, &r);
+  EXPECT_TRUE(r.findings.empty());
+  r.buckets[0].file_levels.push_back(5);
+  r.buckets[0].file_sizes.push_back(10);
+  AddDoctorFindings({}, &r);
+  ASSERT_EQ(Codes(r), std::vector<std::string>{"small-files"});
+  EXPECT_EQ(r.findings[0].numbers.at("small_files"), 5);
+  EXPECT_EQ(r.findings[0].fix, "fjord compact /t --full");
 }
 
 TEST(DoctorFindings, SortedRunsAboveTriggerAndAtStop) {
