@@ -66,6 +66,8 @@ void AddConsumerCommand(CLI::App* app, Handler* handler);
 void AddExpireCommand(CLI::App* app, Handler* handler);
 // `fjord orphans` (Java's remove_orphan_files procedure).
 void AddOrphansCommand(CLI::App* app, Handler* handler);
+// `fjord rollback` (Java's rollback_to and rollback_to_timestamp procedures).
+void AddRollbackCommand(CLI::App* app, Handler* handler);
 // `fjord doctor` (what usually goes wrong with a table, and the fixes).
 void AddDoctorCommand(CLI::App* app, Handler* handler);
 

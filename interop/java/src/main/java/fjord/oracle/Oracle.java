@@ -46,6 +46,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle partition-expire TABLE_DIR --now LOCAL_DATE_TIME [-o key=value ...]
  *   fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] ...
  *   fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true]
+ *   fjord-oracle rollback TABLE_DIR --snapshot N | --tag NAME | --timestamp MS
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -71,6 +72,7 @@ public final class Oracle {
                     + "       fjord-oracle write-bucket TABLE_DIR --input ROWS.jsonl --bucket N   (a writer with 'bucket' = N)\n"
                     + "       fjord-oracle bucket-check TABLE_DIR --output FILE   (live rows, their bucket and Java's bucket for them)\n"
                     + "       fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] [--max-deletes N] [--changelog-retain-min N] [--changelog-retain-max N] [--changelog-time-retained-ms MS] [--output FILE]   (Java's ExpireSnapshots, then ExpireChangelog when decoupled)\n"
+                    + "       fjord-oracle rollback TABLE_DIR --snapshot N | --tag NAME | --timestamp MS   (Table#rollbackTo; rollback_to_timestamp)\n"
                     + "       fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true] [--output FILE]   (Java's LocalOrphanFilesClean; the deleted paths, relative, one a line)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
@@ -181,6 +183,7 @@ public final class Oracle {
             case "tags":
             case "expire":
             case "remove-orphans":
+            case "rollback":
                 break;
             default:
                 throw new UsageException("unknown command: " + cmd);
@@ -256,6 +259,9 @@ public final class Oracle {
         if (cmd.equals("delete-tag")) {
             Tags.delete(table, flags);
             return null;
+        }
+        if (cmd.equals("rollback")) {
+            return Rollback.rollback(table, flags);
         }
         if (cmd.equals("expire")) {
             String message = Expire.expire(table, flags);
