@@ -14,10 +14,15 @@
    formatters and zones): a table written by Fjord and one written by Java with the same options
    get the same tag names (Java's period formatter), Java reads Fjord's auto tags as Fjord does,
    and a Java commit on Fjord's table creates no second tag for the same period.
+5. Batch tags (`tag.automatic-creation` = batch, tag.num-retained-max counting manual tags, in
+   the local zone and in +08:00): Fjord's `fjord write` and Java's batch write followed by Java's
+   TagBatchCreation leave the same tags (batch-write-<date> on the latest snapshot, replaced at
+   each write; the oldest manual tag deleted); a Java batch write on Fjord's table moves the tag.
 
     java_tags_compat.py --fjord BUILD/tools/fjord
 """
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -205,6 +210,52 @@ class Suite:
         self.check(f"{label}: a Java commit in the same period adds no auto tag",
                    set(after) == set(mine), {"before": sorted(mine), "after": sorted(after)})
 
+    # 5. Batch tags.
+    def batch_tags(self, label, zone, *opts):
+        """Fjord's `fjord write` and Java's batch write (then Java's TagBatchCreation) on two
+        tables with the same options: a manual tag after the 1st and 2nd write, so that
+        tag.num-retained-max=2 (every tag counts) deletes m1 at the 3rd write; the batch tag
+        batch-write-<date of the latest snapshot in `zone`> is replaced at every write."""
+        opts = ["-o", "tag.automatic-creation=batch", "-o", "tag.num-retained-max=2",
+                "-o", "tag.default-time-retained=1 d", *opts]
+
+        def name_of(table, snapshot):
+            with open(os.path.join(table, "snapshot", f"snapshot-{snapshot}")) as f:
+                millis = json.load(f)["timeMillis"]
+            day = datetime.datetime.fromtimestamp(millis / 1000, zone)
+            return "batch-write-" + day.strftime("%Y-%m-%d")
+
+        for attempt in range(2):  # midnight between the writes of one table: retry once
+            n = self.inputs
+            result = {}
+            for who, write in (("Fjord", self.fjord_writes), ("Java", self.java_writes)):
+                t = self.create(f"b{who[0].lower()}{n}", *opts)
+                latest = []
+                for i in range(3):
+                    write(t, 1)
+                    latest.append(snapshots(t)[-1])
+                    if i < 2:
+                        run([self.fjord, "tag", "create", t, f"m{i + 1}"])
+                result[who] = (t, latest, self.fjord_tags(t))
+            names = {name_of(t, s) for t, latest, _ in result.values() for s in latest}
+            if len(names) == 1 or attempt == 1:
+                break
+        day = names.pop()
+        for who, (t, latest, tags) in result.items():
+            want = {"m2": (latest[1], 86400000), day: (latest[2], 86400000)}
+            self.check(f"{label}: {who}'s batch writes leave {sorted(want)}", tags == want,
+                       {"got": tags, "want": want})
+        ft = result["Fjord"][0]
+        self.same_tags(f"{label}, Fjord's table", ft)
+        self.java_writes(ft, 1)
+        after = self.same_tags(f"{label}, Fjord's table after a Java batch write", ft)
+        self.check(f"{label}: Java's batch write moves Fjord's batch tag to its snapshot",
+                   after.get(name_of(ft, snapshots(ft)[-1]), (None,))[0] == snapshots(ft)[-1],
+                   after)
+        for name in after:
+            self.check(f"{label}: Java reads tag {name} of Fjord's table as Fjord does",
+                       self.java_rows(ft, "--tag", name) == self.fjord_rows(ft, "--tag", name))
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -225,6 +276,10 @@ def main():
                         "-o", "tag.creation-period=hourly",
                         "-o", "tag.period-formatter=without_dashes",
                         "-o", "sink.process-time-zone=+08:00")
+            s.batch_tags("batch tags", datetime.timezone.utc)
+            s.batch_tags("batch tags, +08:00",
+                         datetime.timezone(datetime.timedelta(hours=8)),
+                         "-o", "sink.process-time-zone=+08:00")
         finally:
             oracle.close()
     print(f"{s.checks} checks, {len(s.failures)} failed")
