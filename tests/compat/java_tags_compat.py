@@ -15,7 +15,7 @@
    get the same tag names (Java's period formatter), Java reads Fjord's auto tags as Fjord does,
    and a Java commit on Fjord's table creates no second tag for the same period.
 5. Batch tags (`tag.automatic-creation` = batch, tag.num-retained-max counting manual tags, in
-   the local zone and in +08:00): Fjord's `fjord write` and Java's batch write followed by Java's
+   the local zone and in a `sink.process-time-zone` whose date differs from UTC's): Fjord's `fjord write` and Java's batch write followed by Java's
    TagBatchCreation leave the same tags (batch-write-<date> on the latest snapshot, replaced at
    each write; the oldest manual tag deleted); a Java batch write on Fjord's table moves the tag.
 
@@ -277,9 +277,12 @@ def main():
                         "-o", "tag.period-formatter=without_dashes",
                         "-o", "sink.process-time-zone=+08:00")
             s.batch_tags("batch tags", datetime.timezone.utc)
-            s.batch_tags("batch tags, +08:00",
-                         datetime.timezone(datetime.timedelta(hours=8)),
-                         "-o", "sink.process-time-zone=+08:00")
+            # A zone whose date differs from UTC's now: +12:00 in the afternoon, -12:00 before.
+            east = datetime.datetime.now(datetime.timezone.utc).hour >= 12
+            zone = "+12:00" if east else "-12:00"
+            s.batch_tags(f"batch tags, {zone}",
+                         datetime.timezone(datetime.timedelta(hours=12 if east else -12)),
+                         "-o", f"sink.process-time-zone={zone}")
         finally:
             oracle.close()
     print(f"{s.checks} checks, {len(s.failures)} failed")
