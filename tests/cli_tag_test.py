@@ -4,8 +4,8 @@ through the `fjord` program: create from the latest or a given snapshot with a t
 (Java's tag JSON), list as text and JSON, refusals (existing name, missing snapshot, blank name,
 bad duration) with nothing written, reads of a tag, delete, a table with
 `tag.automatic-creation` getting a tag at `fjord write`, and batch tags (`batch-write-<date>`,
-replaced by the next batch write the same day, none for streaming identifiers, the customized
-name).
+replaced by the next batch write the same day, none for streaming identifiers, moved by a
+dedicated compaction, the customized name).
 
     cli_tag_test.py --fjord BUILD/tools/fjord
 """
@@ -115,6 +115,12 @@ def main():
         run("write", b, "--input", path, "--commit-user", "stream", "--commit-id", "5")
         check("a commit under a streaming identifier makes no batch tag",
               [(x["name"], x["snapshot"]) for x in tags(b)] == listed, tags(b))
+        run("compact", b, "--full")
+        latest = max(int(f.split("-")[1]) for f in os.listdir(os.path.join(b, "snapshot"))
+                     if f.startswith("snapshot-"))
+        check("a dedicated compaction ends a batch job: the latest snapshot gets the tag",
+              latest >= 4 and any(x["name"] == batch_name(latest) and x["snapshot"] == latest
+                                  for x in tags(b)), (latest, tags(b)))
         n = create("named", "bucket=-1", "tag.automatic-creation=batch",
                    "tag.batch.customized-name=nightly")
         write(n, [1])
