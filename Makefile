@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench soak-stream soak-lifecycle
+        bench-commits bench-expire bench soak-stream soak-lifecycle
 
 all: build
 
@@ -94,6 +94,21 @@ bench-commits: bootstrap
 	@rm -rf $(BENCH_COMMITS_DIR)
 	@build/bench/bench/commit_latency --dir $(BENCH_COMMITS_DIR) --commits $(BENCH_COMMITS)
 	@rm -rf $(BENCH_COMMITS_DIR)
+
+# Issue 15's evidence (bench/README.md): bytes on disk of a primary-key table under
+# BENCH_EXPIRE_COMMITS upsert commits with the default retention on a simulated clock (one commit
+# per 10 s), against the same table written write-only; writes bench/results/<date>-expire-bytes.md.
+# Not part of `make test`. BENCH_EXPIRE_DIR overrides the scratch folder.
+BENCH_EXPIRE_COMMITS ?= 1000
+BENCH_EXPIRE_DIR     ?= /tmp/fjord-bench-expire
+bench-expire: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target expire_bytes -j $(JOBS)
+	@rm -rf $(BENCH_EXPIRE_DIR)
+	@build/bench/bench/expire_bytes --dir $(BENCH_EXPIRE_DIR) --commits $(BENCH_EXPIRE_COMMITS) \
+	  --out bench/results/$$(date -u +%Y-%m-%d)-expire-bytes.md
+	@rm -rf $(BENCH_EXPIRE_DIR)
 
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
 # Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.

@@ -383,8 +383,10 @@ Result<bool> CreateTag(const FileStoreTable& table, const CreateTagRequest& requ
     if (request.ignore_if_exists) return false;
     return Status::Invalid("Tag '", request.name, "' already exists.");
   }
-  // validateNoAutoTag: with automatic creation, one auto tag per snapshot.
-  if (Lower(table.options().GetOr("tag.automatic-creation", "none")) != "none") {
+  // validateNoAutoTag: with automatic period tags, one auto tag per snapshot (Java has no period
+  // handler, so no check, in none and batch mode).
+  const std::string mode = Lower(table.options().GetOr("tag.automatic-creation", "none"));
+  if (mode == "process-time" || mode == "watermark") {
     FJORD_ASSIGN_OR_RAISE(TagPeriod period, TagPeriod::Make(table.options()));
     if (period.TagToLocalMillis(request.name)) {
       FJORD_ASSIGN_OR_RAISE(std::vector<TagEntry> tags, ListTagEntries(table));
