@@ -177,16 +177,6 @@ std::map<std::string, std::string> Run::Retention() {
   return r;
 }
 
-bool Run::TagDeletesAllowed() const {
-  // Deleting a tag whose snapshot expired cleans the files and manifest lists only that tag
-  // used, as Java's TagManager#doClean; with a decoupled changelog of producer none, long-lived
-  // changelogs still use some of them (their manifest lists, maybe their APPEND data files), and
-  // neither Java 1.4 nor Fjord counts them. Left out until that is settled (--tag-deletes-always
-  // shows it).
-  return options_.tag_deletes_always || !config_.decoupled ||
-         (config_.primary_key && config_.producer != "none");
-}
-
 // ---- the fake clock ----
 
 void Run::Stamp() {
@@ -281,8 +271,7 @@ void Run::Tick() {
   co.dynamic_options["tag.automatic-creation"] = "process-time";
   co.dynamic_options[tag_period_option_] = tag_period_value_;
   co.dynamic_options["sink.process-time-zone"] = "UTC";
-  if (rng_() % 2 == 0 && TagDeletesAllowed())
-    co.dynamic_options["tag.num-retained-max"] = std::to_string(2 + rng_() % 3);
+  if (rng_() % 2 == 0) co.dynamic_options["tag.num-retained-max"] = std::to_string(2 + rng_() % 3);
   auto commit = Must(table->NewCommit("ticker", co), "new commit");
   CommitResult r = Must(commit->Commit(CommitMessages(), ++identifier_), "empty commit");
   MustOk(commit->Close(), "close commit");
@@ -330,8 +319,7 @@ void Run::CreateTag() {
   CreateTagOptions o;
   o.snapshot_id = id;
   int r = static_cast<int>(rng_() % 5);
-  if (r == 3 && TagDeletesAllowed())
-    o.time_retained = "10 ms";  // expires at the next commit's tag maintenance
+  if (r == 3) o.time_retained = "10 ms";  // expires at the next commit's tag maintenance
   if (r == 4) o.time_retained = "100 d";
   MustOk(CreateTableTag(*table, name, o), "create tag " + name);
   model_.tags[name] = model_.snapshots.at(id);
@@ -343,7 +331,6 @@ void Run::CreateTag() {
 }
 
 void Run::DeleteTag() {
-  if (!TagDeletesAllowed()) return CreateTag();
   auto table = Open();
   std::vector<TagInfo> tags = Must(table->Tags(), "tags");
   if (tags.empty()) return CreateTag();

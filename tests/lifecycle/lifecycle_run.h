@@ -39,8 +39,6 @@ struct RunOptions {
   bool crash = false;    // crash every maintenance operation at every I/O step
   bool rollback = true;  // rollback steps (RollbackTable)
   bool verbose = false;
-  bool tag_deletes_always =
-      false;            // also in decoupled runs of producer none (Run::TagDeletesAllowed)
   std::string scratch;  // a directory for the table; empty: the system temp directory
 };
 
@@ -57,7 +55,6 @@ class Run {
  private:
   std::unique_ptr<Table> Open() const;
   std::map<std::string, std::string> Retention();
-  bool TagDeletesAllowed() const;
   void Log(const std::string& line);
 
   // Steps.

@@ -6,7 +6,6 @@
 //
 // Usage: fjord_lifecycle_test [--runs N] [--crash-runs M] [--seconds S] [--seed BASE]
 //                             [--steps K] [--crash-steps K] [--scratch DIR] [--verbose]
-//                             [--tag-deletes-always]
 //        fjord_lifecycle_test --replay SEED --kind pk|append [--crash] [--steps K] [--verbose]
 // Runs alternate primary-key and append tables; run i uses seed BASE + i. It stops after N plain
 // and M crash runs or S seconds (wall clock), whichever comes first, and prints the counts. A
@@ -39,7 +38,6 @@ struct Args {
   bool replay = false;
   bool pk = true;
   bool crash = false;
-  bool tag_deletes_always = false;
 };
 
 bool Parse(int argc, char** argv, Args* a) {
@@ -75,8 +73,6 @@ bool Parse(int argc, char** argv, Args* a) {
       std::string k = value();
       if (k != "pk" && k != "append") return false;
       a->pk = k == "pk";
-    } else if (arg == "--tag-deletes-always") {
-      a->tag_deletes_always = true;
     } else if (arg == "--crash") {
       a->crash = true;
     } else {
@@ -119,7 +115,6 @@ int main(int argc, char** argv) {
   RunOptions base;
   base.scratch = a.scratch;
   base.verbose = a.verbose;
-  base.tag_deletes_always = a.tag_deletes_always;
   if (a.replay) {
     RunOptions o = base;
     o.seed = a.seed;
