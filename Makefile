@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench soak-stream
+        bench-commits bench soak-stream soak-run
 
 all: build
 
@@ -123,3 +123,11 @@ STREAM_SEEDS ?= 200
 soak-stream: build
 	@FJORD_STREAM_SEEDS=$(STREAM_SEEDS) $(BUILD_DIR)/tests/fjord_api_stream_test \
 	  --gtest_filter='*DifferentialRestartsWithAConsumer*'
+
+# Issue 16's longer exactly-once soak of `fjord run`: SOAK_SECONDS of SIGKILLs and restarts
+# (default 600), SOAK_SEED for another random schedule. Not part of `make test`.
+SOAK_SECONDS ?= 600
+SOAK_SEED    ?= 1
+soak-run: build
+	@python3 tests/runtime_kill_test.py --fjord $(BUILD_DIR)/tools/fjord --seconds $(SOAK_SECONDS) \
+	  --seed $(SOAK_SEED)

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Exactly-once of `fjord run` under SIGKILL (issue 16 points 4 and 5).
+
+Three streaming jobs read a `files` source that a producer keeps growing (new files, and files
+appended to in pieces that split lines): into a bucket-unaware append table, a fixed-bucket
+append table and a primary-key aggregation table (sum). The jobs are killed with SIGKILL at random
+moments (checkpoints every 50-300 ms, so kills land mid-checkpoint too; some runs widen the gap
+between the persisted checkpoint and its commit so that a kill there leaves committables to
+re-commit), stopped with SIGTERM now and then, and restarted; once one job resumes from the table
+alone (its state directory deleted). At the end each job runs --bounded, and `fjord cat` must
+show every source row exactly once in the append tables and the exact sums in the aggregation
+table. Prints the counts of kills, restores, re-commits and rows checked.
+
+    runtime_kill_test.py --fjord BUILD/tools/fjord [--seconds 40] [--seed 16]
+"""
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+GROUPS = 41
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--seconds", type=float, default=40)
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--rows-per-file", type=int, default=400)
+    ap.add_argument("--oracle", help="run the Java oracle's dump through this oracle_batch.py")
+    args = ap.parse_args()
+    rnd = random.Random(args.seed)
+    fjord = os.path.abspath(args.fjord)
+    failures = []
+
+    def run(*a, ok=True):
+        p = subprocess.run([fjord, *a], capture_output=True, text=True)
+        if ok and p.returncode != 0:
+            sys.exit(f"fjord {' '.join(a)} failed:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    with tempfile.TemporaryDirectory(prefix="fjord-runtime-kill-") as work:
+        wh = os.path.join(work, "wh")
+        src = os.path.join(work, "in")
+        os.makedirs(src)
+        run("db", "create", wh, "db")
+        run("table", "create", wh, "db.app", "--columns", "id BIGINT, g INT, v BIGINT",
+            "-o", "bucket=-1")
+        run("table", "create", wh, "db.fixed", "--columns", "id BIGINT, g INT, v BIGINT",
+            "-o", "bucket=3", "-o", "bucket-key=id")
+        run("table", "create", wh, "db.agg", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
+            "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
+            "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
+        jobs = {}
+        for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2)):
+            path = os.path.join(work, f"{name}.yaml")
+            interval = rnd.choice([50, 100, 300])
+            with open(path, "w") as f:
+                f.write(f"source: {{type: files, path: in, format: jsonl, batch-rows: 97,"
+                        f" poll-interval: 20ms}}\n"
+                        f"sink: {{table: wh/db.db/{name}}}\n"
+                        f"pipeline: {{parallelism: {parallelism}, checkpoint-interval:"
+                        f" {interval}ms, state-dir: state-{name}}}\n")
+            jobs[name] = {"yaml": path, "proc": None, "log": ""}
+
+        # The producer: files in name order, each written in a few pieces cut anywhere.
+        next_id = [0]
+        file_no = [0]
+        pending_text = [""]
+        current = [None]
+
+        def produce():
+            if not pending_text[0]:
+                rows = "".join(json.dumps({"id": i, "g": i % GROUPS, "v": i * 7 - 3}) + "\n"
+                               for i in range(next_id[0], next_id[0] + args.rows_per_file))
+                next_id[0] += args.rows_per_file
+                current[0] = os.path.join(src, f"part-{file_no[0]:05d}.jsonl")
+                file_no[0] += 1
+                pending_text[0] = rows
+            cut = rnd.randint(1, len(pending_text[0]))
+            with open(current[0], "a") as f:
+                f.write(pending_text[0][:cut])
+            pending_text[0] = pending_text[0][cut:]
+
+        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "recommitted": 0,
+                  "already": 0, "table_resumes": 0}
+
+        def start(name, delay=False):
+            env = dict(os.environ)
+            if delay:
+                env["FJORD_TEST_COMMIT_DELAY_MS"] = str(rnd.choice([30, 80]))
+            j = jobs[name]
+            j["out"] = tempfile.TemporaryFile(mode="w+")
+            j["proc"] = subprocess.Popen([fjord, "run", j["yaml"]], cwd=work, env=env,
+                                         stdout=j["out"], stderr=subprocess.STDOUT, text=True)
+            counts["starts"] += 1
+
+        def collect(name):
+            j = jobs[name]
+            j["out"].seek(0)
+            text = j["out"].read()
+            j["out"].close()
+            j["log"] += text
+            for m in re.finditer(r"restored checkpoint \d+ \(\d+ pending: (\d+) re-committed, "
+                                 r"(\d+) already committed\)", text):
+                counts["restores"] += 1
+                counts["recommitted"] += int(m.group(1))
+                counts["already"] += int(m.group(2))
+            counts["table_resumes"] += text.count("resuming job")
+            return text
+
+        def stop(name, sig):
+            j = jobs[name]
+            p = j["proc"]
+            if p.poll() is not None:
+                text = collect(name)
+                failures.append(f"{name} exited early ({p.returncode}):\n{text[-2000:]}")
+                j["proc"] = None
+                return
+            p.send_signal(sig)
+            rc = p.wait(timeout=60)
+            text = collect(name)
+            if sig == signal.SIGTERM:
+                counts["terms"] += 1
+                if rc != 0 or "stopped after checkpoint" not in text:
+                    failures.append(f"{name}: SIGTERM gave exit {rc}:\n{text[-2000:]}")
+            else:
+                counts["kills"] += 1
+            j["proc"] = None
+
+        for name in jobs:
+            start(name)
+        deadline = time.time() + args.seconds
+        table_resume_done = False
+        while time.time() < deadline and not failures:
+            for _ in range(rnd.randint(1, 4)):
+                produce()
+            time.sleep(rnd.uniform(0.02, 0.4))
+            name = rnd.choice(list(jobs))
+            sig = signal.SIGTERM if rnd.random() < 0.15 else signal.SIGKILL
+            stop(name, sig)
+            if (not table_resume_done and name == "app" and sig == signal.SIGKILL
+                    and time.time() > deadline - args.seconds / 2):
+                # A lost state directory: the job resumes from its snapshots' properties.
+                subprocess.run(["rm", "-rf", os.path.join(work, "state-app")], check=True)
+                table_resume_done = True
+            start(name, delay=rnd.random() < 0.4)
+        for name in jobs:
+            if jobs[name]["proc"] is not None:
+                stop(name, signal.SIGKILL)
+        while pending_text[0]:
+            produce()
+        total = next_id[0]
+
+        # The bounded runs consume the rest and stop with a final checkpoint.
+        for name, j in jobs.items():
+            p = subprocess.run([fjord, "run", j["yaml"], "--bounded"], cwd=work,
+                               capture_output=True, text=True, timeout=120)
+            j["log"] += p.stdout
+            m = re.search(r"restored checkpoint \d+ \(\d+ pending: (\d+) re-committed, "
+                          r"(\d+) already committed\)", p.stdout)
+            if m:
+                counts["restores"] += 1
+                counts["recommitted"] += int(m.group(1))
+                counts["already"] += int(m.group(2))
+            if p.returncode != 0:
+                failures.append(f"{name} --bounded failed:\n{p.stdout[-2000:]}\n{p.stderr}")
+
+        def rows_of(table):
+            out = run("cat", os.path.join(wh, "db.db", table), "--format", "jsonl").stdout
+            return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+        checked = 0
+        for table in ("app", "fixed"):
+            ids = sorted(r["id"] for r in rows_of(table))
+            checked += len(ids)
+            if ids != list(range(total)):
+                dup = len(ids) - len(set(ids))
+                missing = len(set(range(total)) - set(ids))
+                failures.append(f"{table}: {len(ids)} rows for {total} source rows "
+                                f"({dup} duplicates, {missing} missing)")
+            else:
+                print(f"ok: {table} holds each of the {total} source rows exactly once")
+        sums = {}
+        for i in range(total):
+            sums[i % GROUPS] = sums.get(i % GROUPS, 0) + i * 7 - 3
+        agg = {r["g"]: r["v"] for r in rows_of("agg")}
+        checked += len(agg)
+        if agg != sums:
+            bad = [g for g in sums if agg.get(g) != sums[g]]
+            failures.append(f"agg: wrong sums for groups {bad[:5]} "
+                            f"(e.g. {bad[0] if bad else None}: {agg.get(bad[0]) if bad else None}"
+                            f" != {sums[bad[0]] if bad else None})")
+        else:
+            print(f"ok: agg holds the exact sums of {GROUPS} groups over {total} rows")
+        if counts["table_resumes"] == 0 and table_resume_done:
+            failures.append("the job whose state-dir was deleted did not resume from the table")
+        print(f"counts: {counts['kills']} SIGKILLs, {counts['terms']} SIGTERMs, "
+              f"{counts['starts']} starts, {counts['restores']} restores from state-dir, "
+              f"{counts['table_resumes']} from the table alone, {counts['recommitted']} "
+              f"re-committed, {counts['already']} found already committed, {checked} rows "
+              f"checked, {total} source rows")
+        if args.oracle:
+            p = subprocess.run([sys.executable, args.oracle, "dump",
+                                os.path.join(wh, "db.db", "app")], capture_output=True, text=True)
+            print(p.stdout[-500:], p.stderr[-500:])
+    for f in failures:
+        print("FAIL:", f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
