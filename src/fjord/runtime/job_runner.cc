@@ -87,7 +87,9 @@ class Job {
   // Checks the job against its table: sink options, routing, the source.
   Status Prepare() {
     EnsureArrowCompute();  // Take, for routing
-    FJORD_ASSIGN_OR_RAISE(table_, Table::Open(spec_.sink.table));
+    auto table = Table::Open(spec_.sink.table);
+    if (!table.ok()) return table.status().WithContext(spec_.file + ": sink.table");
+    table_ = std::move(*table);
     const FileStoreTable& store = *table_->store();
     FJORD_ASSIGN_OR_RAISE(runtime_router_, RowRouter::Make(store.schema(), store.core_options()));
     if (runtime_router_->dynamic()) {
@@ -102,7 +104,8 @@ class Job {
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;
     // Opens one writer and committer now so that refused options fail before anything runs.
-    FJORD_RETURN_NOT_OK(table_->NewWrite(write_options_).status());
+    FJORD_RETURN_NOT_OK(table_->NewWrite(write_options_).status().WithContext(spec_.file +
+                                                                              ": sink"));
     FJORD_ASSIGN_OR_RAISE(source_, runtime::MakeSource(spec_.source, store.schema()));
     if (options_.bounded && spec_.source.type == "datagen" && spec_.source.datagen.rows < 0) {
       return Status::Invalid(spec_.file, ": --bounded needs source.rows for a datagen source");
