@@ -27,6 +27,48 @@ import time
 GROUPS = 41
 
 
+def check_missing_files_refused(fjord, work, failures):
+    """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
+    commit a snapshot naming it, with an error naming the file; nothing is committed."""
+    base = os.path.join(work, "gone")
+    os.makedirs(os.path.join(base, "in"))
+    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
+                   capture_output=True)
+    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
+                    "id BIGINT", "-o", "bucket=-1"], check=True, capture_output=True)
+    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
+        f.write("".join(json.dumps({"id": i}) + "\n" for i in range(100)))
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in}\nsink: {table: wh/db.db/t}\n"
+                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
+    env = dict(os.environ, FJORD_TEST_COMMIT_DELAY_MS="20000")
+    p = subprocess.Popen([fjord, "run", job, "--bounded"], cwd=base, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint = os.path.join(base, "state", "checkpoints", "checkpoint-1")
+    for _ in range(500):
+        if os.path.exists(checkpoint):
+            break
+        time.sleep(0.02)
+    p.kill()
+    p.wait()
+    table = os.path.join(base, "wh", "db.db", "t")
+    data = [os.path.join(d, f) for d, _, fs in os.walk(table) for f in fs
+            if f.startswith("data-")]
+    if not os.path.exists(checkpoint) or not data or os.path.exists(
+            os.path.join(table, "snapshot", "snapshot-1")):
+        failures.append("gone: the checkpoint was not left uncommitted")
+        return
+    os.remove(data[0])
+    r = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True, text=True)
+    name = os.path.basename(data[0])
+    if r.returncode != 1 or name not in r.stderr or "is gone" not in r.stderr or \
+            os.path.exists(os.path.join(table, "snapshot", "snapshot-1")):
+        failures.append(f"gone: restart with a missing file gave {r.returncode}: {r.stderr}")
+    else:
+        print(f"ok: a checkpointed commit whose file is gone is refused naming {name}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -58,6 +100,7 @@ def main():
         run("table", "create", wh, "db.agg", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
             "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
             "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
+        check_missing_files_refused(fjord, work, failures)
         jobs = {}
         for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2)):
             path = os.path.join(work, f"{name}.yaml")

@@ -43,9 +43,13 @@ using runtime::JobSpec;
 using runtime::PendingCommit;
 using Clock = std::chrono::steady_clock;
 
+// Commits failing at this many checkpoints in a row fail the job (a restart retries them).
+constexpr int kMaxCommitFailures = 3;
+
 struct WriterItem {
   std::shared_ptr<arrow::RecordBatch> batch;
   int64_t barrier = 0;  // > 0: a checkpoint barrier
+  bool final = false;   // the last checkpoint of the run: wait for running compactions
   bool stop = false;
 };
 
@@ -104,8 +108,8 @@ class Job {
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;
     // Opens one writer and committer now so that refused options fail before anything runs.
-    FJORD_RETURN_NOT_OK(table_->NewWrite(write_options_).status().WithContext(spec_.file +
-                                                                              ": sink"));
+    FJORD_RETURN_NOT_OK(
+        table_->NewWrite(write_options_).status().WithContext(spec_.file + ": sink"));
     FJORD_ASSIGN_OR_RAISE(source_, runtime::MakeSource(spec_.source, store.schema()));
     if (options_.bounded && spec_.source.type == "datagen" && spec_.source.datagen.rows < 0) {
       return Status::Invalid(spec_.file, ": --bounded needs source.rows for a datagen source");
@@ -258,7 +262,7 @@ class Job {
       }
       Ack ack;
       ack.checkpoint = item.barrier;
-      auto messages = writer->PrepareCommit(item.barrier, /*wait_compaction=*/false);
+      auto messages = writer->PrepareCommit(item.barrier, /*wait_compaction=*/item.final);
       if (messages.ok()) {
         ack.messages = std::move(*messages);
       } else {
@@ -337,9 +341,13 @@ class Job {
         ++summary_.commit_failures;
         Log("checkpoint " + std::to_string(p.checkpoint_id) +
             ": commit failed, kept pending: " + result.status().ToString());
-        if (final_checkpoint_ == cp.id) return result.status();
+        if (final_checkpoint_ == cp.id || ++consecutive_commit_failures_ >= kMaxCommitFailures) {
+          return result.status().WithContext("checkpoint " + std::to_string(p.checkpoint_id) +
+                                             " could not be committed");
+        }
         break;
       }
+      consecutive_commit_failures_ = 0;
       if (result->snapshot_id) committed += " snapshot " + std::to_string(*result->snapshot_id);
       pending_.erase(pending_.begin());
     }
@@ -364,6 +372,7 @@ class Job {
       if (final) final_checkpoint_ = cp.id;
       inflight_ = std::move(cp);
       barrier.barrier = inflight_->id;
+      barrier.final = final;
     }
     for (auto& q : queues_) q->Push(barrier);
   }
@@ -485,6 +494,7 @@ class Job {
   int64_t last_checkpoint_ = 0;
   int64_t final_checkpoint_ = -1;
   std::vector<PendingCommit> pending_;  // the committer thread's
+  int consecutive_commit_failures_ = 0;
   JobRunSummary summary_;
 };
 
