@@ -71,13 +71,24 @@ class FilesSource : public Source {
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
     *end = false;
+    // The directory is listed again only when the files known give nothing more.
+    bool fresh = false;
+    auto relist = [&]() -> Result<bool> {
+      if (fresh) return false;
+      FJORD_ASSIGN_OR_RAISE(names_, List());
+      fresh = listed_ = true;
+      return true;
+    };
+    if (!listed_) FJORD_RETURN_NOT_OK(relist().status());
     while (true) {
-      FJORD_ASSIGN_OR_RAISE(std::vector<std::string> names, List());
+      const std::vector<std::string>& names = names_;
       auto later = std::upper_bound(names.begin(), names.end(), file_);
       bool has_later = later != names.end();
       if (file_.empty() || !std::binary_search(names.begin(), names.end(), file_)) {
         // Before the first file, or the current one is gone (deleted after it was read).
         if (!has_later) {
+          FJORD_ASSIGN_OR_RAISE(bool again, relist());
+          if (again) continue;
           *end = bounded;
           return nullptr;
         }
@@ -87,6 +98,10 @@ class FilesSource : public Source {
       if (files_.format == "csv" && header_.empty()) {
         FJORD_ASSIGN_OR_RAISE(bool have, ReadHeader(Path(file_)));
         if (!have) {
+          if (!has_later) {
+            FJORD_ASSIGN_OR_RAISE(bool again, relist());
+            if (again) continue;
+          }
           if (!has_later && !bounded) return nullptr;  // the header is still being written
           FJORD_ASSIGN_OR_RAISE(std::string rest, ReadAt(Path(file_), 0, kChunkBytes));
           if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
@@ -107,11 +122,23 @@ class FilesSource : public Source {
       size_t want = kChunkBytes;
       size_t cut = 0;
       int64_t lines = 0;
+      Status unreadable;
       while (true) {
-        FJORD_ASSIGN_OR_RAISE(text, ReadAt(path, offset_, want));
+        auto read = ReadAt(path, offset_, want);
+        if (!read.ok()) {
+          unreadable = read.status();
+          break;
+        }
+        text = std::move(*read);
         cut = Cut(text, static_cast<size_t>(spec_.batch_rows), &lines);
         if (cut > 0 || text.size() < want) break;
         want *= 2;  // one record longer than the chunk
+      }
+      if (!unreadable.ok()) {
+        // Deleted since the listing: move on; still there: an error, never a silent skip.
+        FJORD_ASSIGN_OR_RAISE(bool again, relist());
+        if (!again || std::binary_search(names_.begin(), names_.end(), file_)) return unreadable;
+        continue;
       }
       if (cut == 0 && complete && !text.empty()) {
         cut = text.size();  // the last record without its line break
@@ -122,6 +149,8 @@ class FilesSource : public Source {
           FJORD_RETURN_NOT_OK(Open(*later));
           continue;
         }
+        FJORD_ASSIGN_OR_RAISE(bool again, relist());
+        if (again) continue;
         *end = bounded;
         return nullptr;
       }
@@ -219,6 +248,8 @@ class FilesSource : public Source {
   int64_t offset_ = 0;
   int64_t line_ = 1;
   std::string header_;
+  std::vector<std::string> names_;  // the files matching, as last listed
+  bool listed_ = false;
 };
 
 }  // namespace
