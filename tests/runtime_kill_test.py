@@ -27,6 +27,58 @@ import time
 GROUPS = 41
 
 
+def check_stale_state_and_timeout(fjord, work, failures):
+    """An older copy of the state directory is refused (its position is before committed rows);
+    a checkpoint slower than checkpoint-timeout fails the run, and the next run is exact."""
+    base = os.path.join(work, "stale")
+    os.makedirs(os.path.join(base, "in"))
+    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
+                   capture_output=True)
+    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
+                    "id BIGINT", "-o", "bucket=-1"], check=True, capture_output=True)
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in}\nsink: {table: wh/db.db/t}\n"
+                "pipeline: {checkpoint-interval: 1h, checkpoint-timeout: 300ms, state-dir: state}\n")
+
+    def add(name, ids):
+        with open(os.path.join(base, "in", name), "w") as f:
+            f.write("".join(json.dumps({"id": i}) + "\n" for i in ids))
+
+    def bounded(env=None):
+        return subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
+                              text=True, env=dict(os.environ, **(env or {})))
+
+    add("a.jsonl", range(0, 50))
+    bounded()
+    subprocess.run(["cp", "-r", os.path.join(base, "state"), os.path.join(base, "old")],
+                   check=True)
+    add("b.jsonl", range(50, 100))
+    bounded()
+    slow = bounded({"FJORD_TEST_COMMIT_DELAY_MS": "1500"})
+    if slow.returncode != 1 or "timed out" not in slow.stderr:
+        failures.append(f"timeout: a slow checkpoint gave {slow.returncode}: {slow.stderr}")
+    else:
+        print("ok: a checkpoint slower than checkpoint-timeout fails the run")
+    subprocess.run(["rm", "-rf", os.path.join(base, "state")], check=True)
+    os.rename(os.path.join(base, "old"), os.path.join(base, "state"))
+    r = bounded()
+    if r.returncode != 1 or "is stale" not in r.stderr:
+        failures.append(f"stale: an old state-dir gave {r.returncode}: {r.stdout} {r.stderr}")
+    else:
+        print("ok: an older copy of the state directory is refused")
+    subprocess.run(["rm", "-rf", os.path.join(base, "state")], check=True)
+    add("c.jsonl", range(100, 150))
+    r = bounded()
+    out = subprocess.run([fjord, "cat", os.path.join(base, "wh", "db.db", "t")],
+                         capture_output=True, text=True).stdout
+    ids = sorted(json.loads(l)["id"] for l in out.splitlines() if l.strip())
+    if r.returncode != 0 or ids != list(range(150)):
+        failures.append(f"stale: resuming from the table gave {r.returncode}, {len(ids)} rows")
+    else:
+        print("ok: after both, the job resumes from the table alone and holds 150 rows once")
+
+
 def check_missing_files_refused(fjord, work, failures):
     """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
     commit a snapshot naming it, with an error naming the file; nothing is committed."""
@@ -101,6 +153,7 @@ def main():
             "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
             "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
         check_missing_files_refused(fjord, work, failures)
+        check_stale_state_and_timeout(fjord, work, failures)
         jobs = {}
         for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2)):
             path = os.path.join(work, f"{name}.yaml")

@@ -62,6 +62,7 @@ struct Ack {
 
 // A checkpoint between its barrier and its commit.
 struct InFlight {
+  Clock::time_point started;
   int64_t id = 0;
   std::string position;
   int acks = 0;
@@ -173,9 +174,16 @@ class Job {
     }
     FJORD_RETURN_NOT_OK(store_->CommitUser(commit_user_).status());
     FJORD_ASSIGN_OR_RAISE(committer_, table_->NewCommit(commit_user_, commit_options_));
-    if (latest && !latest->pending.empty()) {
+    if (latest) {
       FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> committed,
                             runtime::LatestCommittedIdentifier(store, commit_user_));
+      if (committed && *committed > latest->checkpoint_id) {
+        // An older copy of the state directory: its position is before rows already committed.
+        return Status::Invalid(
+            "state-dir ", spec_.pipeline.state_dir, " is stale: its latest checkpoint is ",
+            latest->checkpoint_id, " but the table holds checkpoint ", *committed,
+            " of this job; empty the state directory to resume from the table alone");
+      }
       std::string source = store_->CheckpointPath(latest->checkpoint_id);
       for (const PendingCommit& p : latest->pending) {
         if (committed && p.checkpoint_id <= *committed) {
@@ -299,6 +307,7 @@ class Job {
       std::lock_guard<std::mutex> lock(mu_);
       if (!st.ok() && failure_.ok()) failure_ = st;
       inflight_.reset();
+      last_checkpoint_end_ = Clock::now();
       cv_.notify_all();
     }
   }
@@ -367,6 +376,7 @@ class Job {
     {
       std::lock_guard<std::mutex> lock(mu_);
       InFlight cp;
+      cp.started = Clock::now();
       cp.id = ++last_checkpoint_;
       cp.position = source_->Position();
       if (final) final_checkpoint_ = cp.id;
@@ -424,7 +434,8 @@ class Job {
       FJORD_RETURN_NOT_OK(Failure());
       bool idle = false;
       if (StopRequested()) break;
-      if (Clock::now() >= next_checkpoint && !Busy()) {
+      FJORD_RETURN_NOT_OK(CheckTimeout());
+      if (Clock::now() >= next_checkpoint && !Busy() && PauseOver()) {
         TriggerCheckpoint(false);
         next_checkpoint = Clock::now() + interval;
       }
@@ -461,9 +472,38 @@ class Job {
     std::lock_guard<std::mutex> lock(mu_);
     return inflight_.has_value();
   }
+  // `min-pause` since the end of the last checkpoint.
+  bool PauseOver() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Clock::now() - last_checkpoint_end_ >=
+           std::chrono::milliseconds(spec_.pipeline.min_pause_ms);
+  }
+  // A checkpoint in flight for longer than `checkpoint-timeout` fails the job (a restart
+  // resumes at the last completed one), as Flink with no tolerable checkpoint failures.
+  Status CheckTimeout() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (inflight_ && Clock::now() - inflight_->started >
+                         std::chrono::milliseconds(spec_.pipeline.checkpoint_timeout_ms)) {
+      if (failure_.ok()) {
+        failure_ = Status::IOError("checkpoint ", inflight_->id, " timed out after ",
+                                   spec_.pipeline.checkpoint_timeout_ms,
+                                   " ms (pipeline.checkpoint-timeout)");
+      }
+      return failure_;
+    }
+    return Status::OK();
+  }
   void WaitIdle() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !inflight_ || !failure_.ok(); });
+    while (inflight_ && failure_.ok()) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (inflight_ && Clock::now() - inflight_->started >
+                           std::chrono::milliseconds(spec_.pipeline.checkpoint_timeout_ms)) {
+        failure_ = Status::IOError("checkpoint ", inflight_->id, " timed out after ",
+                                   spec_.pipeline.checkpoint_timeout_ms,
+                                   " ms (pipeline.checkpoint-timeout)");
+      }
+    }
   }
 
   JobSpec spec_;
@@ -493,6 +533,7 @@ class Job {
   std::optional<InFlight> inflight_;
   int64_t last_checkpoint_ = 0;
   int64_t final_checkpoint_ = -1;
+  Clock::time_point last_checkpoint_end_;
   std::vector<PendingCommit> pending_;  // the committer thread's
   int consecutive_commit_failures_ = 0;
   JobRunSummary summary_;

@@ -182,9 +182,10 @@ Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& ba
 
 Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string& base_dir,
                      PipelineSpec* out) {
-  FJORD_RETURN_NOT_OK(c.Keys(node, "pipeline",
-                             {"name", "parallelism", "checkpoint-interval", "state-dir",
-                              "checkpoints-retained", "queue-batches", "metrics-port"}));
+  FJORD_RETURN_NOT_OK(
+      c.Keys(node, "pipeline",
+             {"name", "parallelism", "checkpoint-interval", "checkpoint-timeout", "min-pause",
+              "state-dir", "checkpoints-retained", "queue-batches", "metrics-port"}));
   if (node["metrics-port"]) {
     return c.Error(node["metrics-port"], "pipeline.metrics-port",
                    "the metrics endpoint is not supported yet");
@@ -200,6 +201,16 @@ Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string
   if (node["checkpoint-interval"]) {
     FJORD_ASSIGN_OR_RAISE(out->checkpoint_interval_ms,
                           c.Duration(node["checkpoint-interval"], "pipeline.checkpoint-interval"));
+  }
+  if (node["checkpoint-timeout"]) {
+    FJORD_ASSIGN_OR_RAISE(out->checkpoint_timeout_ms,
+                          c.Duration(node["checkpoint-timeout"], "pipeline.checkpoint-timeout"));
+  }
+  if (node["min-pause"]) {
+    FJORD_ASSIGN_OR_RAISE(std::string text, c.Text(node["min-pause"], "pipeline.min-pause"));
+    auto ms = ParseDurationMillis(text);
+    if (!ms.ok()) return c.Error(node["min-pause"], "pipeline.min-pause", ms.status().message());
+    out->min_pause_ms = *ms;
   }
   if (!node["state-dir"]) {
     return c.Error(node, "pipeline.state-dir", "missing (where checkpoints are kept)");

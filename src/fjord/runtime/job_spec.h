@@ -43,6 +43,8 @@ struct PipelineSpec {
   std::string name;  // names the job in snapshot properties; default: the job file's stem
   int parallelism = 1;
   int64_t checkpoint_interval_ms = 10000;
+  int64_t checkpoint_timeout_ms = 600000;  // a checkpoint taking longer fails the job
+  int64_t min_pause_ms = 0;                // between the end of a checkpoint and the next
   std::string state_dir;
   int checkpoints_retained = 3;
   int queue_batches = 4;  // bounded queue per writer, in batches

@@ -28,6 +28,8 @@ pipeline:
   checkpoint-interval: 2s
   state-dir: state
   checkpoints-retained: 5
+  checkpoint-timeout: 1min
+  min-pause: 500ms
 )",
                                                  "dir/job.yaml", "/base"));
   EXPECT_EQ(job.source.type, "files");
@@ -43,6 +45,8 @@ pipeline:
   EXPECT_EQ(job.pipeline.checkpoint_interval_ms, 2000);
   EXPECT_EQ(job.pipeline.state_dir, "/base/state");
   EXPECT_EQ(job.pipeline.checkpoints_retained, 5);
+  EXPECT_EQ(job.pipeline.checkpoint_timeout_ms, 60000);
+  EXPECT_EQ(job.pipeline.min_pause_ms, 500);
 }
 
 TEST(JobSpecTest, DefaultsAndDatagen) {
