@@ -3,7 +3,9 @@
 // the last file is followed as it grows. Position: {"file", "offset", "line"}; files whose names
 // sort before the position's file count as consumed (new files must sort after the ones read).
 
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <arrow/api.h>
 #include <nlohmann/json.hpp>
@@ -32,15 +34,22 @@ class FilesSource : public Source {
     offset_ = 0;
     line_ = 1;
     header_.clear();
-    if (position.empty()) return Status::OK();
-    try {
-      auto j = nlohmann::json::parse(position);
-      file_ = j.at("file").get<std::string>();
-      offset_ = j.at("offset").get<int64_t>();
-      line_ = j.at("line").get<int64_t>();
-    } catch (const std::exception& e) {
-      return Status::Invalid("files source: bad position '", position, "': ", e.what());
+    dead_letter_bytes_ = 0;
+    if (!position.empty()) {
+      try {
+        auto j = nlohmann::json::parse(position);
+        file_ = j.at("file").get<std::string>();
+        offset_ = j.at("offset").get<int64_t>();
+        line_ = j.at("line").get<int64_t>();
+        if (j.contains("dead-letter-bytes")) {
+          dead_letter_bytes_ = j.at("dead-letter-bytes").get<int64_t>();
+        }
+      } catch (const std::exception& e) {
+        return Status::Invalid("files source: bad position '", position, "': ", e.what());
+      }
     }
+    FJORD_RETURN_NOT_OK(SeekDeadLetter());
+    if (position.empty()) return Status::OK();
     if (file_.empty()) return Status::OK();
     std::string path = Path(file_);
     std::error_code ec;
@@ -64,6 +73,7 @@ class FilesSource : public Source {
     j["file"] = file_;
     j["offset"] = offset_;
     j["line"] = line_;
+    if (!files_.dead_letter.empty()) j["dead-letter-bytes"] = dead_letter_bytes_;
     return j.dump();
   }
 
@@ -156,8 +166,15 @@ class FilesSource : public Source {
       }
       text.resize(cut);
       std::shared_ptr<arrow::RecordBatch> batch;
-      FJORD_ASSIGN_OR_RAISE(batch, ParseChunk(text, files_.format == "csv", header_,
-                                              files_.csv_null, schema_, path, line_));
+      auto parsed =
+          ParseChunk(text, files_.format == "csv", header_, files_.csv_null, schema_, path, line_);
+      if (parsed.ok()) {
+        batch = std::move(*parsed);
+      } else if (!files_.dead_letter.empty() && parsed.status().code() == StatusCode::kInvalid) {
+        FJORD_ASSIGN_OR_RAISE(batch, Salvage(text, path));
+      } else {
+        return parsed.status();
+      }
       offset_ += static_cast<int64_t>(cut);
       line_ += lines;
       if (batch->num_rows() == 0) continue;  // blank lines only
@@ -208,6 +225,72 @@ class FilesSource : public Source {
     return true;
   }
 
+  // The dead-letter file cut back to what the position counted (rows written to it after the
+  // checkpoint are read, and written, again).
+  Status SeekDeadLetter() {
+    if (files_.dead_letter.empty()) return Status::OK();
+    std::error_code ec;
+    fs::create_directories(fs::path(files_.dead_letter).parent_path(), ec);
+    if (!fs::exists(files_.dead_letter, ec)) std::ofstream(files_.dead_letter, std::ios::app);
+    auto size = static_cast<int64_t>(fs::file_size(files_.dead_letter, ec));
+    if (ec) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
+    if (size > dead_letter_bytes_) {
+      fs::resize_file(files_.dead_letter, static_cast<uintmax_t>(dead_letter_bytes_), ec);
+      if (ec) return Status::IOError("cannot truncate dead-letter file ", files_.dead_letter);
+    } else {
+      dead_letter_bytes_ = size;
+    }
+    return Status::OK();
+  }
+
+  // The records of `text` one by one: those that fit as a batch, the others to the dead-letter
+  // file (synced before the batch is handed out, so a checkpoint never counts an unsynced row).
+  Result<std::shared_ptr<arrow::RecordBatch>> Salvage(const std::string& text,
+                                                      const std::string& path) {
+    bool csv = files_.format == "csv";
+    std::string good;
+    std::string letters;
+    int64_t line = line_;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      int64_t lines = 0;
+      std::string rest = text.substr(pos);
+      size_t cut = Cut(rest, 1, &lines);
+      if (cut == 0) {
+        cut = rest.size();
+        lines = 1;
+      }
+      std::string record = rest.substr(0, cut);
+      auto one = ParseChunk(record, csv, header_, files_.csv_null, schema_, path, line);
+      if (one.ok()) {
+        good += record;
+      } else {
+        nlohmann::json j;
+        j["file"] = path;
+        j["line"] = line;
+        j["error"] = one.status().ToString();
+        while (!record.empty() && (record.back() == '\n' || record.back() == '\r')) {
+          record.pop_back();
+        }
+        j["record"] = record;
+        letters += j.dump() + "\n";
+      }
+      pos += cut;
+      line += lines;
+    }
+    if (!letters.empty()) {
+      int fd = ::open(files_.dead_letter.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
+      bool ok =
+          ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
+          ::fsync(fd) == 0;
+      ::close(fd);
+      if (!ok) return Status::IOError("cannot write dead-letter file ", files_.dead_letter);
+      dead_letter_bytes_ += static_cast<int64_t>(letters.size());
+    }
+    return ParseChunk(good, csv, header_, files_.csv_null, schema_, path, line_);
+  }
+
   static Result<std::string> ReadAt(const std::string& path, int64_t offset, size_t max) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return Status::IOError("files source: cannot open ", path);
@@ -250,6 +333,7 @@ class FilesSource : public Source {
   std::string header_;
   std::vector<std::string> names_;  // the files matching, as last listed
   bool listed_ = false;
+  int64_t dead_letter_bytes_ = 0;  // of the dead-letter file, counted by the position
 };
 
 }  // namespace

@@ -104,5 +104,38 @@ TEST(FilesSourceTest, ResumeInAFileThatShrankIsRefused) {
   EXPECT_EQ(st.code(), StatusCode::kNotFound);
 }
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(FilesSourceTest, DeadLetterKeepsTheSourceGoingExactly) {
+  fjord::testing::TempDir dir;
+  Append(dir.Join("a.jsonl"), "{\"id\":1}\n{\"id\":\"x\"}\n{\"id\":3}\n");
+  Append(dir.Join("b.jsonl"), "{\"id\":4}\n{\"v\":\"no id\"}\n{\"id\":6}\n");
+  SourceSpec spec = Spec(dir.path(), "jsonl", 100);
+  spec.files.on_error = "dead-letter";
+  spec.files.dead_letter = dir.Join("dead/letters.jsonl");
+  auto source = MakeFilesSource(spec, Schema());
+  ASSERT_OK(source->Seek(""));
+  bool end = false;
+  auto first = source->Next(true, &end);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::string after_a = source->Position();
+  EXPECT_EQ(Drain(source.get(), true, &end), (std::vector<int64_t>{4, 6}));
+  std::string letters = ReadAll(spec.files.dead_letter);
+  EXPECT_NE(letters.find("a.jsonl\",\"line\":2"), std::string::npos) << letters;
+  EXPECT_NE(letters.find("b.jsonl\",\"line\":2"), std::string::npos) << letters;
+  EXPECT_NE(letters.find("\"record\":\"{\\\"v\\\":\\\"no id\\\"}\""), std::string::npos)
+      << letters;
+  // Resuming after a.jsonl cuts the dead letters back to a.jsonl's, then writes b.jsonl's again:
+  // each bad row once.
+  auto again = MakeFilesSource(spec, Schema());
+  ASSERT_OK(again->Seek(after_a));
+  EXPECT_EQ(ReadAll(spec.files.dead_letter).find("b.jsonl"), std::string::npos);
+  EXPECT_EQ(Drain(again.get(), true, &end), (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(ReadAll(spec.files.dead_letter), letters);
+}
+
 }  // namespace
 }  // namespace fjord::runtime

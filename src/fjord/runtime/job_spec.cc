@@ -270,6 +270,10 @@ Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
   } catch (const YAML::Exception& e) {
     return Status::Invalid(file, " line ", e.mark.line + 1, ": ", e.msg);
   }
+  if (job.source.files.on_error == "dead-letter" && job.source.files.dead_letter.empty()) {
+    job.source.files.dead_letter =
+        (std::filesystem::path(job.pipeline.state_dir) / "dead-letter.jsonl").string();
+  }
   if (job.pipeline.name.empty()) job.pipeline.name = std::filesystem::path(file).stem().string();
   return job;
 }

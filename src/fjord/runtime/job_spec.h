@@ -17,6 +17,10 @@ struct FilesSourceSpec {
   std::string format = "jsonl";  // jsonl | csv
   std::string csv_null;          // CSV: unquoted field text meaning NULL
   int64_t poll_interval_ms = 200;
+  // Rows that do not fit the table: "fail" stops the job; "dead-letter" appends them (with the
+  // file, line and error) to `dead_letter` (default: <state-dir>/dead-letter.jsonl).
+  std::string on_error = "fail";
+  std::string dead_letter;
 };
 
 struct DatagenSourceSpec {
