@@ -186,12 +186,16 @@ def main():
             pending_text[0] = pending_text[0][cut:]
 
         counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "recommitted": 0,
-                  "already": 0, "table_resumes": 0}
+                  "already": 0, "table_resumes": 0, "fault_exits": 0, "commit_failures": 0,
+                  "faulty_runs": 0}
 
-        def start(name, delay=False):
+        def start(name, delay=False, faults=False):
             env = dict(os.environ)
             if delay:
                 env["FJORD_TEST_COMMIT_DELAY_MS"] = str(rnd.choice([30, 80]))
+            if faults:
+                env["FJORD_TEST_FAULT_RATE"] = "0.05"
+                counts["faulty_runs"] += 1
             j = jobs[name]
             j["out"] = tempfile.TemporaryFile(mode="w+")
             j["proc"] = subprocess.Popen([fjord, "run", j["yaml"]], cwd=work, env=env,
@@ -210,6 +214,7 @@ def main():
                 counts["recommitted"] += int(m.group(1))
                 counts["already"] += int(m.group(2))
             counts["table_resumes"] += text.count("resuming job")
+            counts["commit_failures"] += text.count("commit failed, kept pending")
             return text
 
         def stop(name, sig):
@@ -217,7 +222,10 @@ def main():
             p = j["proc"]
             if p.poll() is not None:
                 text = collect(name)
-                failures.append(f"{name} exited early ({p.returncode}):\n{text[-2000:]}")
+                if p.returncode == 1 and "injected fault" in text:
+                    counts["fault_exits"] += 1  # a writer or restore hit an injected fault
+                else:
+                    failures.append(f"{name} exited early ({p.returncode}):\n{text[-2000:]}")
                 j["proc"] = None
                 return
             p.send_signal(sig)
@@ -225,7 +233,9 @@ def main():
             text = collect(name)
             if sig == signal.SIGTERM:
                 counts["terms"] += 1
-                if rc != 0 or "stopped after checkpoint" not in text:
+                if rc == 1 and "injected fault" in text:
+                    counts["fault_exits"] += 1
+                elif rc != 0 or "stopped after checkpoint" not in text:
                     failures.append(f"{name}: SIGTERM gave exit {rc}:\n{text[-2000:]}")
             else:
                 counts["kills"] += 1
@@ -247,7 +257,7 @@ def main():
                 # A lost state directory: the job resumes from its snapshots' properties.
                 subprocess.run(["rm", "-rf", os.path.join(work, "state-app")], check=True)
                 table_resume_done = True
-            start(name, delay=rnd.random() < 0.4)
+            start(name, delay=rnd.random() < 0.4, faults=rnd.random() < 0.3)
         for name in jobs:
             if jobs[name]["proc"] is not None:
                 stop(name, signal.SIGKILL)
@@ -301,8 +311,11 @@ def main():
         print(f"counts: {counts['kills']} SIGKILLs, {counts['terms']} SIGTERMs, "
               f"{counts['starts']} starts, {counts['restores']} restores from state-dir, "
               f"{counts['table_resumes']} from the table alone, {counts['recommitted']} "
-              f"re-committed, {counts['already']} found already committed, {checked} rows "
-              f"checked, {total} source rows")
+              f"re-committed, {counts['already']} found already committed, "
+              f"{counts['faulty_runs']} runs with injected write faults ("
+              f"{counts['commit_failures']} commits failed and kept pending, "
+              f"{counts['fault_exits']} runs failed), {checked} rows checked, "
+              f"{total} source rows")
         if args.java:
             # The same checks on what Java Paimon reads (fjord-oracle dump, one JVM).
             sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "compat"))

@@ -126,8 +126,7 @@ TEST(FilesSourceTest, DeadLetterKeepsTheSourceGoingExactly) {
   std::string letters = ReadAll(spec.files.dead_letter);
   EXPECT_NE(letters.find("a.jsonl\",\"line\":2"), std::string::npos) << letters;
   EXPECT_NE(letters.find("b.jsonl\",\"line\":2"), std::string::npos) << letters;
-  EXPECT_NE(letters.find("\"record\":\"{\\\"v\\\":\\\"no id\\\"}\""), std::string::npos)
-      << letters;
+  EXPECT_NE(letters.find("\"record\":\"{\\\"v\\\":\\\"no id\\\"}\""), std::string::npos) << letters;
   // Resuming after a.jsonl cuts the dead letters back to a.jsonl's, then writes b.jsonl's again:
   // each bad row once.
   auto again = MakeFilesSource(spec, Schema());

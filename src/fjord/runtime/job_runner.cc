@@ -24,6 +24,7 @@
 #include "fjord/runtime/bounded_queue.h"
 #include "fjord/runtime/channel.h"
 #include "fjord/runtime/checkpoint_store.h"
+#include "fjord/runtime/fault_hook.h"
 #include "fjord/runtime/job_spec.h"
 #include "fjord/runtime/restore.h"
 #include "fjord/runtime/source.h"
@@ -93,6 +94,9 @@ class Job {
   Status Prepare() {
     EnsureArrowCompute();  // Take, for routing
     auto table = Table::Open(spec_.sink.table);
+    if (table.ok() && std::getenv("FJORD_TEST_FAULT_RATE")) {
+      table = Table::Open(spec_.sink.table, runtime::MaybeInjectFaults((*table)->io()));
+    }
     if (!table.ok()) return table.status().WithContext(spec_.file + ": sink.table");
     table_ = std::move(*table);
     const FileStoreTable& store = *table_->store();
