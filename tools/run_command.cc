@@ -15,7 +15,12 @@ namespace {
 
 std::atomic<bool> g_stop_job{false};
 
-extern "C" void OnJobStopSignal(int) { g_stop_job.store(true); }
+// The first SIGINT / SIGTERM stops the job with a final checkpoint; a second one kills it (the
+// next run resumes at the last completed checkpoint, exactly as after a crash).
+extern "C" void OnJobStopSignal(int sig) {
+  g_stop_job.store(true);
+  std::signal(sig, SIG_DFL);
+}
 
 struct RunArgs {
   std::string job;

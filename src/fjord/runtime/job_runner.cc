@@ -121,7 +121,7 @@ class Job {
     }
     store_ = std::make_unique<CheckpointStore>(spec_.pipeline.state_dir,
                                                spec_.pipeline.checkpoints_retained);
-    return store_->Init();
+    return Status::OK();
   }
 
  private:
@@ -138,6 +138,7 @@ class Job {
 
   // The latest checkpoint's committables re-committed, then the source sought.
   Status Restore() {
+    FJORD_RETURN_NOT_OK(store_->Init());
     FJORD_ASSIGN_OR_RAISE(std::optional<CheckpointState> latest, store_->LoadLatest());
     FJORD_ASSIGN_OR_RAISE(std::optional<std::string> stored_user, store_->StoredCommitUser());
     const FileStoreTable& store = *table_->store();
