@@ -79,6 +79,52 @@ def check_stale_state_and_timeout(fjord, work, failures):
         print("ok: after both, the job resumes from the table alone and holds 150 rows once")
 
 
+def check_metrics(fjord, work, failures):
+    """`pipeline.metrics-port`: GET /metrics answers Prometheus text while the job runs."""
+    import socket
+    import urllib.request
+    base = os.path.join(work, "metrics")
+    os.makedirs(base)
+    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
+                   capture_output=True)
+    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
+                    "k INT NOT NULL, v BIGINT", "--primary-key", "k", "-o", "bucket=2"],
+                   check=True, capture_output=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with open(os.path.join(base, "job.yaml"), "w") as f:
+        f.write("source: {type: datagen, rows-per-second: 2000, key-range: 50, update-ratio: 0.5}\n"
+                "sink: {table: wh/db.db/t}\n"
+                f"pipeline: {{parallelism: 2, checkpoint-interval: 100ms, state-dir: state, "
+                f"metrics-port: {port}}}\n")
+    p = subprocess.Popen([fjord, "run", "job.yaml"], cwd=base, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    values = {}
+    try:
+        for _ in range(100):
+            time.sleep(0.1)
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read()
+            except OSError:
+                continue
+            values = {l.split("{")[0]: float(l.split()[-1]) for l in text.decode().splitlines()
+                      if l and not l.startswith("#")}
+            if values.get("fjord_job_checkpoints_completed_total", 0) >= 2:
+                break
+    finally:
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=60)
+    if rc != 0 or values.get("fjord_job_checkpoints_completed_total", 0) < 2 or \
+            values.get("fjord_job_records_in_total", 0) <= 0 or \
+            "fjord_job_checkpoint_duration_seconds_sum" not in values:
+        failures.append(f"metrics: exit {rc}, {values}, {p.stderr.read()}")
+    else:
+        print(f"ok: /metrics serves {len(values)} series (checkpoints "
+              f"{values['fjord_job_checkpoints_completed_total']:.0f}, records in "
+              f"{values['fjord_job_records_in_total']:.0f})")
+
+
 def check_missing_files_refused(fjord, work, failures):
     """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
     commit a snapshot naming it, with an error naming the file; nothing is committed."""
@@ -154,6 +200,7 @@ def main():
             "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
         check_missing_files_refused(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
+        check_metrics(fjord, work, failures)
         jobs = {}
         for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2)):
             path = os.path.join(work, f"{name}.yaml")

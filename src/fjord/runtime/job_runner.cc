@@ -26,6 +26,7 @@
 #include "fjord/runtime/checkpoint_store.h"
 #include "fjord/runtime/fault_hook.h"
 #include "fjord/runtime/job_spec.h"
+#include "fjord/runtime/metrics.h"
 #include "fjord/runtime/restore.h"
 #include "fjord/runtime/source.h"
 #include "fjord/table.h"
@@ -82,7 +83,8 @@ class Job {
     FJORD_RETURN_NOT_OK(Prepare());
     FJORD_RETURN_NOT_OK(Restore());
     FJORD_RETURN_NOT_OK(StartThreads());
-    Status st = SourceLoop();
+    Status st = StartMetrics();
+    if (st.ok()) st = SourceLoop();
     Status stopped = StopThreads();
     if (st.ok()) st = stopped;
     FJORD_RETURN_NOT_OK(st);
@@ -204,6 +206,7 @@ class Job {
           ++summary_.already_committed;
         } else {
           ++summary_.recommitted;
+          ++metrics_.recommitted;
         }
       }
     }
@@ -228,6 +231,16 @@ class Job {
     for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { WriterLoop(i); });
     committer_thread_ = std::thread([this] { CommitterLoop(); });
     return Status::OK();
+  }
+
+  Status StartMetrics() {
+    if (spec_.pipeline.metrics_port <= 0) return Status::OK();
+    return server_.Start(spec_.pipeline.metrics_address, spec_.pipeline.metrics_port, [this] {
+      int64_t queued = 0;
+      for (const auto& q : queues_) queued += static_cast<int64_t>(q->size());
+      metrics_.queued_batches = queued;
+      return metrics_.Render(spec_.pipeline.name);
+    });
   }
 
   Status StopThreads() {
@@ -349,8 +362,14 @@ class Job {
         FJORD_ASSIGN_OR_RAISE(messages, CommitMessages::Deserialize(p.messages, "pending commit"));
       }
       committer_->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
+      auto commit_started = Clock::now();
       auto result = committer_->Commit(messages, p.checkpoint_id);
+      metrics_.commit_micros_sum +=
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - commit_started)
+              .count();
+      ++metrics_.commits;
       if (!result.ok()) {
+        ++metrics_.commit_failures;
         std::lock_guard<std::mutex> lock(mu_);
         ++summary_.commit_failures;
         Log("checkpoint " + std::to_string(p.checkpoint_id) +
@@ -362,10 +381,19 @@ class Job {
         break;
       }
       consecutive_commit_failures_ = 0;
-      if (result->snapshot_id) committed += " snapshot " + std::to_string(*result->snapshot_id);
+      if (result->snapshot_id) {
+        committed += " snapshot " + std::to_string(*result->snapshot_id);
+        metrics_.latest_snapshot = *result->snapshot_id;
+      }
+      metrics_.records_out += messages.new_row_count();
       pending_.erase(pending_.begin());
     }
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+    metrics_.pending_committables = static_cast<int64_t>(pending_.size());
+    ++metrics_.checkpoints_completed;
+    metrics_.checkpoint_micros_sum +=
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - cp.started).count();
+    metrics_.last_checkpoint = cp.id;
     std::lock_guard<std::mutex> lock(mu_);
     ++summary_.checkpoints_completed;
     summary_.last_checkpoint = cp.id;
@@ -449,6 +477,7 @@ class Job {
                             source_->Next(options_.bounded, &end));
       if (batch) {
         summary_.rows_read += batch->num_rows();
+        metrics_.records_in += batch->num_rows();
         FJORD_RETURN_NOT_OK(Route(batch));
       } else if (end) {
         break;
@@ -513,6 +542,7 @@ class Job {
 
   JobSpec spec_;
   JobRunOptions options_;
+  runtime::JobMetrics metrics_;
   std::unique_ptr<Table> table_;
   std::optional<RowRouter> runtime_router_;
   bool unaware_ = false;
@@ -530,6 +560,7 @@ class Job {
   BoundedQueue<Ack> acks_{1024};
   int next_writer_ = 0;
   int commit_delay_ms_ = 0;
+  runtime::MetricsServer server_;  // last: stopped before the rest goes
 
   std::mutex mu_;
   std::mutex log_mu_;

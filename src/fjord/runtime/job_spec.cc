@@ -182,13 +182,20 @@ Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& ba
 
 Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string& base_dir,
                      PipelineSpec* out) {
-  FJORD_RETURN_NOT_OK(
-      c.Keys(node, "pipeline",
-             {"name", "parallelism", "checkpoint-interval", "checkpoint-timeout", "min-pause",
-              "state-dir", "checkpoints-retained", "queue-batches", "metrics-port"}));
+  FJORD_RETURN_NOT_OK(c.Keys(
+      node, "pipeline",
+      {"name", "parallelism", "checkpoint-interval", "checkpoint-timeout", "min-pause", "state-dir",
+       "checkpoints-retained", "queue-batches", "metrics-port", "metrics-address"}));
   if (node["metrics-port"]) {
-    return c.Error(node["metrics-port"], "pipeline.metrics-port",
-                   "the metrics endpoint is not supported yet");
+    FJORD_ASSIGN_OR_RAISE(int64_t port,
+                          c.Integer(node["metrics-port"], "pipeline.metrics-port", 1));
+    if (port > 65535)
+      return c.Error(node["metrics-port"], "pipeline.metrics-port", "at most 65535");
+    out->metrics_port = static_cast<int>(port);
+  }
+  if (node["metrics-address"]) {
+    FJORD_ASSIGN_OR_RAISE(out->metrics_address,
+                          c.Text(node["metrics-address"], "pipeline.metrics-address"));
   }
   if (node["name"]) {
     FJORD_ASSIGN_OR_RAISE(out->name, c.Text(node["name"], "pipeline.name"));

@@ -52,6 +52,8 @@ struct PipelineSpec {
   std::string state_dir;
   int checkpoints_retained = 3;
   int queue_batches = 4;  // bounded queue per writer, in batches
+  int metrics_port = 0;   // 0: no metrics endpoint
+  std::string metrics_address = "127.0.0.1";
 };
 
 struct JobSpec {

@@ -91,8 +91,8 @@ TEST(JobSpecTest, ErrorsNameFileLineAndKey) {
   EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 3: pipeline.state-dir: missing"))
       << st.ToString();
   st = ParseError("source: {type: files, path: x}\n" + sink +
-                  "pipeline: {state-dir: s, metrics-port: 9249}\n");
-  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "metrics-port: the metrics endpoint is not"))
+                  "pipeline: {state-dir: s, metrics-port: 99999}\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 3: pipeline.metrics-port: at most 65535"))
       << st.ToString();
   st = ParseError("source: {type: files, path: x}\n" + sink + pipeline + "extra: 1\n");
   EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 4: job.extra: unknown key"))
