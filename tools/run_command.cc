@@ -1,6 +1,8 @@
 // `fjord run JOB.yaml [--bounded]`: a streaming job (fjord/job.h, docs/streaming.md).
 
+#include <unistd.h>
 #include <atomic>
+
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -40,6 +42,7 @@ Status RunRun(const RunArgs& a) {
   options.bounded = a.bounded;
   options.stop = &g_stop_job;
   options.log = &std::cout;
+  if (::isatty(STDOUT_FILENO)) options.progress = &std::cout;
   FJORD_ASSIGN_OR_RAISE(JobRunSummary s, RunJob(a.job, options));
   std::cout << "job done: resumed from " << s.restored_from;
   if (s.restored_checkpoint > 0) std::cout << " (checkpoint " << s.restored_checkpoint << ")";

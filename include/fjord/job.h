@@ -22,6 +22,9 @@ struct JobRunOptions {
   const std::atomic<bool>* stop = nullptr;
   // Progress lines (restores, checkpoints); null: none.
   std::ostream* log = nullptr;
+  // A terminal: one status line rewritten twice a second (rows, checkpoint, snapshot), instead of
+  // a line per checkpoint in `log`.
+  std::ostream* progress = nullptr;
 };
 
 struct JobRunSummary {

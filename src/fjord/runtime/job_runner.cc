@@ -127,9 +127,29 @@ class Job {
   }
 
  private:
-  void Log(const std::string& line) {
+  void Log(const std::string& line, bool per_checkpoint = false) {
     std::lock_guard<std::mutex> lock(log_mu_);
+    if (options_.progress) {
+      if (per_checkpoint) return;        // the status line shows it
+      *options_.progress << "\r\033[K";  // clear the status line first
+    }
     if (options_.log) *options_.log << line << std::endl;
+  }
+
+  // The terminal's status line, at most twice a second.
+  void Progress(bool force = false) {
+    if (!options_.progress) return;
+    auto now = Clock::now();
+    if (!force && now - last_progress_ < std::chrono::milliseconds(500)) return;
+    last_progress_ = now;
+    std::lock_guard<std::mutex> lock(log_mu_);
+    *options_.progress << "\r\033[K" << spec_.pipeline.name << ": " << metrics_.records_in.load()
+                       << " rows in, " << metrics_.records_out.load() << " committed, checkpoint "
+                       << metrics_.last_checkpoint.load() << ", snapshot "
+                       << metrics_.latest_snapshot.load() << ", "
+                       << metrics_.pending_committables.load() << " pending, "
+                       << metrics_.commit_failures.load() << " commit failures"
+                       << (force ? "\n" : "") << std::flush;
   }
 
   std::map<std::string, std::string> Properties(int64_t checkpoint, const std::string& position) {
@@ -398,8 +418,9 @@ class Job {
     ++summary_.checkpoints_completed;
     summary_.last_checkpoint = cp.id;
     Log("checkpoint " + std::to_string(cp.id) + ": " + std::to_string(rows) + " rows," +
-        (committed.empty() ? std::string(" nothing committed") : " committed" + committed) + " (" +
-        std::to_string(static_cast<int64_t>(ms)) + " ms)");
+            (committed.empty() ? std::string(" nothing committed") : " committed" + committed) +
+            " (" + std::to_string(static_cast<int64_t>(ms)) + " ms)",
+        /*per_checkpoint=*/true);
     return Status::OK();
   }
 
@@ -465,6 +486,7 @@ class Job {
     auto next_checkpoint = Clock::now() + interval;
     while (true) {
       FJORD_RETURN_NOT_OK(Failure());
+      Progress();
       bool idle = false;
       if (StopRequested()) break;
       FJORD_RETURN_NOT_OK(CheckTimeout());
@@ -497,6 +519,7 @@ class Job {
     TriggerCheckpoint(true);
     WaitIdle();
     FJORD_RETURN_NOT_OK(Failure());
+    Progress(/*force=*/true);
     Log("stopped after checkpoint " + std::to_string(summary_.last_checkpoint) + " (" +
         std::to_string(summary_.rows_read) + " rows read in this run)");
     return Status::OK();
@@ -570,6 +593,7 @@ class Job {
   int64_t last_checkpoint_ = 0;
   int64_t final_checkpoint_ = -1;
   Clock::time_point last_checkpoint_end_;
+  Clock::time_point last_progress_;
   std::vector<PendingCommit> pending_;  // the committer thread's
   int consecutive_commit_failures_ = 0;
   JobRunSummary summary_;
