@@ -282,6 +282,8 @@ def main():
                 counts["terms"] += 1
                 if rc == 1 and "injected fault" in text:
                     counts["fault_exits"] += 1
+                elif rc == -signal.SIGTERM and not text:
+                    counts["kills"] += 1  # before main installed the handler: as a crash
                 elif rc != 0 or "stopped after checkpoint" not in text:
                     failures.append(f"{name}: SIGTERM gave exit {rc}:\n{text[-2000:]}")
             else:
@@ -301,8 +303,10 @@ def main():
             stop(name, sig)
             if (not table_resume_done and name == "app" and sig == signal.SIGKILL
                     and time.time() > deadline - args.seconds / 2):
-                # A lost state directory: the job resumes from its snapshots' properties.
-                subprocess.run(["rm", "-rf", os.path.join(work, "state-app")], check=True)
+                # Lost checkpoints (the commit user kept): the job resumes from its snapshots'
+                # properties. (check_stale_state_and_timeout loses the whole directory.)
+                subprocess.run(["rm", "-rf", os.path.join(work, "state-app", "checkpoints")],
+                               check=True)
                 table_resume_done = True
             start(name, delay=rnd.random() < 0.4, faults=rnd.random() < 0.3)
         for name in jobs:

@@ -179,23 +179,31 @@ class Job {
       position = latest->source_position;
       summary_.restored_from = "state-dir";
       summary_.restored_checkpoint = latest->checkpoint_id;
-    } else if (stored_user) {
-      commit_user_ = *stored_user;  // no checkpoint completed: nothing committed by this user
-      summary_.restored_from = "fresh";
     } else {
+      // No checkpoint: the job's latest snapshot, if the table has one, says where it stands
+      // (also when only the checkpoints were lost and the commit user is still there).
       FJORD_ASSIGN_OR_RAISE(std::optional<runtime::TableResume> resume,
                             runtime::FindResumeInTable(store, spec_.pipeline.name));
       if (resume) {
+        if (stored_user && *stored_user != resume->commit_user) {
+          return Status::Invalid("state-dir ", spec_.pipeline.state_dir, " has commit user ",
+                                 *stored_user, " but job '", spec_.pipeline.name,
+                                 "' last committed snapshot ", resume->snapshot_id, " as ",
+                                 resume->commit_user,
+                                 "; empty the state directory to resume "
+                                 "from the table alone");
+        }
         commit_user_ = resume->commit_user;
         last_checkpoint_ = resume->checkpoint_id;
         position = resume->source_position;
         summary_.restored_from = "table";
         summary_.restored_checkpoint = resume->checkpoint_id;
-        Log("state-dir is empty: resuming job '" + spec_.pipeline.name + "' from snapshot " +
-            std::to_string(resume->snapshot_id) + " (checkpoint " +
+        Log("no checkpoint in state-dir: resuming job '" + spec_.pipeline.name +
+            "' from snapshot " + std::to_string(resume->snapshot_id) + " (checkpoint " +
             std::to_string(resume->checkpoint_id) + ")");
       } else {
-        commit_user_ = NewCommitUser();
+        // Nothing committed by this job: a fresh start (with the stored user, if any).
+        commit_user_ = stored_user ? *stored_user : NewCommitUser();
         summary_.restored_from = "fresh";
       }
     }
