@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench soak-stream soak-run
+        bench-commits bench-expire bench soak-stream soak-lifecycle soak-run
 
 all: build
 
@@ -95,6 +95,21 @@ bench-commits: bootstrap
 	@build/bench/bench/commit_latency --dir $(BENCH_COMMITS_DIR) --commits $(BENCH_COMMITS)
 	@rm -rf $(BENCH_COMMITS_DIR)
 
+# Issue 15's evidence (bench/README.md): bytes on disk of a primary-key table under
+# BENCH_EXPIRE_COMMITS upsert commits with the default retention on a simulated clock (one commit
+# per 10 s), against the same table written write-only; writes bench/results/<date>-expire-bytes.md.
+# Not part of `make test`. BENCH_EXPIRE_DIR overrides the scratch folder.
+BENCH_EXPIRE_COMMITS ?= 1000
+BENCH_EXPIRE_DIR     ?= /tmp/fjord-bench-expire
+bench-expire: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target expire_bytes -j $(JOBS)
+	@rm -rf $(BENCH_EXPIRE_DIR)
+	@build/bench/bench/expire_bytes --dir $(BENCH_EXPIRE_DIR) --commits $(BENCH_EXPIRE_COMMITS) \
+	  --out bench/results/$$(date -u +%Y-%m-%d)-expire-bytes.md
+	@rm -rf $(BENCH_EXPIRE_DIR)
+
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
 # Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.
 # SOAK_RUNS random crash runs, SOAK_IDS identifiers per table, SOAK_SEED (default: the clock).
@@ -123,6 +138,19 @@ STREAM_SEEDS ?= 200
 soak-stream: build
 	@FJORD_STREAM_SEEDS=$(STREAM_SEEDS) $(BUILD_DIR)/tests/fjord_api_stream_test \
 	  --gtest_filter='*DifferentialRestartsWithAConsumer*'
+
+# Issue 15's lifecycle soak (docs/testing.md, "Lifecycle test"): random histories of commits,
+# compactions, tags, rollbacks, consumers, expiration and orphan clean-up on a fake clock, every
+# third run also crashing each maintenance operation at every I/O step, for LIFECYCLE_SECONDS from
+# seed LIFECYCLE_SEED (default: the clock; a failure prints the line that replays it), with
+# LIFECYCLE_STEPS steps per run. Not part of `make test`, which runs 16 runs from a fixed seed.
+LIFECYCLE_SECONDS ?= 1800
+LIFECYCLE_SEED    ?= $(shell date +%s)
+LIFECYCLE_STEPS   ?= 60
+soak-lifecycle: build
+	@ARROW_DEFAULT_MEMORY_POOL=system $(BUILD_DIR)/tests/lifecycle/fjord_lifecycle_test \
+	  --runs 1000000000 --crash-runs 1000000000 --seconds $(LIFECYCLE_SECONDS) \
+	  --seed $(LIFECYCLE_SEED) --steps $(LIFECYCLE_STEPS) --crash-steps $(LIFECYCLE_STEPS)
 
 # Issue 16's longer exactly-once soak of `fjord run`: SOAK_SECONDS of SIGKILLs and restarts
 # (default 600), SOAK_SEED for another random schedule. Not part of `make test`.

@@ -2,12 +2,15 @@
 """`fjord tag create|delete|list` and automatic tags at commit (issue 15 point 3), end to end
 through the `fjord` program: create from the latest or a given snapshot with a time retained
 (Java's tag JSON), list as text and JSON, refusals (existing name, missing snapshot, blank name,
-bad duration) with nothing written, reads of a tag, delete, and a table with
-`tag.automatic-creation` getting a tag at `fjord write`.
+bad duration) with nothing written, reads of a tag, delete, a table with
+`tag.automatic-creation` getting a tag at `fjord write`, and batch tags (`batch-write-<date>`,
+replaced by the next batch write the same day, none for streaming identifiers, moved by a
+dedicated compaction, the customized name).
 
     cli_tag_test.py --fjord BUILD/tools/fjord
 """
 import argparse
+import datetime
 import json
 import os
 import sys
@@ -88,10 +91,48 @@ def main():
         w = create("wo", "bucket=-1", "tag.automatic-creation=process-time", "write-only=true")
         write(w, [1])
         check("write-only writers create no tags", tags(w) == [])
-        p = run("table", "create", wh, "db.b", "--columns", "v INT", "-o",
-                "tag.automatic-creation=batch", ok=False)
-        check("batch mode is refused", p.returncode != 0 and "tag.automatic-creation" in p.stderr,
-              p.stderr)
+
+        # Batch mode: every `fjord write` without --commit-id ends a batch job and tags the
+        # latest snapshot batch-write-<its commit date in sink.process-time-zone>.
+        b = create("b", "bucket=-1", "tag.automatic-creation=batch", "sink.process-time-zone=UTC")
+
+        def batch_name(snapshot_id):
+            with open(os.path.join(b, "snapshot", f"snapshot-{snapshot_id}")) as f:
+                millis = json.load(f)["timeMillis"]
+            day = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
+            return "batch-write-" + day.strftime("%Y-%m-%d")
+
+        write(b, [1])
+        listed = [(x["name"], x["snapshot"]) for x in tags(b)]
+        check("a batch write tags its snapshot batch-write-<date>",
+              listed == [(batch_name(1), 1)], listed)
+        write(b, [2])
+        listed = [(x["name"], x["snapshot"]) for x in tags(b)]
+        expect = sorted({batch_name(1): 1, batch_name(2): 2}.items())  # 1's replaced the same day
+        check("a second batch write the same day moves the tag to the new snapshot",
+              listed == expect and dict(listed)[batch_name(2)] == 2, listed)
+        path = os.path.join(work, "in.jsonl")
+        run("write", b, "--input", path, "--commit-user", "stream", "--commit-id", "5")
+        check("a commit under a streaming identifier makes no batch tag",
+              [(x["name"], x["snapshot"]) for x in tags(b)] == listed, tags(b))
+        run("compact", b, "--full")
+        latest = max(int(f.split("-")[1]) for f in os.listdir(os.path.join(b, "snapshot"))
+                     if f.startswith("snapshot-"))
+        check("a dedicated compaction ends a batch job: the latest snapshot gets the tag",
+              latest >= 4 and any(x["name"] == batch_name(latest) and x["snapshot"] == latest
+                                  for x in tags(b)), (latest, tags(b)))
+        n = create("named", "bucket=-1", "tag.automatic-creation=batch",
+                   "tag.batch.customized-name=nightly")
+        write(n, [1])
+        write(n, [2])
+        check("tag.batch.customized-name names the batch tag, replaced at every job",
+              [(x["name"], x["snapshot"]) for x in tags(n)] == [("nightly", 2)], tags(n))
+        z = create("z", "bucket=-1", "tag.automatic-creation=batch",
+                   "sink.process-time-zone=Europe/Paris")
+        p = run("write", z, "--input", path, ok=False)
+        check("a region zone is refused before committing, naming the option",
+              p.returncode != 0 and "sink.process-time-zone" in p.stderr and
+              not os.path.exists(os.path.join(z, "snapshot", "snapshot-1")), p.stderr)
 
     return cli.summary()
 

@@ -115,8 +115,8 @@ TEST_F(OptionSupportApiTest, AlterRefusesAnOptionFjordDoesNotHonour) {
   EXPECT_THAT(catalog_->AlterTable(id, {SchemaChange::SetOption("commit.user-prefix", "app")}),
               IsError(StatusCode::kNotImplemented, "option 'commit.user-prefix' = 'app'"));
   EXPECT_THAT(
-      catalog_->AlterTable(id, {SchemaChange::SetOption("tag.automatic-creation", "batch")}),
-      IsError(StatusCode::kNotImplemented, "batch tags"));
+      catalog_->AlterTable(id, {SchemaChange::SetOption("tag.create-success-file", "true")}),
+      IsError(StatusCode::kNotImplemented, "success files"));
   // Deletion vectors switch only where deletion-vectors.modifiable allows it (and Fjord does not
   // write them in any case).
   EXPECT_THAT(

@@ -70,5 +70,7 @@ void AddOrphansCommand(CLI::App* app, Handler* handler);
 void AddRollbackCommand(CLI::App* app, Handler* handler);
 // `fjord run` (streaming jobs, fjord/job.h).
 void AddRunCommand(CLI::App* app, Handler* handler);
+// `fjord doctor` (what usually goes wrong with a table, and the fixes).
+void AddDoctorCommand(CLI::App* app, Handler* handler);
 
 }  // namespace fjord::cli

@@ -21,6 +21,7 @@
 #include "fjord/table.h"
 #include "fjord/table_commit.h"
 #include "fjord/table_compaction.h"
+#include "fjord/table_doctor.h"
 #include "fjord/table_read.h"
 #include "fjord/table_rescale.h"
 #include "fjord/table_rollback.h"

@@ -21,10 +21,15 @@
    snapshot/, tag/ and changelog/, and each side reads the latest snapshot and every tag of both
    copies alike; then orphan clean-up (`fjord orphans` and Java's) removes the same files, and a
    commit on top of the rolled-back table reads alike.
+6. Batch tags (`tag.automatic-creation` = batch, tag.num-retained-max counting manual tags, in
+   the local zone and in a `sink.process-time-zone` whose date differs from UTC's): Fjord's
+   `fjord write` and Java's batch write followed by Java's TagBatchCreation leave the same tags (batch-write-<date> on the latest snapshot, replaced at
+   each write; the oldest manual tag deleted); a Java batch write on Fjord's table moves the tag.
 
     java_tags_compat.py --fjord BUILD/tools/fjord
 """
 import argparse
+import datetime
 import difflib
 import json
 import os
@@ -291,6 +296,51 @@ class Suite:
         self.check(f"{label}: a commit after the rollback reads alike on both copies",
                    self.fjord_rows(t) == self.java_rows(j) == self.fjord_rows(j),
                    {"fjord": self.fjord_rows(t), "java": self.java_rows(j)})
+    # 5. Batch tags.
+    def batch_tags(self, label, zone, *opts):
+        """Fjord's `fjord write` and Java's batch write (then Java's TagBatchCreation) on two
+        tables with the same options: a manual tag after the 1st and 2nd write, so that
+        tag.num-retained-max=2 (every tag counts) deletes m1 at the 3rd write; the batch tag
+        batch-write-<date of the latest snapshot in `zone`> is replaced at every write."""
+        opts = ["-o", "tag.automatic-creation=batch", "-o", "tag.num-retained-max=2",
+                "-o", "tag.default-time-retained=1 d", *opts]
+
+        def name_of(table, snapshot):
+            with open(os.path.join(table, "snapshot", f"snapshot-{snapshot}")) as f:
+                millis = json.load(f)["timeMillis"]
+            day = datetime.datetime.fromtimestamp(millis / 1000, zone)
+            return "batch-write-" + day.strftime("%Y-%m-%d")
+
+        for attempt in range(2):  # midnight between the writes of one table: retry once
+            n = self.inputs
+            result = {}
+            for who, write in (("Fjord", self.fjord_writes), ("Java", self.java_writes)):
+                t = self.create(f"b{who[0].lower()}{n}", *opts)
+                latest = []
+                for i in range(3):
+                    write(t, 1)
+                    latest.append(snapshots(t)[-1])
+                    if i < 2:
+                        run([self.fjord, "tag", "create", t, f"m{i + 1}"])
+                result[who] = (t, latest, self.fjord_tags(t))
+            names = {name_of(t, s) for t, latest, _ in result.values() for s in latest}
+            if len(names) == 1 or attempt == 1:
+                break
+        day = names.pop()
+        for who, (t, latest, tags) in result.items():
+            want = {"m2": (latest[1], 86400000), day: (latest[2], 86400000)}
+            self.check(f"{label}: {who}'s batch writes leave {sorted(want)}", tags == want,
+                       {"got": tags, "want": want})
+        ft = result["Fjord"][0]
+        self.same_tags(f"{label}, Fjord's table", ft)
+        self.java_writes(ft, 1)
+        after = self.same_tags(f"{label}, Fjord's table after a Java batch write", ft)
+        self.check(f"{label}: Java's batch write moves Fjord's batch tag to its snapshot",
+                   after.get(name_of(ft, snapshots(ft)[-1]), (None,))[0] == snapshots(ft)[-1],
+                   after)
+        for name in after:
+            self.check(f"{label}: Java reads tag {name} of Fjord's table as Fjord does",
+                       self.java_rows(ft, "--tag", name) == self.fjord_rows(ft, "--tag", name))
 
 
 def main():
@@ -316,6 +366,13 @@ def main():
             s.rollback("rollback, long-lived changelogs", "r2",
                        "-o", "changelog-producer=input", "-o", "changelog.num-retained.max=20",
                        "-o", "changelog.num-retained.min=20", commit_after=False)
+            s.batch_tags("batch tags", datetime.timezone.utc)
+            # A zone whose date differs from UTC's now: +12:00 in the afternoon, -12:00 before.
+            east = datetime.datetime.now(datetime.timezone.utc).hour >= 12
+            zone = "+12:00" if east else "-12:00"
+            s.batch_tags(f"batch tags, {zone}",
+                         datetime.timezone(datetime.timedelta(hours=12 if east else -12)),
+                         "-o", f"sink.process-time-zone={zone}")
         finally:
             oracle.close()
     print(f"{s.checks} checks, {len(s.failures)} failed")

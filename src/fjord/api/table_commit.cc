@@ -29,7 +29,7 @@ class TableCommitImpl : public TableCommit {
     FJORD_RETURN_NOT_OK(Check(messages));
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id,
                           commit_.Commit(messages.messages(), identifier));
-    return Maintained(Outcome(id), identifier);
+    return Maintained(Outcome(id), identifier, EndsBatchJob(identifier));
   }
 
   Result<CommitResult> Overwrite(const CommitMessages& messages, int64_t identifier,
@@ -48,17 +48,18 @@ class TableCommitImpl : public TableCommit {
           id, commit.Overwrite(messages.messages(), identifier,
                                std::map<std::string, std::string>(static_partition->begin(),
                                                                   static_partition->end())));
-      return Maintained(Outcome(id, commit.last_stats()), identifier);
+      return Maintained(Outcome(id, commit.last_stats()), identifier, EndsBatchJob(identifier));
     }
     FJORD_ASSIGN_OR_RAISE(id, commit_.Overwrite(messages.messages(), identifier));
-    return Maintained(Outcome(id), identifier);
+    return Maintained(Outcome(id), identifier, EndsBatchJob(identifier));
   }
 
   Result<CommitResult> DropPartitions(const std::vector<PartitionSpec>& partitions,
                                       int64_t identifier) override {
     std::vector<std::map<std::string, std::string>> specs(partitions.begin(), partitions.end());
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.DropPartitions(specs, identifier));
-    return Maintained(Outcome(id), identifier);
+    // Not a batch job's end: Java's partition drops make no batch tag.
+    return Maintained(Outcome(id), identifier, false);
   }
 
   Result<CommitResult> Truncate(int64_t identifier) override {
@@ -79,9 +80,12 @@ class TableCommitImpl : public TableCommit {
                                  "commit messages");
   }
 
+  // A write under the batch identifier is a batch job's last commit (as Flink's batch sink).
+  static bool EndsBatchJob(int64_t identifier) { return identifier == kBatchCommitIdentifier; }
+
   // The maintenance after a successful call; its error names what was committed.
-  Result<CommitResult> Maintained(CommitResult result, int64_t identifier) {
-    Status st = maintenance_->AfterCommit(identifier, !result.snapshots.empty());
+  Result<CommitResult> Maintained(CommitResult result, int64_t identifier, bool ends_batch_job) {
+    Status st = maintenance_->AfterCommit(identifier, !result.snapshots.empty(), ends_batch_job);
     if (!st.ok()) {
       std::string committed =
           result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "nothing new";

@@ -16,12 +16,13 @@ class TableCompactionImpl : public TableCompaction {
       : table_(std::move(table)), options_(std::move(options)) {}
 
   // The job commits as a writer does, so the post-commit maintenance follows (run in the call,
-  // whatever snapshot.expire.execution-mode says: the job ends here).
+  // whatever snapshot.expire.execution-mode says: the job ends here, and in batch tag mode tags
+  // the latest snapshot, as Flink's batch compact job does).
   Result<CompactionResult> Run() override {
     FJORD_ASSIGN_OR_RAISE(CompactionResult result, RunCompactionJob(*table_, options_));
     FJORD_ASSIGN_OR_RAISE(std::unique_ptr<CommitMaintenance> maintenance,
                           CommitMaintenance::Make(table_, RandomUuid()));
-    FJORD_RETURN_NOT_OK(maintenance->AfterCommit(0, true));
+    FJORD_RETURN_NOT_OK(maintenance->AfterCommit(0, true, /*ends_batch_job=*/true));
     FJORD_RETURN_NOT_OK(maintenance->Wait().WithContext("post-commit maintenance"));
     return result;
   }

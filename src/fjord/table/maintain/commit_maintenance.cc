@@ -21,6 +21,7 @@ Result<std::unique_ptr<CommitMaintenance>> CommitMaintenance::Make(
     FJORD_ASSIGN_OR_RAISE(m->partition_expire_, PartitionExpire::Make(table, commit_user));
     FJORD_ASSIGN_OR_RAISE(m->tags_, TagMaintenance::Make(table));
   }
+  FJORD_ASSIGN_OR_RAISE(m->batch_tags_, TagBatchCreation::Make(table));
   if (m->enabled_ && m->async_) m->thread_ = std::thread([p = m.get()] { p->Worker(); });
   return m;
 }
@@ -40,17 +41,22 @@ CommitMaintenance::~CommitMaintenance() {
   }
 }
 
-Status CommitMaintenance::AfterCommit(int64_t identifier, bool created) {
-  if (!enabled_) return Status::OK();
+Status CommitMaintenance::AfterCommit(int64_t identifier, bool created, bool ends_batch_job) {
+  if (!enabled_) {
+    // Write-only: no maintenance, but the end of a batch job still tags (Java's batch sinks tag
+    // whatever `write-only` says).
+    if (!ends_batch_job || !batch_tags_) return Status::OK();
+    return Run(identifier, /*do_expire=*/false, /*ends_batch_job=*/true);
+  }
   // Java's expireForEmptyCommit is true for every writer it makes: expire even when `created`
   // is false.
   (void)created;
   const bool do_expire = true;
-  if (!async_) return Run(identifier, do_expire);
+  if (!async_) return Run(identifier, do_expire, ends_batch_job);
   std::lock_guard<std::mutex> lock(mu_);
   if (!error_.ok()) return error_;
-  queue_.push_back([this, identifier, do_expire] {
-    Status st = Run(identifier, do_expire);
+  queue_.push_back([this, identifier, do_expire, ends_batch_job] {
+    Status st = Run(identifier, do_expire, ends_batch_job);
     if (!st.ok()) {
       std::lock_guard<std::mutex> l(mu_);
       if (error_.ok()) error_ = st;
@@ -83,7 +89,7 @@ void CommitMaintenance::Worker() {
   }
 }
 
-Status CommitMaintenance::Run(int64_t identifier, bool do_expire) {
+Status CommitMaintenance::Run(int64_t identifier, bool do_expire, bool ends_batch_job) {
   LocalDateTime now = run_.now_millis
                           ? LocalDateTime::FromMillis(EpochMillisToLocalMillis(*run_.now_millis))
                           : LocalDateTime::Now();
@@ -92,7 +98,15 @@ Status CommitMaintenance::Run(int64_t identifier, bool do_expire) {
   if (tags_) {
     FJORD_RETURN_NOT_OK(tags_->Run(now).WithContext("tag maintenance"));
   }
-  if (!do_expire) return Status::OK();
+  if (do_expire) FJORD_RETURN_NOT_OK(Expire(identifier, now));
+  // 7. The batch tag, when the job ends (Flink's BatchWriteGeneratorTagOperator#finish).
+  if (ends_batch_job && batch_tags_) {
+    FJORD_RETURN_NOT_OK(batch_tags_->Run(now).status());
+  }
+  return Status::OK();
+}
+
+Status CommitMaintenance::Expire(int64_t identifier, LocalDateTime now) {
   // 3. Partition expiration (partition.expiration-time), when its check interval has passed.
   if (partition_expire_) {
     Result<std::optional<std::vector<ExpiredPartition>>> expired =

@@ -1,9 +1,12 @@
 // Post-commit maintenance (behaviour.md §5.7; Java's TableCommitImpl#maintain): after every
 // commit through the public API, in Java's order: automatic tag creation, tag time expiration,
 // partition expiration, consumer expiration (`consumer.expiration-time`), snapshot expiration,
-// and changelog expiration when the changelog is decoupled. The expirations also run after
+// and changelog expiration when the changelog is decoupled; then, when the call ends a batch job
+// and `tag.automatic-creation` is batch, the batch tag (tag_batch_create.h; Java makes it when
+// the job finishes, after its last commit's maintenance). The expirations also run after
 // commits that created no snapshot (Java's expireForEmptyCommit, default true). Nothing runs for
-// write-only writers (`write-only`). `snapshot.expire.execution-mode = async` runs it on one
+// write-only writers (`write-only`) but the batch tag, which Java's batch sinks make whatever
+// `write-only` says. `snapshot.expire.execution-mode = async` runs it on one
 // background thread, in commit order; an error there is returned by the next commit and by
 // Wait(), and the destructor waits for the thread.
 #pragma once
@@ -22,6 +25,7 @@
 #include "fjord/table/maintain/partition_expire.h"
 #include "fjord/table/maintain/snapshot_expire.h"
 #include "fjord/table/maintain/tag_auto_create.h"
+#include "fjord/table/maintain/tag_batch_create.h"
 
 namespace fjord {
 
@@ -37,10 +41,13 @@ class CommitMaintenance {
   CommitMaintenance(const CommitMaintenance&) = delete;
   CommitMaintenance& operator=(const CommitMaintenance&) = delete;
 
-  // After a successful commit under `identifier`; `created` tells whether it made a snapshot.
-  // Sync: runs now and returns its error. Async: queues it and returns the error of an earlier
-  // run, if one failed.
-  Status AfterCommit(int64_t identifier, bool created);
+  // After a successful commit under `identifier`; `created` tells whether it made a snapshot;
+  // `ends_batch_job` whether the call ends a batch job (a write or overwrite under
+  // kBatchCommitIdentifier, a dedicated compaction), after which batch tag mode tags the latest
+  // snapshot, also when the call created none (as Flink's batch job tags at its end). Sync: runs
+  // now and returns its error. Async: queues it and returns the error of an earlier run, if one
+  // failed.
+  Status AfterCommit(int64_t identifier, bool created, bool ends_batch_job = false);
   // Waits until queued runs are done; their first error.
   Status Wait();
 
@@ -51,7 +58,8 @@ class CommitMaintenance {
 
  private:
   CommitMaintenance(std::shared_ptr<const FileStoreTable> table, ExpireConfig config);
-  Status Run(int64_t identifier, bool do_expire);
+  Status Run(int64_t identifier, bool do_expire, bool ends_batch_job);
+  Status Expire(int64_t identifier, LocalDateTime now);  // steps 3 to 5
   void Worker();
 
   std::shared_ptr<const FileStoreTable> table_;
@@ -62,6 +70,7 @@ class CommitMaintenance {
   std::optional<int64_t> consumer_expiration_millis_;
   std::unique_ptr<PartitionExpire> partition_expire_;  // null: none
   std::unique_ptr<TagMaintenance> tags_;               // null: none
+  std::unique_ptr<TagBatchCreation> batch_tags_;       // null: not batch tag mode
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -819,41 +819,5 @@ TEST_F(ExpireTest, RandomisedHistoryNeverLosesAReachableFile) {
   EXPECT_GT(expired, 0);
 }
 
-// Issue 15's evidence, run by hand (FJORD_EXPIRE_MEASURE=1): bytes on disk of a primary-key table
-// under 1,000 small upsert commits, sampled every 100, with the default retention except
-// snapshot.time-retained (the default 1 h keeps every snapshot of a burst shorter than an hour),
-// and the same table without expiration (write-only committers) for comparison.
-TEST_F(ExpireTest, MeasureBytesOnDiskUnderManyCommits) {
-  const char* measure = std::getenv("FJORD_EXPIRE_MEASURE");
-  if (!measure) GTEST_SKIP() << "set FJORD_EXPIRE_MEASURE=1";
-  for (bool expire : {true, false}) {
-    model_.clear();
-    rows_.clear();
-    auto table = MakeTable({{"bucket", "2"}, {"snapshot.time-retained", "1 s"}});
-    std::mt19937 rng(12);
-    std::map<std::string, std::string> dynamic;
-    if (!expire) dynamic["write-only"] = "true";
-    for (int i = 1; i <= 1000; ++i) {
-      std::vector<Change> changes;
-      for (int k = 0; k < 5; ++k) {
-        changes.push_back({"+I", static_cast<int32_t>(rng() % 200), "v" + std::to_string(rng())});
-      }
-      Commit(*table, changes, dynamic);
-      model_.clear();  // the model of every snapshot is not needed here
-      if (i % 100 == 0) {
-        int64_t bytes = 0, count = 0;
-        for (const auto& e : fs::recursive_directory_iterator(root_)) {
-          if (e.is_regular_file()) {
-            bytes += static_cast<int64_t>(e.file_size());
-            ++count;
-          }
-        }
-        std::cout << (expire ? "expiring" : "write-only") << " commits " << i << " snapshots "
-                  << SnapshotIds().size() << " files " << count << " bytes " << bytes << "\n";
-      }
-    }
-  }
-}
-
 }  // namespace
 }  // namespace fjord

@@ -70,10 +70,11 @@ Result<std::unique_ptr<TagAutoCreation>> TagAutoCreation::Make(
     std::shared_ptr<const FileStoreTable> table) {
   const Options& options = table->options();
   std::string mode = Lower(options.GetOr("tag.automatic-creation", "none"));
-  if (mode == "none") return std::unique_ptr<TagAutoCreation>();
+  // Batch tags are made at the end of a batch job (tag_batch_create.h), not per snapshot.
+  if (mode == "none" || mode == "batch") return std::unique_ptr<TagAutoCreation>();
   if (mode != "process-time" && mode != "watermark") {
     return Status::Invalid("option 'tag.automatic-creation' = '", mode,
-                           "': Fjord honours none, process-time and watermark");
+                           "': must be none, process-time, watermark or batch");
   }
   std::unique_ptr<TagAutoCreation> out(new TagAutoCreation());
   out->watermark_ = mode == "watermark";

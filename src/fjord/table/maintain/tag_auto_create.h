@@ -25,8 +25,9 @@ namespace fjord {
 
 class TagAutoCreation {
  public:
-  // nullptr when `tag.automatic-creation` is none. Invalid naming the option for a value Fjord
-  // does not honour (batch, a region time zone) or Java refuses (a delay not below the period).
+  // nullptr when `tag.automatic-creation` is none or batch (tag_batch_create.h). Invalid naming
+  // the option for a value Fjord does not honour (a region time zone) or Java refuses (a delay
+  // not below the period).
   static Result<std::unique_ptr<TagAutoCreation>> Make(std::shared_ptr<const FileStoreTable> table);
 
   // Examines every snapshot not yet examined (Java's TagAutoCreation#run).

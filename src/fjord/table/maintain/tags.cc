@@ -11,6 +11,7 @@
 #include "fjord/common/json.h"
 #include "fjord/common/strings.h"
 #include "fjord/format/binary_row.h"
+#include "fjord/meta/changelog_manager.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/meta/tag_period.h"
@@ -189,6 +190,8 @@ class TagCleaner {
       if (s.statistics) used_meta.insert(*s.statistics);
     }
 
+    FJORD_RETURN_NOT_OK(AddLongLivedChangelogs(&used_data, &used_meta));
+
     // 1. Data files (and their extra files) of the tagged snapshot no neighbour uses. Manifests
     // already deleted by an earlier, crashed run are skipped: their data files went first.
     std::vector<ManifestFileMeta> metas;
@@ -248,6 +251,43 @@ class TagCleaner {
   }
 
  private:
+  // Not in Java's doClean: with changelog-producer none, a long-lived changelog
+  // (changelog/changelog-<id>) is its snapshot's base and delta manifest lists, their manifests
+  // and the level-0 files its APPEND commit added, which snapshot expiration keeps for it and
+  // changelog expiration deletes; the tagged snapshot's own lists are often one of them
+  // (changelog-<id> of the tagged id). Java deletes them, breaking the changelog; Fjord keeps
+  // them. (With a producer, a long-lived changelog reads only its changelog manifest list, which
+  // tag deletion never touches.)
+  Status AddLongLivedChangelogs(std::set<std::tuple<std::string, int32_t, std::string>>* used_data,
+                                std::set<std::string>* used_meta) {
+    if (table_.core_options().changelog_producer() != ChangelogProducer::kNone) {
+      return Status::OK();
+    }
+    ChangelogManager changelogs(table_.io(), table_.path());
+    FJORD_ASSIGN_OR_RAISE(std::vector<int64_t> ids, changelogs.ListIds());
+    for (int64_t id : ids) {
+      Result<Snapshot> c = changelogs.Load(id);
+      if (!c.ok()) {
+        if (c.status().IsNotFound()) continue;  // expired meanwhile
+        return c.status();
+      }
+      for (const std::string& list : {c->base_manifest_list, c->delta_manifest_list}) {
+        used_meta->insert(list);
+        FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas, TryReadList(list));
+        for (const ManifestFileMeta& m : metas) used_meta->insert(m.file_name);
+        if (list != c->delta_manifest_list) continue;
+        FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> added,
+                              LiveFiles(io_, paths_, metas, format_));
+        for (const ManifestEntry& e : added) {
+          if (e.file.file_source.value_or(0) == static_cast<int32_t>(FileSource::kAppend)) {
+            used_data->emplace(e.partition, e.bucket, e.file.file_name);
+          }
+        }
+      }
+    }
+    return Status::OK();
+  }
+
   // A manifest list, or nothing when an earlier run deleted it.
   Result<std::vector<ManifestFileMeta>> TryReadList(const std::string& name) {
     std::string path = paths_.ManifestFile(name);
@@ -383,8 +423,10 @@ Result<bool> CreateTag(const FileStoreTable& table, const CreateTagRequest& requ
     if (request.ignore_if_exists) return false;
     return Status::Invalid("Tag '", request.name, "' already exists.");
   }
-  // validateNoAutoTag: with automatic creation, one auto tag per snapshot.
-  if (Lower(table.options().GetOr("tag.automatic-creation", "none")) != "none") {
+  // validateNoAutoTag: with automatic period tags, one auto tag per snapshot (Java has no period
+  // handler, so no check, in none and batch mode).
+  const std::string mode = Lower(table.options().GetOr("tag.automatic-creation", "none"));
+  if (mode == "process-time" || mode == "watermark") {
     FJORD_ASSIGN_OR_RAISE(TagPeriod period, TagPeriod::Make(table.options()));
     if (period.TagToLocalMillis(request.name)) {
       FJORD_ASSIGN_OR_RAISE(std::vector<TagEntry> tags, ListTagEntries(table));

@@ -2,6 +2,9 @@
 // neighbour tags and the earliest snapshot use are kept), time expiration, and a crash at every
 // I/O step of a deletion (the table stays readable, a retry finishes).
 #include "fjord/table/maintain/tags.h"
+#include "fjord/meta/changelog_manager.h"
+#include "fjord/table/maintain/changelog_expire.h"
+#include "fjord/table/maintain/expire_config.h"
 
 #include <arrow/api.h>
 #include <gtest/gtest.h>
@@ -218,6 +221,55 @@ TEST(TagsTest, DeleteSurvivesACrashAtEveryStep) {
     ASSERT_LT(step, 500);
   }
   EXPECT_GT(crashes, 10);
+}
+
+// With a decoupled changelog (producer none), the long-lived changelogs still read their manifest
+// lists and the APPEND files their commits added; deleting a tag keeps them (Java's doClean does
+// not), and changelog expiration deletes them later.
+TEST(TagsTest, DeleteKeepsWhatLongLivedChangelogsRead) {
+  testing::TempDir dir;
+  TagTestTable t(dir, {});
+  t.Append({1});
+  t.Append({2});
+  t.Overwrite({3});
+  t.Append({4});
+  CreateTagRequest r;
+  r.name = "t2";
+  r.snapshot_id = 2;
+  ASSERT_TRUE(CreateTag(*t.table, r, LocalDateTime::Now()).value());
+  ExpireConfig config;
+  config.snapshot_retain_max = 1;
+  config.snapshot_time_retain_millis = 0;
+  config.changelog_retain_max = 10;
+  config.changelog_retain_min = 10;
+  ASSERT_TRUE(config.ChangelogDecoupled());
+  ASSERT_OK(ExpireSnapshots(*t.table, config).status());
+  ChangelogManager changelogs(t.table->io(), t.table->path());
+  ASSERT_EQ(changelogs.ListIds().value(), (std::vector<int64_t>{1, 2, 3}));
+
+  ASSERT_TRUE(DeleteTag(*t.table, "t2").value());
+  std::set<std::string> files = t.Files();
+  for (int64_t id : {1, 2, 3}) {
+    Snapshot c = changelogs.Load(id).value();
+    for (const std::string& list : {c.base_manifest_list, c.delta_manifest_list}) {
+      EXPECT_TRUE(files.count("manifest/" + list)) << "changelog " << id << ": " << list;
+    }
+  }
+  // Values 1 and 2 were overwritten at snapshot 3: only the changelogs still read their files.
+  EXPECT_TRUE(files.count(t.DataFileOf(1)));
+  EXPECT_TRUE(files.count(t.DataFileOf(2)));
+
+  // Changelog expiration then deletes them, once changelog-3 (whose delta deleted them) goes.
+  t.Append({5});
+  ASSERT_OK(ExpireSnapshots(*t.table, config).status());
+  ASSERT_EQ(changelogs.ListIds().value(), (std::vector<int64_t>{1, 2, 3, 4}));
+  config.changelog_retain_max = 1;
+  config.changelog_retain_min = 1;
+  ASSERT_OK(ExpireChangelogs(*t.table, config).status());
+  files = t.Files();
+  EXPECT_FALSE(files.count(t.DataFileOf(1)));
+  EXPECT_FALSE(files.count(t.DataFileOf(2)));
+  EXPECT_EQ(t.LatestRows(), (std::multiset<int64_t>{3, 4, 5}));
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.Split;
+import org.apache.paimon.tag.TagBatchCreation;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.Pair;
 
@@ -130,6 +131,12 @@ final class Writes {
             }
             List<CommitMessage> messages = write.prepareCommit();
             commit.commit(messages);
+        }
+        // The end of a batch job: with tag.automatic-creation = batch, Java's TagBatchCreation
+        // tags the latest snapshot, as Flink's batch sink does when the job finishes and Spark
+        // after a write (compat.java_tags).
+        if (table.coreOptions().tagCreationMode() == CoreOptions.TagCreationMode.BATCH) {
+            new TagBatchCreation(table).createTag();
         }
         Long snapshot = table.snapshotManager().latestSnapshotIdFromFileSystem();
         return (overwrite == null ? "committed " : "overwrote with ") + rows.size()
