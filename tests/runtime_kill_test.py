@@ -198,17 +198,22 @@ def main():
         run("table", "create", wh, "db.agg", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
             "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
             "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
+        # The same written with write-only = true, compacted by `fjord compact --follow` beside it.
+        run("table", "create", wh, "db.aggw", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
+            "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
+            "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
         check_missing_files_refused(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
         check_metrics(fjord, work, failures)
         jobs = {}
-        for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2)):
+        for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2), ("aggw", 2)):
             path = os.path.join(work, f"{name}.yaml")
             interval = rnd.choice([50, 100, 300])
+            sink_options = ", options: {write-only: 'true'}" if name == "aggw" else ""
             with open(path, "w") as f:
                 f.write(f"source: {{type: files, path: in, format: jsonl, batch-rows: 97,"
                         f" poll-interval: 20ms}}\n"
-                        f"sink: {{table: wh/db.db/{name}}}\n"
+                        f"sink: {{table: wh/db.db/{name}{sink_options}}}\n"
                         f"pipeline: {{parallelism: {parallelism}, checkpoint-interval:"
                         f" {interval}ms, state-dir: state-{name}}}\n")
             jobs[name] = {"yaml": path, "proc": None, "log": ""}
@@ -290,6 +295,31 @@ def main():
                 counts["kills"] += 1
             j["proc"] = None
 
+        compactor = {"proc": None, "kills": 0, "out": None, "log": ""}
+
+        def start_compactor():
+            compactor["out"] = tempfile.TemporaryFile(mode="w+")
+            compactor["proc"] = subprocess.Popen(
+                [fjord, "compact", os.path.join(wh, "db.db", "aggw"), "--follow",
+                 "--interval-ms", "100"], stdout=compactor["out"], stderr=subprocess.STDOUT,
+                text=True)
+
+        def stop_compactor(sig):
+            p = compactor["proc"]
+            early = p.poll() is not None
+            if not early:
+                p.send_signal(sig)
+            rc = p.wait(timeout=60)
+            compactor["out"].seek(0)
+            text = compactor["out"].read()
+            compactor["out"].close()
+            compactor["log"] += text
+            if early or (sig == signal.SIGTERM and (rc != 0 or "stopped after" not in text)):
+                failures.append(f"compact --follow: exit {rc}:\n{text[-2000:]}")
+            if sig == signal.SIGKILL:
+                compactor["kills"] += 1
+
+        start_compactor()
         for name in jobs:
             start(name)
         deadline = time.time() + args.seconds
@@ -309,9 +339,14 @@ def main():
                                check=True)
                 table_resume_done = True
             start(name, delay=rnd.random() < 0.4, faults=rnd.random() < 0.3)
+            if rnd.random() < 0.1:
+                stop_compactor(signal.SIGKILL)
+                start_compactor()
         for name in jobs:
             if jobs[name]["proc"] is not None:
                 stop(name, signal.SIGKILL)
+        time.sleep(0.5)  # the compactor's signal handler is installed by now
+        stop_compactor(signal.SIGTERM)
         while pending_text[0]:
             produce()
         total = next_id[0]
@@ -348,15 +383,24 @@ def main():
         sums = {}
         for i in range(total):
             sums[i % GROUPS] = sums.get(i % GROUPS, 0) + i * 7 - 3
-        agg = {r["g"]: r["v"] for r in rows_of("agg")}
-        checked += len(agg)
-        if agg != sums:
-            bad = [g for g in sums if agg.get(g) != sums[g]]
-            failures.append(f"agg: wrong sums for groups {bad[:5]} "
-                            f"(e.g. {bad[0] if bad else None}: {agg.get(bad[0]) if bad else None}"
-                            f" != {sums[bad[0]] if bad else None})")
+        for table in ("agg", "aggw"):
+            agg = {r["g"]: r["v"] for r in rows_of(table)}
+            checked += len(agg)
+            if agg != sums:
+                bad = [g for g in sums if agg.get(g) != sums[g]]
+                failures.append(f"{table}: wrong sums for groups {bad[:5]}")
+            else:
+                print(f"ok: {table} holds the exact sums of {GROUPS} groups over {total} rows")
+        snaps = run("snapshots", os.path.join(wh, "db.db", "aggw")).stdout
+        compacts = snaps.count("COMPACT")
+        live = len([l for l in run("files", os.path.join(wh, "db.db", "aggw")).stdout.splitlines()
+                    if "data-" in l])
+        if compacts == 0:
+            failures.append("aggw: fjord compact --follow made no COMPACT snapshot")
         else:
-            print(f"ok: agg holds the exact sums of {GROUPS} groups over {total} rows")
+            print(f"ok: beside the write-only job, compact --follow made {compacts} COMPACT "
+                  f"snapshots ({compactor['kills']} SIGKILLs of it, "
+                  f"{compactor['log'].count('conflict, retried')} conflicts); {live} live files")
         if counts["table_resumes"] == 0 and table_resume_done:
             failures.append("the job whose state-dir was deleted did not resume from the table")
         print(f"counts: {counts['kills']} SIGKILLs, {counts['terms']} SIGTERMs, "
@@ -383,11 +427,12 @@ def main():
                         failures.append(f"Java reads {len(ids)} rows of {table} for {total}")
                     else:
                         print(f"ok: Java reads each of the {total} rows of {table} exactly once")
-                java_agg = {r["g"]: r["v"] for r in java_rows("agg")}
-                if java_agg != sums:
-                    failures.append("Java reads other sums from agg")
-                else:
-                    print(f"ok: Java reads the exact sums from agg")
+                for table in ("agg", "aggw"):
+                    java_agg = {r["g"]: r["v"] for r in java_rows(table)}
+                    if java_agg != sums:
+                        failures.append(f"Java reads other sums from {table}")
+                    else:
+                        print(f"ok: Java reads the exact sums from {table}")
             finally:
                 oracle.close()
     for f in failures:
