@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench soak-stream soak-lifecycle
+        bench-commits bench-expire bench soak-stream soak-lifecycle soak-run
 
 all: build
 
@@ -151,3 +151,11 @@ soak-lifecycle: build
 	@ARROW_DEFAULT_MEMORY_POOL=system $(BUILD_DIR)/tests/lifecycle/fjord_lifecycle_test \
 	  --runs 1000000000 --crash-runs 1000000000 --seconds $(LIFECYCLE_SECONDS) \
 	  --seed $(LIFECYCLE_SEED) --steps $(LIFECYCLE_STEPS) --crash-steps $(LIFECYCLE_STEPS)
+
+# Issue 16's longer exactly-once soak of `fjord run`: SOAK_SECONDS of SIGKILLs and restarts
+# (default 600), SOAK_SEED for another random schedule. Not part of `make test`.
+SOAK_SECONDS ?= 600
+SOAK_SEED    ?= 1
+soak-run: build
+	@python3 tests/runtime_kill_test.py --fjord $(BUILD_DIR)/tools/fjord --seconds $(SOAK_SECONDS) \
+	  --seed $(SOAK_SEED)

@@ -43,6 +43,8 @@ for _room in list(ALLOWED):
     if "format" in ALLOWED[_room]:
         ALLOWED[_room] = ALLOWED[_room] | {"format/arrow_types", "format/orc"}
 ALLOWED["api"] = set(ALLOWED) - {"api"}
+# The streaming runtime (`fjord run`): over the public API and every room below it.
+ALLOWED["runtime"] = set(ALLOWED)
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(fjord/[^"]+)"', re.M)
 

@@ -68,6 +68,8 @@ void AddExpireCommand(CLI::App* app, Handler* handler);
 void AddOrphansCommand(CLI::App* app, Handler* handler);
 // `fjord rollback` (Java's rollback_to and rollback_to_timestamp procedures).
 void AddRollbackCommand(CLI::App* app, Handler* handler);
+// `fjord run` (streaming jobs, fjord/job.h).
+void AddRunCommand(CLI::App* app, Handler* handler);
 // `fjord doctor` (what usually goes wrong with a table, and the fixes).
 void AddDoctorCommand(CLI::App* app, Handler* handler);
 

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   fjord::cli::AddExpireCommand(&app, &handler);
   fjord::cli::AddOrphansCommand(&app, &handler);
   fjord::cli::AddRollbackCommand(&app, &handler);
+  fjord::cli::AddRunCommand(&app, &handler);
   fjord::cli::AddDoctorCommand(&app, &handler);
 
   // An unknown command is named as such, with the list of known ones (CLI11 alone would only say

@@ -9,6 +9,7 @@
 #include "fjord/consumers.h"
 #include "fjord/data_type.h"
 #include "fjord/file_io.h"
+#include "fjord/job.h"
 #include "fjord/options.h"
 #include "fjord/orphan_files.h"
 #include "fjord/partition.h"

@@ -83,6 +83,10 @@ class TableCommit {
   // does too, dropping the error.
   virtual Status Close() = 0;
 
+  // Properties written into the `properties` map of every snapshot the next calls create (empty:
+  // none), e.g. a streaming job's source position (docs/streaming.md).
+  virtual void SetSnapshotProperties(std::map<std::string, std::string> properties) = 0;
+
  protected:
   explicit TableCommit(std::string user) : commit_user_(std::move(user)) {}
 

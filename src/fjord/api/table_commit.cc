@@ -70,6 +70,10 @@ class TableCommitImpl : public TableCommit {
 
   Status Close() override { return maintenance_->Wait(); }
 
+  void SetSnapshotProperties(std::map<std::string, std::string> properties) override {
+    commit_.set_snapshot_properties(std::move(properties));
+  }
+
  private:
   Status Check(const CommitMessages& messages) const {
     return CheckMessagesFitTable(messages.messages(), table_->schema(), table_->path(),

@@ -111,6 +111,7 @@ Result<CsvRowReader> CsvRowReader::Open(std::string_view text, const std::vector
   std::vector<CsvField> header;
   FJORD_ASSIGN_OR_RAISE(bool any, reader.records_.Next(&header));
   if (!any) return Status::Invalid(reader.source_, ": no header line (the file is empty)");
+  reader.records_.SkipLineNumbers(reader.options_.lines_skipped);
   std::vector<bool> seen(fields.size(), false);
   bool seen_kind = false;
   for (const CsvField& h : header) {

@@ -27,6 +27,9 @@ namespace fjord {
 struct CsvOptions {
   // The text of an unquoted field that means NULL.
   std::string null_literal;
+  // Lines of the file left out between the header and the text's second line (the text is the
+  // header and a chunk read from the middle of a file), so that errors name the file's lines.
+  int64_t lines_skipped = 0;
 };
 
 // One record's fields: the text (unescaped) and whether it was quoted.
@@ -42,6 +45,7 @@ class CsvRecordReader {
   // The next non-blank record into `fields`; false at the end. `line()` is then its first line.
   Result<bool> Next(std::vector<CsvField>* fields);
   int64_t line() const { return record_line_; }
+  void SkipLineNumbers(int64_t n) { next_line_ += n; }
 
  private:
   std::string_view text_;

@@ -57,10 +57,10 @@ class RowsBuilder {
 }  // namespace
 
 Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
-                                 std::string_view source) {
+                                 std::string_view source, int64_t first_line) {
   RowsBuilder builder;
   FJORD_RETURN_NOT_OK(builder.Init(fields));
-  int64_t line_no = 0;
+  int64_t line_no = first_line - 1;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);

@@ -22,9 +22,10 @@ struct InputRows {
 };
 
 // Parses all of `text` as JSON lines (one object per line; blank lines skipped). Errors name
-// `source`, the line number and the column; nothing is returned on error.
+// `source`, the line number and the column; nothing is returned on error. `first_line` is the
+// number of the text's first line (a chunk read from the middle of a file).
 Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
-                                 std::string_view source);
+                                 std::string_view source, int64_t first_line = 1);
 
 // Parses all of `text` as CSV with a header (csv_reader.h). Errors as ParseJsonLines.
 Result<InputRows> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,

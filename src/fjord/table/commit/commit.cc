@@ -427,6 +427,7 @@ Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool 
         s.statistics = latest->statistics;  // inherited while the schema stays the same
       }
       s.next_row_id = latest ? latest->next_row_id.value_or(0) : 0;
+      if (!snapshot_properties_.empty()) s.properties = snapshot_properties_;
       return s;
     }();
     if (!prepared.ok()) return fail(prepared.status());

@@ -122,6 +122,11 @@ class FileStoreCommit {
   // before, such as a fresh random UUID: the look-up walks back through every snapshot when the
   // user has none, a cost that grows with the table's history. Java's batch commits skip it too.
   void set_filter_committed(bool filter) { filter_committed_ = filter; }
+  // Properties written into every snapshot the next calls create (the snapshot's optional
+  // `properties` map; empty: none). The streaming runtime records its source position there.
+  void set_snapshot_properties(std::map<std::string, std::string> properties) {
+    snapshot_properties_ = std::move(properties);
+  }
   const CommitStats& last_stats() const { return stats_; }
   const Options& options() const { return options_; }
 
@@ -164,6 +169,7 @@ class FileStoreCommit {
   Result<CoreOptions> core_options_;  // options_, parsed; an error fails every commit
   std::optional<bool> ignore_empty_commit_;
   bool filter_committed_ = true;
+  std::map<std::string, std::string> snapshot_properties_;
   // `commit.strict-mode.last-safe-snapshot`: the snapshots after it are checked before each
   // commit (strict_mode.h), then it moves to the latest snapshot checked.
   std::optional<int64_t> strict_safe_snapshot_;

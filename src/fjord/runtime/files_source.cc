@@ -1,0 +1,345 @@
+// The `files` source: every file of a directory whose name matches a pattern, in name order; a
+// file is read record by record from its byte offset; new files are picked up as they appear and
+// the last file is followed as it grows. Position: {"file", "offset", "line"}; files whose names
+// sort before the position's file count as consumed (new files must sort after the ones read).
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <arrow/api.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "fjord/runtime/source.h"
+
+namespace fjord::runtime {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kChunkBytes = 1 << 20;
+
+class FilesSource : public Source {
+ public:
+  FilesSource(SourceSpec spec, TableSchema schema)
+      : spec_(std::move(spec)), files_(spec_.files), schema_(std::move(schema)) {}
+
+  Status Seek(const std::string& position) override {
+    file_.clear();
+    offset_ = 0;
+    line_ = 1;
+    header_.clear();
+    dead_letter_bytes_ = 0;
+    if (!position.empty()) {
+      try {
+        auto j = nlohmann::json::parse(position);
+        file_ = j.at("file").get<std::string>();
+        offset_ = j.at("offset").get<int64_t>();
+        line_ = j.at("line").get<int64_t>();
+        if (j.contains("dead-letter-bytes")) {
+          dead_letter_bytes_ = j.at("dead-letter-bytes").get<int64_t>();
+        }
+      } catch (const std::exception& e) {
+        return Status::Invalid("files source: bad position '", position, "': ", e.what());
+      }
+    }
+    FJORD_RETURN_NOT_OK(SeekDeadLetter());
+    if (position.empty()) return Status::OK();
+    if (file_.empty()) return Status::OK();
+    std::string path = Path(file_);
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (ec) return Status::NotFound("files source: the file to resume in is gone: ", path);
+    if (static_cast<int64_t>(size) < offset_) {
+      return Status::Invalid("files source: ", path, " is shorter (", size,
+                             " bytes) than the position to resume at (", offset_, ")");
+    }
+    if (files_.format == "csv") {
+      FJORD_ASSIGN_OR_RAISE(bool have, ReadHeader(path));
+      if (!have && offset_ > 0) {
+        return Status::Invalid("files source: ", path, " lost its CSV header");
+      }
+    }
+    return Status::OK();
+  }
+
+  std::string Position() const override {
+    nlohmann::json j;
+    j["file"] = file_;
+    j["offset"] = offset_;
+    j["line"] = line_;
+    if (!files_.dead_letter.empty()) j["dead-letter-bytes"] = dead_letter_bytes_;
+    return j.dump();
+  }
+
+  int64_t idle_wait_ms() const override { return files_.poll_interval_ms; }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
+    *end = false;
+    // The directory is listed again only when the files known give nothing more.
+    bool fresh = false;
+    auto relist = [&]() -> Result<bool> {
+      if (fresh) return false;
+      FJORD_ASSIGN_OR_RAISE(names_, List());
+      fresh = listed_ = true;
+      return true;
+    };
+    if (!listed_) FJORD_RETURN_NOT_OK(relist().status());
+    while (true) {
+      const std::vector<std::string>& names = names_;
+      auto later = std::upper_bound(names.begin(), names.end(), file_);
+      bool has_later = later != names.end();
+      if (file_.empty() || !std::binary_search(names.begin(), names.end(), file_)) {
+        // Before the first file, or the current one is gone (deleted after it was read).
+        if (!has_later) {
+          FJORD_ASSIGN_OR_RAISE(bool again, relist());
+          if (again) continue;
+          *end = bounded;
+          return nullptr;
+        }
+        FJORD_RETURN_NOT_OK(Open(*later));
+        continue;
+      }
+      if (files_.format == "csv" && header_.empty()) {
+        FJORD_ASSIGN_OR_RAISE(bool have, ReadHeader(Path(file_)));
+        if (!have) {
+          if (!has_later) {
+            FJORD_ASSIGN_OR_RAISE(bool again, relist());
+            if (again) continue;
+          }
+          if (!has_later && !bounded) return nullptr;  // the header is still being written
+          FJORD_ASSIGN_OR_RAISE(std::string rest, ReadAt(Path(file_), 0, kChunkBytes));
+          if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
+            return Status::Invalid(Path(file_), " line 1: CSV header without a line break");
+          }
+          if (!has_later) {
+            *end = bounded;
+            return nullptr;
+          }
+          FJORD_RETURN_NOT_OK(Open(*later));
+          continue;
+        }
+      }
+      // Whole records from offset_ on; the file is complete when a later one exists or bounded.
+      bool complete = has_later || bounded;
+      std::string path = Path(file_);
+      std::string text;
+      size_t want = kChunkBytes;
+      size_t cut = 0;
+      int64_t lines = 0;
+      Status unreadable;
+      while (true) {
+        auto read = ReadAt(path, offset_, want);
+        if (!read.ok()) {
+          unreadable = read.status();
+          break;
+        }
+        text = std::move(*read);
+        cut = Cut(text, static_cast<size_t>(spec_.batch_rows), &lines);
+        if (cut > 0 || text.size() < want) break;
+        want *= 2;  // one record longer than the chunk
+      }
+      if (!unreadable.ok()) {
+        // Deleted since the listing: move on; still there: an error, never a silent skip.
+        FJORD_ASSIGN_OR_RAISE(bool again, relist());
+        if (!again || std::binary_search(names_.begin(), names_.end(), file_)) return unreadable;
+        continue;
+      }
+      if (cut == 0 && complete && !text.empty()) {
+        cut = text.size();  // the last record without its line break
+        lines = 1;
+      }
+      if (cut == 0) {
+        if (has_later) {
+          FJORD_RETURN_NOT_OK(Open(*later));
+          continue;
+        }
+        FJORD_ASSIGN_OR_RAISE(bool again, relist());
+        if (again) continue;
+        *end = bounded;
+        return nullptr;
+      }
+      text.resize(cut);
+      std::shared_ptr<arrow::RecordBatch> batch;
+      auto parsed =
+          ParseChunk(text, files_.format == "csv", header_, files_.csv_null, schema_, path, line_);
+      if (parsed.ok()) {
+        batch = std::move(*parsed);
+      } else if (!files_.dead_letter.empty() && parsed.status().code() == StatusCode::kInvalid) {
+        FJORD_ASSIGN_OR_RAISE(batch, Salvage(text, path));
+      } else {
+        return parsed.status();
+      }
+      offset_ += static_cast<int64_t>(cut);
+      line_ += lines;
+      if (batch->num_rows() == 0) continue;  // blank lines only
+      return batch;
+    }
+  }
+
+ private:
+  std::string Path(const std::string& name) const {
+    return (fs::path(files_.path) / name).string();
+  }
+
+  Result<std::vector<std::string>> List() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    fs::directory_iterator it(files_.path, ec);
+    if (ec) return Status::IOError("files source: cannot list ", files_.path, ": ", ec.message());
+    for (const auto& e : it) {
+      if (!e.is_regular_file(ec)) continue;
+      std::string name = e.path().filename().string();
+      if (name.empty() || name[0] == '.') continue;  // hidden and in-progress files
+      if (fnmatch(files_.pattern.c_str(), name.c_str(), 0) != 0) continue;
+      names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  Status Open(const std::string& name) {
+    file_ = name;
+    offset_ = 0;
+    line_ = 1;
+    header_.clear();  // CSV: read by Next
+    return Status::OK();
+  }
+
+  // CSV: the header record (through its line break) of `path`; positions then start after it.
+  Result<bool> ReadHeader(const std::string& path) {
+    FJORD_ASSIGN_OR_RAISE(std::string text, ReadAt(path, 0, kChunkBytes));
+    int64_t lines = 0;
+    size_t cut = Cut(text, 1, &lines);
+    if (cut == 0) return false;
+    header_ = text.substr(0, cut);
+    if (offset_ == 0) {
+      offset_ = static_cast<int64_t>(cut);
+      line_ = 1 + lines;
+    }
+    return true;
+  }
+
+  // The dead-letter file cut back to what the position counted (rows written to it after the
+  // checkpoint are read, and written, again).
+  Status SeekDeadLetter() {
+    if (files_.dead_letter.empty()) return Status::OK();
+    std::error_code ec;
+    fs::create_directories(fs::path(files_.dead_letter).parent_path(), ec);
+    if (!fs::exists(files_.dead_letter, ec)) std::ofstream(files_.dead_letter, std::ios::app);
+    auto size = static_cast<int64_t>(fs::file_size(files_.dead_letter, ec));
+    if (ec) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
+    if (size > dead_letter_bytes_) {
+      fs::resize_file(files_.dead_letter, static_cast<uintmax_t>(dead_letter_bytes_), ec);
+      if (ec) return Status::IOError("cannot truncate dead-letter file ", files_.dead_letter);
+    } else {
+      dead_letter_bytes_ = size;
+    }
+    return Status::OK();
+  }
+
+  // The records of `text` one by one: those that fit as a batch, the others to the dead-letter
+  // file (synced before the batch is handed out, so a checkpoint never counts an unsynced row).
+  Result<std::shared_ptr<arrow::RecordBatch>> Salvage(const std::string& text,
+                                                      const std::string& path) {
+    bool csv = files_.format == "csv";
+    std::string good;
+    std::string letters;
+    int64_t line = line_;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      int64_t lines = 0;
+      std::string rest = text.substr(pos);
+      size_t cut = Cut(rest, 1, &lines);
+      if (cut == 0) {
+        cut = rest.size();
+        lines = 1;
+      }
+      std::string record = rest.substr(0, cut);
+      auto one = ParseChunk(record, csv, header_, files_.csv_null, schema_, path, line);
+      if (one.ok()) {
+        good += record;
+      } else {
+        nlohmann::json j;
+        j["file"] = path;
+        j["line"] = line;
+        j["error"] = one.status().ToString();
+        while (!record.empty() && (record.back() == '\n' || record.back() == '\r')) {
+          record.pop_back();
+        }
+        j["record"] = record;
+        letters += j.dump() + "\n";
+      }
+      pos += cut;
+      line += lines;
+    }
+    if (!letters.empty()) {
+      int fd = ::open(files_.dead_letter.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
+      bool ok =
+          ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
+          ::fsync(fd) == 0;
+      ::close(fd);
+      if (!ok) return Status::IOError("cannot write dead-letter file ", files_.dead_letter);
+      dead_letter_bytes_ += static_cast<int64_t>(letters.size());
+    }
+    return ParseChunk(good, csv, header_, files_.csv_null, schema_, path, line_);
+  }
+
+  static Result<std::string> ReadAt(const std::string& path, int64_t offset, size_t max) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IOError("files source: cannot open ", path);
+    in.seekg(offset);
+    std::string text(max, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(max));
+    text.resize(static_cast<size_t>(in.gcount()));
+    return text;
+  }
+
+  // The end of the first `max_records` whole records of `text` (after their line break), 0 when
+  // there is none; `*lines` the line breaks up to there. CSV: line breaks inside quotes do not
+  // end a record.
+  size_t Cut(const std::string& text, size_t max_records, int64_t* lines) const {
+    bool csv = files_.format == "csv";
+    bool quoted = false;
+    size_t records = 0;
+    size_t cut = 0;
+    int64_t breaks = 0;
+    *lines = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (csv && c == '"') quoted = !quoted;
+      if (c != '\n') continue;
+      ++breaks;
+      if (quoted) continue;
+      cut = i + 1;
+      *lines = breaks;
+      if (++records >= max_records) break;
+    }
+    return cut;
+  }
+
+  SourceSpec spec_;
+  FilesSourceSpec files_;
+  TableSchema schema_;
+  std::string file_;  // current file name; empty before the first
+  int64_t offset_ = 0;
+  int64_t line_ = 1;
+  std::string header_;
+  std::vector<std::string> names_;  // the files matching, as last listed
+  bool listed_ = false;
+  int64_t dead_letter_bytes_ = 0;  // of the dead-letter file, counted by the position
+};
+
+}  // namespace
+
+std::unique_ptr<Source> MakeFilesSource(const SourceSpec& spec, const TableSchema& schema) {
+  return std::make_unique<FilesSource>(spec, schema);
+}
+
+}  // namespace fjord::runtime

@@ -1,0 +1,297 @@
+#include "fjord/runtime/job_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fjord::runtime {
+
+namespace {
+
+// Errors name "<file> line N: <key>: ..." (yaml-cpp marks are 0-based).
+class Checker {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) {}
+
+  Status Error(const YAML::Node& node, const std::string& key, const std::string& what) const {
+    std::string where = file_;
+    if (node.Mark().line >= 0) where += " line " + std::to_string(node.Mark().line + 1);
+    return Status::Invalid(where, ": ", key, ": ", what);
+  }
+
+  // The keys of a mapping, each checked against `allowed`.
+  Status Keys(const YAML::Node& map, const std::string& prefix,
+              const std::set<std::string>& allowed) const {
+    if (!map.IsMap()) return Error(map, prefix, "must be a mapping");
+    for (const auto& kv : map) {
+      std::string key = kv.first.Scalar();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        return Error(kv.first, prefix + "." + key, "unknown key (known: " + list + ")");
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<std::string> Text(const YAML::Node& node, const std::string& key) const {
+    if (node.IsNull()) return Error(node, key, "has no value (quote YAML's null words: \"NULL\")");
+    if (!node.IsScalar()) return Error(node, key, "must be a single value");
+    return node.Scalar();
+  }
+
+  Result<int64_t> Integer(const YAML::Node& node, const std::string& key, int64_t min) const {
+    FJORD_ASSIGN_OR_RAISE(std::string text, Text(node, key));
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size())
+      return Error(node, key, "must be an integer, got '" + text + "'");
+    if (v < min) return Error(node, key, "must be at least " + std::to_string(min));
+    return v;
+  }
+
+  Result<double> Number(const YAML::Node& node, const std::string& key, double min,
+                        double max) const {
+    FJORD_ASSIGN_OR_RAISE(std::string text, Text(node, key));
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size())
+      return Error(node, key, "must be a number, got '" + text + "'");
+    if (v < min || v > max) {
+      std::ostringstream range;
+      range << "must be between " << min << " and " << max;
+      return Error(node, key, range.str());
+    }
+    return v;
+  }
+
+  Result<int64_t> Duration(const YAML::Node& node, const std::string& key) const {
+    FJORD_ASSIGN_OR_RAISE(std::string text, Text(node, key));
+    auto ms = ParseDurationMillis(text);
+    if (!ms.ok()) return Error(node, key, ms.status().message());
+    if (*ms <= 0) return Error(node, key, "must be positive");
+    return *ms;
+  }
+
+  Result<std::string> Path(const YAML::Node& node, const std::string& key,
+                           const std::string& base_dir) const {
+    FJORD_ASSIGN_OR_RAISE(std::string text, Text(node, key));
+    if (text.empty()) return Error(node, key, "must not be empty");
+    std::filesystem::path p(text);
+    if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+    return p.lexically_normal().string();
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                   SourceSpec* out) {
+  if (!node.IsMap()) return c.Error(node, "source", "must be a mapping");
+  if (!node["type"]) return c.Error(node, "source.type", "missing (files or datagen)");
+  FJORD_ASSIGN_OR_RAISE(out->type, c.Text(node["type"], "source.type"));
+  if (out->type == "files") {
+    FJORD_RETURN_NOT_OK(
+        c.Keys(node, "source",
+               {"type", "path", "pattern", "format", "csv-null", "poll-interval", "batch-rows"}));
+    if (!node["path"]) return c.Error(node, "source.path", "missing (the directory to read)");
+    FJORD_ASSIGN_OR_RAISE(out->files.path, c.Path(node["path"], "source.path", base_dir));
+    if (node["pattern"]) {
+      FJORD_ASSIGN_OR_RAISE(out->files.pattern, c.Text(node["pattern"], "source.pattern"));
+    }
+    if (node["format"]) {
+      FJORD_ASSIGN_OR_RAISE(out->files.format, c.Text(node["format"], "source.format"));
+      if (out->files.format != "jsonl" && out->files.format != "csv") {
+        return c.Error(node["format"], "source.format",
+                       "unknown format '" + out->files.format + "' (jsonl or csv)");
+      }
+    }
+    if (node["csv-null"]) {
+      FJORD_ASSIGN_OR_RAISE(out->files.csv_null, c.Text(node["csv-null"], "source.csv-null"));
+    }
+    if (node["poll-interval"]) {
+      FJORD_ASSIGN_OR_RAISE(out->files.poll_interval_ms,
+                            c.Duration(node["poll-interval"], "source.poll-interval"));
+    }
+  } else if (out->type == "datagen") {
+    FJORD_RETURN_NOT_OK(c.Keys(
+        node, "source",
+        {"type", "rows-per-second", "rows", "key-range", "update-ratio", "seed", "batch-rows"}));
+    DatagenSourceSpec& d = out->datagen;
+    if (node["rows-per-second"]) {
+      FJORD_ASSIGN_OR_RAISE(d.rows_per_second,
+                            c.Number(node["rows-per-second"], "source.rows-per-second", 0, 1e9));
+    }
+    if (node["rows"]) {
+      FJORD_ASSIGN_OR_RAISE(d.rows, c.Integer(node["rows"], "source.rows", 0));
+    }
+    if (node["key-range"]) {
+      FJORD_ASSIGN_OR_RAISE(d.key_range, c.Integer(node["key-range"], "source.key-range", 1));
+    }
+    if (node["update-ratio"]) {
+      FJORD_ASSIGN_OR_RAISE(d.update_ratio,
+                            c.Number(node["update-ratio"], "source.update-ratio", 0, 1));
+    }
+    if (node["seed"]) {
+      FJORD_ASSIGN_OR_RAISE(int64_t seed, c.Integer(node["seed"], "source.seed", 0));
+      d.seed = static_cast<uint64_t>(seed);
+    }
+  } else if (out->type == "kafka") {
+    return c.Error(node["type"], "source.type", "kafka is not supported yet (files or datagen)");
+  } else {
+    return c.Error(node["type"], "source.type",
+                   "unknown source type '" + out->type + "' (files or datagen)");
+  }
+  if (node["batch-rows"]) {
+    FJORD_ASSIGN_OR_RAISE(out->batch_rows, c.Integer(node["batch-rows"], "source.batch-rows", 1));
+  }
+  return Status::OK();
+}
+
+Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                 SinkSpec* out) {
+  FJORD_RETURN_NOT_OK(c.Keys(node, "sink", {"table", "options"}));
+  if (!node["table"]) return c.Error(node, "sink.table", "missing (the table directory)");
+  FJORD_ASSIGN_OR_RAISE(out->table, c.Path(node["table"], "sink.table", base_dir));
+  if (const YAML::Node options = node["options"]) {
+    if (!options.IsMap()) return c.Error(options, "sink.options", "must be a mapping");
+    for (const auto& kv : options) {
+      std::string key = kv.first.Scalar();
+      FJORD_ASSIGN_OR_RAISE(out->options[key], c.Text(kv.second, "sink.options." + key));
+    }
+  }
+  return Status::OK();
+}
+
+Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                     PipelineSpec* out) {
+  FJORD_RETURN_NOT_OK(c.Keys(
+      node, "pipeline",
+      {"name", "parallelism", "checkpoint-interval", "checkpoint-timeout", "min-pause", "state-dir",
+       "checkpoints-retained", "queue-batches", "metrics-port", "metrics-address"}));
+  if (node["metrics-port"]) {
+    FJORD_ASSIGN_OR_RAISE(int64_t port,
+                          c.Integer(node["metrics-port"], "pipeline.metrics-port", 1));
+    if (port > 65535)
+      return c.Error(node["metrics-port"], "pipeline.metrics-port", "at most 65535");
+    out->metrics_port = static_cast<int>(port);
+  }
+  if (node["metrics-address"]) {
+    FJORD_ASSIGN_OR_RAISE(out->metrics_address,
+                          c.Text(node["metrics-address"], "pipeline.metrics-address"));
+  }
+  if (node["name"]) {
+    FJORD_ASSIGN_OR_RAISE(out->name, c.Text(node["name"], "pipeline.name"));
+  }
+  if (node["parallelism"]) {
+    FJORD_ASSIGN_OR_RAISE(int64_t p, c.Integer(node["parallelism"], "pipeline.parallelism", 1));
+    if (p > 256) return c.Error(node["parallelism"], "pipeline.parallelism", "at most 256");
+    out->parallelism = static_cast<int>(p);
+  }
+  if (node["checkpoint-interval"]) {
+    FJORD_ASSIGN_OR_RAISE(out->checkpoint_interval_ms,
+                          c.Duration(node["checkpoint-interval"], "pipeline.checkpoint-interval"));
+  }
+  if (node["checkpoint-timeout"]) {
+    FJORD_ASSIGN_OR_RAISE(out->checkpoint_timeout_ms,
+                          c.Duration(node["checkpoint-timeout"], "pipeline.checkpoint-timeout"));
+  }
+  if (node["min-pause"]) {
+    FJORD_ASSIGN_OR_RAISE(std::string text, c.Text(node["min-pause"], "pipeline.min-pause"));
+    auto ms = ParseDurationMillis(text);
+    if (!ms.ok()) return c.Error(node["min-pause"], "pipeline.min-pause", ms.status().message());
+    out->min_pause_ms = *ms;
+  }
+  if (!node["state-dir"]) {
+    return c.Error(node, "pipeline.state-dir", "missing (where checkpoints are kept)");
+  }
+  FJORD_ASSIGN_OR_RAISE(out->state_dir, c.Path(node["state-dir"], "pipeline.state-dir", base_dir));
+  if (node["checkpoints-retained"]) {
+    FJORD_ASSIGN_OR_RAISE(
+        int64_t n, c.Integer(node["checkpoints-retained"], "pipeline.checkpoints-retained", 1));
+    out->checkpoints_retained = static_cast<int>(std::min<int64_t>(n, 1000));
+  }
+  if (node["queue-batches"]) {
+    FJORD_ASSIGN_OR_RAISE(int64_t n, c.Integer(node["queue-batches"], "pipeline.queue-batches", 1));
+    out->queue_batches = static_cast<int>(std::min<int64_t>(n, 1024));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<int64_t> ParseDurationMillis(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 15)
+    return Status::Invalid("not a duration: '", text, "' (e.g. 500ms, 1s, 2min)");
+  int64_t n = std::stoll(text.substr(0, i));
+  size_t j = i;
+  while (j < text.size() && text[j] == ' ') ++j;
+  std::string unit = text.substr(j);
+  if (unit.empty() || unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "min" || unit == "m") return n * 60000;
+  if (unit == "h") return n * 3600000;
+  return Status::Invalid("not a duration: '", text, "' (units ms, s, min, h)");
+}
+
+Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
+                             const std::string& base_dir) {
+  Checker c(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(file, " line ", e.mark.line + 1, ": not valid YAML: ", e.msg);
+  }
+  if (!root.IsMap())
+    return Status::Invalid(file, ": a job file is a mapping of source, sink, pipeline");
+  JobSpec job;
+  job.file = file;
+  try {
+    FJORD_RETURN_NOT_OK(c.Keys(root, "job", {"source", "sink", "pipeline"}));
+    for (const char* key : {"source", "sink", "pipeline"}) {
+      if (!root[key]) return Status::Invalid(file, ": ", key, ": missing");
+    }
+    FJORD_RETURN_NOT_OK(ParseSource(c, root["source"], base_dir, &job.source));
+    FJORD_RETURN_NOT_OK(ParseSink(c, root["sink"], base_dir, &job.sink));
+    FJORD_RETURN_NOT_OK(ParsePipeline(c, root["pipeline"], base_dir, &job.pipeline));
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(file, " line ", e.mark.line + 1, ": ", e.msg);
+  }
+  if (job.source.files.on_error == "dead-letter" && job.source.files.dead_letter.empty()) {
+    job.source.files.dead_letter =
+        (std::filesystem::path(job.pipeline.state_dir) / "dead-letter.jsonl").string();
+  }
+  if (job.pipeline.name.empty()) job.pipeline.name = std::filesystem::path(file).stem().string();
+  return job;
+}
+
+Result<JobSpec> LoadJobSpec(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open job file ", path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string base = std::filesystem::absolute(path).parent_path().string();
+  return ParseJobSpec(buffer.str(), path, base);
+}
+
+}  // namespace fjord::runtime

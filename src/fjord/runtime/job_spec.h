@@ -1,0 +1,75 @@
+// The YAML job file of `fjord run` (docs/streaming.md): what to read (`source`), which table to
+// write (`sink`) and how (`pipeline`). Parsed and checked whole before anything runs: an unknown
+// key, a missing one or a bad value is Invalid naming the file, the line and the key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "fjord/result.h"
+
+namespace fjord::runtime {
+
+struct FilesSourceSpec {
+  std::string path;              // directory, absolute (relative ones resolved at the job file)
+  std::string pattern = "*";     // glob on file names (fnmatch)
+  std::string format = "jsonl";  // jsonl | csv
+  std::string csv_null;          // CSV: unquoted field text meaning NULL
+  int64_t poll_interval_ms = 200;
+  // Rows that do not fit the table: "fail" stops the job; "dead-letter" appends them (with the
+  // file, line and error) to `dead_letter` (default: <state-dir>/dead-letter.jsonl).
+  std::string on_error = "fail";
+  std::string dead_letter;
+};
+
+struct DatagenSourceSpec {
+  double rows_per_second = 1000;  // 0: as fast as the writers take them
+  int64_t rows = -1;              // total rows; -1: unbounded (then --bounded is refused)
+  int64_t key_range = 1000;       // keys 0 .. key_range-1
+  double update_ratio = 0;        // share of rows reusing a key emitted before
+  uint64_t seed = 1;
+};
+
+struct SourceSpec {
+  std::string type;  // files | datagen
+  FilesSourceSpec files;
+  DatagenSourceSpec datagen;
+  int64_t batch_rows = 4096;  // rows per batch read from the source
+};
+
+struct SinkSpec {
+  std::string table;                           // table directory
+  std::map<std::string, std::string> options;  // dynamic table options for this job's writers
+};
+
+struct PipelineSpec {
+  std::string name;  // names the job in snapshot properties; default: the job file's stem
+  int parallelism = 1;
+  int64_t checkpoint_interval_ms = 10000;
+  int64_t checkpoint_timeout_ms = 600000;  // a checkpoint taking longer fails the job
+  int64_t min_pause_ms = 0;                // between the end of a checkpoint and the next
+  std::string state_dir;
+  int checkpoints_retained = 3;
+  int queue_batches = 4;  // bounded queue per writer, in batches
+  int metrics_port = 0;   // 0: no metrics endpoint
+  std::string metrics_address = "127.0.0.1";
+};
+
+struct JobSpec {
+  std::string file;  // the job file, as given
+  SourceSpec source;
+  SinkSpec sink;
+  PipelineSpec pipeline;
+};
+
+// Parses YAML text; `file` names errors, `base_dir` resolves relative paths.
+Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
+                             const std::string& base_dir);
+// Reads and parses the job file at `path`.
+Result<JobSpec> LoadJobSpec(const std::string& path);
+
+// "500ms", "1s", "2 min", "1h"; a bare number is milliseconds (as Flink's durations).
+Result<int64_t> ParseDurationMillis(const std::string& text);
+
+}  // namespace fjord::runtime

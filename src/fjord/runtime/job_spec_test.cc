@@ -1,0 +1,119 @@
+#include "fjord/runtime/job_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "fjord/testing/test_util.h"
+
+namespace fjord::runtime {
+namespace {
+
+bool HasError(const Status& st, StatusCode code, const std::string& text) {
+  return st.code() == code && st.message().find(text) != std::string::npos;
+}
+
+Status ParseError(const std::string& text) {
+  auto r = ParseJobSpec(text, "job.yaml", "/base");
+  return r.ok() ? Status::OK() : r.status();
+}
+
+TEST(JobSpecTest, ParsesEveryKey) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
+source: {type: files, path: in, pattern: "*.csv", format: csv, csv-null: "NULL", batch-rows: 10}
+sink:
+  table: /w/db.db/t
+  options: {write-buffer-size: 64 mb}
+pipeline:
+  name: ingest
+  parallelism: 3
+  checkpoint-interval: 2s
+  state-dir: state
+  checkpoints-retained: 5
+  checkpoint-timeout: 1min
+  min-pause: 500ms
+)",
+                                                 "dir/job.yaml", "/base"));
+  EXPECT_EQ(job.source.type, "files");
+  EXPECT_EQ(job.source.files.path, "/base/in");
+  EXPECT_EQ(job.source.files.pattern, "*.csv");
+  EXPECT_EQ(job.source.files.format, "csv");
+  EXPECT_EQ(job.source.files.csv_null, "NULL");
+  EXPECT_EQ(job.source.batch_rows, 10);
+  EXPECT_EQ(job.sink.table, "/w/db.db/t");
+  EXPECT_EQ(job.sink.options.at("write-buffer-size"), "64 mb");
+  EXPECT_EQ(job.pipeline.name, "ingest");
+  EXPECT_EQ(job.pipeline.parallelism, 3);
+  EXPECT_EQ(job.pipeline.checkpoint_interval_ms, 2000);
+  EXPECT_EQ(job.pipeline.state_dir, "/base/state");
+  EXPECT_EQ(job.pipeline.checkpoints_retained, 5);
+  EXPECT_EQ(job.pipeline.checkpoint_timeout_ms, 60000);
+  EXPECT_EQ(job.pipeline.min_pause_ms, 500);
+}
+
+TEST(JobSpecTest, DefaultsAndDatagen) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
+source: {type: datagen, rows-per-second: 500, rows: 1000, key-range: 10, update-ratio: 0.5, seed: 7}
+sink: {table: t}
+pipeline: {state-dir: /s}
+)",
+                                                 "x/my-job.yaml", "/b"));
+  EXPECT_EQ(job.pipeline.name, "my-job");
+  EXPECT_EQ(job.pipeline.parallelism, 1);
+  EXPECT_EQ(job.pipeline.checkpoint_interval_ms, 10000);
+  EXPECT_EQ(job.source.datagen.rows, 1000);
+  EXPECT_EQ(job.source.datagen.key_range, 10);
+  EXPECT_DOUBLE_EQ(job.source.datagen.update_ratio, 0.5);
+  EXPECT_EQ(job.source.datagen.seed, 7u);
+  EXPECT_EQ(job.sink.table, "/b/t");
+}
+
+TEST(JobSpecTest, ErrorsNameFileLineAndKey) {
+  const std::string sink = "sink: {table: t}\n";
+  const std::string pipeline = "pipeline: {state-dir: s}\n";
+  // An unknown key, on line 3.
+  Status st = ParseError("source:\n  type: files\n  pathh: x\n" + sink + pipeline);
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "job.yaml line 3: source.pathh: unknown key"))
+      << st.ToString();
+  st = ParseError("source: {type: files, path: x}\n" + sink +
+                  "pipeline:\n  state-dir: s\n  parallelism: two\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid,
+                       "job.yaml line 5: pipeline.parallelism: must be an integer, got 'two'"))
+      << st.ToString();
+  st = ParseError("source: {type: files, path: x}\n" + sink +
+                  "pipeline: {state-dir: s, checkpoint-interval: 1 fortnight}\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "job.yaml line 3: pipeline.checkpoint-interval"))
+      << st.ToString();
+  st = ParseError("source: {type: ftp, path: x}\n" + sink + pipeline);
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 1: source.type: unknown source type 'ftp'"))
+      << st.ToString();
+  st = ParseError("source: {type: files}\n" + sink + pipeline);
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "source.path: missing")) << st.ToString();
+  st = ParseError("source: {type: files, path: x}\n" + sink + "pipeline: {parallelism: 1}\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 3: pipeline.state-dir: missing"))
+      << st.ToString();
+  st = ParseError("source: {type: files, path: x}\n" + sink +
+                  "pipeline: {state-dir: s, metrics-port: 99999}\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 3: pipeline.metrics-port: at most 65535"))
+      << st.ToString();
+  st = ParseError("source: {type: files, path: x}\n" + sink + pipeline + "extra: 1\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "line 4: job.extra: unknown key"))
+      << st.ToString();
+  st = ParseError("source: [1, 2\n");
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "job.yaml line 2: not valid YAML"))
+      << st.ToString();
+  st = ParseError("source: {type: datagen, update-ratio: 1.5}\n" + sink + pipeline);
+  EXPECT_TRUE(HasError(st, StatusCode::kInvalid, "source.update-ratio: must be between 0 and 1"))
+      << st.ToString();
+}
+
+TEST(JobSpecTest, Durations) {
+  EXPECT_EQ(*ParseDurationMillis("250"), 250);
+  EXPECT_EQ(*ParseDurationMillis("250ms"), 250);
+  EXPECT_EQ(*ParseDurationMillis("3s"), 3000);
+  EXPECT_EQ(*ParseDurationMillis("2 min"), 120000);
+  EXPECT_EQ(*ParseDurationMillis("1h"), 3600000);
+  EXPECT_FALSE(ParseDurationMillis("s").ok());
+  EXPECT_FALSE(ParseDurationMillis("1 day").ok());
+}
+
+}  // namespace
+}  // namespace fjord::runtime
