@@ -269,6 +269,10 @@ class Suite:
             self.same_after(f"{label}: rollback {what}", t, j)
             self.check(f"{label}: rollback {what}: the latest reads as snapshot {expect} did",
                        self.fjord_rows(t) == want[expect])
+            left = snapshots(t)
+            bad = [s for s in left if self.java_rows(t, "--snapshot", str(s)) != want[s]]
+            self.check(f"{label}: rollback {what}: Java reads each of the {len(left)} snapshots "
+                       "left in Fjord's copy as it read before", not bad, bad)
 
         step("to the snapshot before the latest", ["--snapshot", str(ids[-2])],
              ["--snapshot", str(ids[-2])], ids[-2])
