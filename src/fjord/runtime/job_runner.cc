@@ -414,6 +414,7 @@ class Job {
         metrics_.latest_snapshot = *result->snapshot_id;
       }
       metrics_.records_out += messages.new_row_count();
+      source_->Committed(p.source_position);
       pending_.erase(pending_.begin());
     }
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();

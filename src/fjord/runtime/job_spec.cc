@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "fjord/runtime/kafka_source.h"
+
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -102,10 +104,108 @@ class Checker {
   std::string file_;
 };
 
+Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                  KafkaSourceSpec* out) {
+  FJORD_RETURN_NOT_OK(
+      c.Keys(node, "source",
+             {"type", "bootstrap-servers", "topic", "format", "group-id", "start", "properties",
+              "discovery-interval", "on-error", "dead-letter", "batch-rows"}));
+  if (!node["bootstrap-servers"]) {
+    return c.Error(node, "source.bootstrap-servers", "missing (host:port[,host:port...])");
+  }
+  FJORD_ASSIGN_OR_RAISE(out->bootstrap_servers,
+                        c.Text(node["bootstrap-servers"], "source.bootstrap-servers"));
+  if (out->bootstrap_servers.empty()) {
+    return c.Error(node["bootstrap-servers"], "source.bootstrap-servers", "must not be empty");
+  }
+  const YAML::Node topic = node["topic"];
+  if (!topic) return c.Error(node, "source.topic", "missing (a topic or a list of topics)");
+  if (topic.IsSequence()) {
+    for (const auto& t : topic) {
+      FJORD_ASSIGN_OR_RAISE(std::string name, c.Text(t, "source.topic"));
+      out->topics.push_back(name);
+    }
+  } else {
+    FJORD_ASSIGN_OR_RAISE(std::string name, c.Text(topic, "source.topic"));
+    out->topics.push_back(name);
+  }
+  if (out->topics.empty()) return c.Error(topic, "source.topic", "names no topic");
+  std::set<std::string> seen;
+  for (const std::string& t : out->topics) {
+    bool legal = !t.empty() && t.size() <= 249 && t != "." && t != "..";
+    for (char ch : t) {
+      legal = legal &&
+              (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-');
+    }
+    if (!legal) return c.Error(topic, "source.topic", "not a legal Kafka topic name: '" + t + "'");
+    if (!seen.insert(t).second) return c.Error(topic, "source.topic", "'" + t + "' given twice");
+  }
+  if (node["format"]) {
+    FJORD_ASSIGN_OR_RAISE(out->format, c.Text(node["format"], "source.format"));
+    if (out->format != "jsonl") {
+      return c.Error(
+          node["format"], "source.format",
+          "unknown format '" + out->format + "' (kafka: jsonl, one JSON object per message value)");
+    }
+  }
+  if (node["group-id"]) {
+    FJORD_ASSIGN_OR_RAISE(out->group_id, c.Text(node["group-id"], "source.group-id"));
+    if (out->group_id.empty()) return c.Error(node["group-id"], "source.group-id", "is empty");
+  }
+  if (node["start"]) {
+    FJORD_ASSIGN_OR_RAISE(out->start, c.Text(node["start"], "source.start"));
+    const std::string prefix = "timestamp:";
+    if (out->start.rfind(prefix, 0) == 0) {
+      std::string ms = out->start.substr(prefix.size());
+      bool digits = !ms.empty() && ms.size() <= 15;
+      for (char ch : ms) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
+      if (!digits) {
+        return c.Error(
+            node["start"], "source.start",
+            "timestamp:<ms> needs milliseconds since the epoch, got '" + out->start + "'");
+      }
+      out->start_timestamp_ms = std::stoll(ms);
+    } else if (out->start != "earliest" && out->start != "latest") {
+      return c.Error(node["start"], "source.start",
+                     "must be earliest, latest or timestamp:<ms>, got '" + out->start + "'");
+    }
+  }
+  if (const YAML::Node props = node["properties"]) {
+    if (!props.IsMap()) return c.Error(props, "source.properties", "must be a mapping");
+    for (const auto& kv : props) {
+      std::string key = kv.first.Scalar();
+      std::string name = "source.properties." + key;
+      FJORD_ASSIGN_OR_RAISE(std::string value, c.Text(kv.second, name));
+      Status valid = CheckKafkaProperty(key, value);
+      if (!valid.ok()) return c.Error(kv.first, name, valid.message());
+      out->properties[key] = value;
+    }
+  }
+  if (node["discovery-interval"]) {
+    FJORD_ASSIGN_OR_RAISE(out->discovery_interval_ms,
+                          c.Duration(node["discovery-interval"], "source.discovery-interval"));
+  }
+  if (node["on-error"]) {
+    FJORD_ASSIGN_OR_RAISE(out->on_error, c.Text(node["on-error"], "source.on-error"));
+    if (out->on_error != "fail" && out->on_error != "dead-letter") {
+      return c.Error(node["on-error"], "source.on-error",
+                     "must be fail or dead-letter, got '" + out->on_error + "'");
+    }
+  }
+  if (node["dead-letter"]) {
+    if (out->on_error != "dead-letter") {
+      return c.Error(node["dead-letter"], "source.dead-letter", "needs on-error: dead-letter");
+    }
+    FJORD_ASSIGN_OR_RAISE(out->dead_letter,
+                          c.Path(node["dead-letter"], "source.dead-letter", base_dir));
+  }
+  return Status::OK();
+}
+
 Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& base_dir,
                    SourceSpec* out) {
   if (!node.IsMap()) return c.Error(node, "source", "must be a mapping");
-  if (!node["type"]) return c.Error(node, "source.type", "missing (files or datagen)");
+  if (!node["type"]) return c.Error(node, "source.type", "missing (files, datagen or kafka)");
   FJORD_ASSIGN_OR_RAISE(out->type, c.Text(node["type"], "source.type"));
   if (out->type == "files") {
     FJORD_RETURN_NOT_OK(
@@ -154,10 +254,10 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
       d.seed = static_cast<uint64_t>(seed);
     }
   } else if (out->type == "kafka") {
-    return c.Error(node["type"], "source.type", "kafka is not supported yet (files or datagen)");
+    FJORD_RETURN_NOT_OK(ParseKafka(c, node, base_dir, &out->kafka));
   } else {
     return c.Error(node["type"], "source.type",
-                   "unknown source type '" + out->type + "' (files or datagen)");
+                   "unknown source type '" + out->type + "' (files, datagen or kafka)");
   }
   if (node["batch-rows"]) {
     FJORD_ASSIGN_OR_RAISE(out->batch_rows, c.Integer(node["batch-rows"], "source.batch-rows", 1));
@@ -279,6 +379,10 @@ Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
   }
   if (job.source.files.on_error == "dead-letter" && job.source.files.dead_letter.empty()) {
     job.source.files.dead_letter =
+        (std::filesystem::path(job.pipeline.state_dir) / "dead-letter.jsonl").string();
+  }
+  if (job.source.kafka.on_error == "dead-letter" && job.source.kafka.dead_letter.empty()) {
+    job.source.kafka.dead_letter =
         (std::filesystem::path(job.pipeline.state_dir) / "dead-letter.jsonl").string();
   }
   if (job.pipeline.name.empty()) job.pipeline.name = std::filesystem::path(file).stem().string();

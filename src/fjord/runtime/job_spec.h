@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "fjord/result.h"
 
@@ -31,10 +32,24 @@ struct DatagenSourceSpec {
   uint64_t seed = 1;
 };
 
+struct KafkaSourceSpec {
+  std::string bootstrap_servers;
+  std::vector<std::string> topics;
+  std::string format = "jsonl";    // jsonl: one JSON object per message value
+  std::string group_id;            // only to commit offsets back for monitoring
+  std::string start = "earliest";  // earliest | latest | timestamp:<ms>, without a checkpoint
+  int64_t start_timestamp_ms = -1;
+  std::map<std::string, std::string> properties;  // extra librdkafka configuration
+  int64_t discovery_interval_ms = 5000;           // how often new partitions are looked for
+  std::string on_error = "fail";                  // fail | dead-letter (as files)
+  std::string dead_letter;
+};
+
 struct SourceSpec {
-  std::string type;  // files | datagen
+  std::string type;  // files | datagen | kafka
   FilesSourceSpec files;
   DatagenSourceSpec datagen;
+  KafkaSourceSpec kafka;
   int64_t batch_rows = 4096;  // rows per batch read from the source
 };
 

@@ -39,6 +39,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ParseChunk(
 Result<std::unique_ptr<Source>> MakeSource(const SourceSpec& spec, const TableSchema& schema) {
   if (spec.type == "files") return MakeFilesSource(spec, schema);
   if (spec.type == "datagen") return MakeDatagenSource(spec, schema);
+  if (spec.type == "kafka") return MakeKafkaSource(spec, schema);
   return Status::Invalid("unknown source type '", spec.type, "'");
 }
 

@@ -25,6 +25,9 @@ class Source {
   // counts without its line break); `*end` is then set once everything was handed out.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) = 0;
   virtual std::string Position() const = 0;
+  // The checkpoint ending at `position` is committed to the table (called from another thread;
+  // the kafka source copies its offsets to the consumer group for monitoring).
+  virtual void Committed(const std::string& position) { (void)position; }
   // How long to wait after Next gave nothing.
   virtual int64_t idle_wait_ms() const = 0;
 };
@@ -42,5 +45,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> ParseChunk(const std::string& text, 
 std::unique_ptr<Source> MakeFilesSource(const SourceSpec& spec, const TableSchema& schema);
 Result<std::unique_ptr<Source>> MakeDatagenSource(const SourceSpec& spec,
                                                   const TableSchema& schema);
+Result<std::unique_ptr<Source>> MakeKafkaSource(const SourceSpec& spec, const TableSchema& schema);
 
 }  // namespace fjord::runtime

@@ -1,0 +1,489 @@
+// The `kafka` source: the partitions of the job's topics are assigned to one librdkafka consumer
+// by hand (no group rebalancing: the checkpoint, not the group, says where to resume), each from
+// the next offset its position holds; partitions missing from the position start at `start`
+// (no checkpoint yet) or at their earliest offset (partitions added later). Every message value
+// is one JSON object; a batch is the messages one poll round hands out. The topics are looked at
+// again every discovery interval for new partitions. --bounded: the end offsets (high
+// watermarks) seen at the first Next are the end.
+
+#include "fjord/runtime/kafka_source.h"
+
+#include <fcntl.h>
+#include <librdkafka/rdkafka.h>
+#include <unistd.h>
+
+#include <arrow/api.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "fjord/runtime/source.h"
+
+namespace fjord::runtime {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Partition = std::pair<std::string, int32_t>;
+
+constexpr int kMetadataTimeoutMs = 10000;
+constexpr int kPollTimeoutMs = 100;
+
+const std::set<std::string>& ManagedKeys() {
+  static const std::set<std::string> keys = {
+      "bootstrap.servers",    "metadata.broker.list",     "group.id",
+      "enable.auto.commit",   "enable.auto.offset.store", "auto.offset.reset",
+      "enable.partition.eof", "auto.commit.interval.ms"};
+  return keys;
+}
+
+std::string Name(const Partition& p) {
+  return "kafka topic " + p.first + " partition " + std::to_string(p.second);
+}
+
+struct Message {
+  Partition partition;
+  int64_t offset;
+  std::string value;
+};
+
+class KafkaSource : public Source {
+ public:
+  KafkaSource(SourceSpec spec, TableSchema schema)
+      : spec_(std::move(spec)), kafka_(spec_.kafka), schema_(std::move(schema)) {}
+
+  ~KafkaSource() override {
+    if (rk_) {
+      rd_kafka_consumer_close(rk_);
+      rd_kafka_destroy(rk_);
+    }
+  }
+
+  Status Open() {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char err[512];
+    auto set = [&](const std::string& key, const std::string& value) -> Status {
+      if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof(err)) !=
+          RD_KAFKA_CONF_OK) {
+        return Status::Invalid("kafka source: ", key, ": ", err);
+      }
+      return Status::OK();
+    };
+    std::vector<std::pair<std::string, std::string>> settings = {
+        {"bootstrap.servers", kafka_.bootstrap_servers},
+        {"enable.auto.commit", "false"},
+        {"enable.auto.offset.store", "false"},
+        {"auto.offset.reset", "error"},  // a position retention deleted is an error, not a skip
+        {"enable.partition.eof", "false"},
+        {"client.id", "fjord"},
+    };
+    if (!kafka_.group_id.empty()) settings.push_back({"group.id", kafka_.group_id});
+    for (const auto& kv : kafka_.properties) settings.push_back(kv);
+    for (const auto& [key, value] : settings) {
+      Status s = set(key, value);
+      if (!s.ok()) {
+        rd_kafka_conf_destroy(conf);
+        return s;
+      }
+    }
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+    if (!rk_) {
+      rd_kafka_conf_destroy(conf);
+      return Status::IOError("kafka source: cannot create the consumer: ", err);
+    }
+    return Status::OK();
+  }
+
+  Status Seek(const std::string& position) override {
+    KafkaPosition p;
+    if (!position.empty()) {
+      FJORD_ASSIGN_OR_RAISE(p, ParseKafkaPosition(position));
+    }
+    resumed_ = !position.empty();
+    offsets_ = p.offsets;
+    dead_letter_bytes_ = p.dead_letter_bytes < 0 ? 0 : p.dead_letter_bytes;
+    assigned_.clear();
+    ends_.clear();
+    ends_known_ = false;
+    discovered_ = false;
+    rd_kafka_assign(rk_, nullptr);
+    return SeekDeadLetter();
+  }
+
+  std::string Position() const override {
+    KafkaPosition p;
+    p.offsets = offsets_;
+    p.dead_letter_bytes = kafka_.dead_letter.empty() ? -1 : dead_letter_bytes_;
+    return FormatKafkaPosition(p);
+  }
+
+  void Committed(const std::string& position) override {
+    if (kafka_.group_id.empty()) return;
+    std::lock_guard<std::mutex> lock(commit_mu_);
+    to_commit_ = position;
+  }
+
+  int64_t idle_wait_ms() const override { return 0; }  // Next waits in the poll itself
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
+    *end = false;
+    CommitToGroup();
+    if (!discovered_ || (!bounded && Clock::now() >= next_discovery_)) {
+      FJORD_RETURN_NOT_OK(Discover());
+    }
+    if (bounded && !ends_known_) FJORD_RETURN_NOT_OK(ReadEnds());
+    while (true) {
+      if (bounded && AtEnds()) {
+        *end = true;
+        return nullptr;
+      }
+      std::vector<Message> messages;
+      FJORD_RETURN_NOT_OK(Poll(bounded, &messages));
+      if (messages.empty()) {
+        if (bounded) AdvancePastGaps();
+        if (bounded && AtEnds()) *end = true;
+        return nullptr;
+      }
+      FJORD_ASSIGN_OR_RAISE(auto batch, Parse(messages));
+      for (const Message& m : messages) offsets_[m.partition] = m.offset + 1;
+      if (batch->num_rows() > 0) return batch;
+    }
+  }
+
+ private:
+  // The partitions of every topic; new ones are assigned (with all known ones, at their
+  // positions: every message polled was handed out, so the positions are exact).
+  Status Discover() {
+    bool first = !discovered_;
+    std::vector<Partition> fresh;
+    for (const std::string& topic : kafka_.topics) {
+      rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
+      const rd_kafka_metadata_t* md = nullptr;
+      rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 0, rkt, &md, kMetadataTimeoutMs);
+      rd_kafka_topic_destroy(rkt);
+      if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (!first) return Status::OK();  // looked at again at the next interval
+        return Status::IOError("kafka source: no metadata for topic '", topic, "' from ",
+                               kafka_.bootstrap_servers, ": ", rd_kafka_err2str(e));
+      }
+      Status status;
+      if (md->topic_cnt != 1 || md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        rd_kafka_resp_err_t te =
+            md->topic_cnt == 1 ? md->topics[0].err : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+        status = Status::NotFound("kafka source: topic '", topic, "' at ", kafka_.bootstrap_servers,
+                                  ": ", rd_kafka_err2str(te));
+      } else {
+        for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
+          Partition p{topic, md->topics[0].partitions[i].id};
+          if (!assigned_.count(p)) fresh.push_back(p);
+        }
+      }
+      rd_kafka_metadata_destroy(md);
+      if (!status.ok()) {
+        if (!first) return Status::OK();
+        return status;
+      }
+    }
+    for (const Partition& p : fresh) {
+      if (!offsets_.count(p)) {
+        // No checkpoint yet and known at the first look: `start`; else a new partition, whole.
+        bool start = first && !resumed_;
+        FJORD_ASSIGN_OR_RAISE(offsets_[p], StartOffset(p, start ? kafka_.start : "earliest"));
+      }
+      assigned_.insert(p);
+    }
+    if (!fresh.empty()) {
+      rd_kafka_topic_partition_list_t* list =
+          rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
+      for (const Partition& p : assigned_) {
+        rd_kafka_topic_partition_list_add(list, p.first.c_str(), p.second)->offset = offsets_[p];
+      }
+      rd_kafka_resp_err_t e = rd_kafka_assign(rk_, list);
+      rd_kafka_topic_partition_list_destroy(list);
+      if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return Status::IOError("kafka source: cannot assign partitions: ", rd_kafka_err2str(e));
+      }
+    }
+    discovered_ = true;
+    next_discovery_ = Clock::now() + std::chrono::milliseconds(kafka_.discovery_interval_ms);
+    return Status::OK();
+  }
+
+  Result<int64_t> StartOffset(const Partition& p, const std::string& start) {
+    int64_t low = 0;
+    int64_t high = 0;
+    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_, p.first.c_str(), p.second, &low,
+                                                             &high, kMetadataTimeoutMs);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return Status::IOError(Name(p), ": no watermark offsets: ", rd_kafka_err2str(e));
+    }
+    if (start == "earliest") return low;
+    if (start == "latest") return high;
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, p.first.c_str(), p.second)->offset =
+        kafka_.start_timestamp_ms;
+    e = rd_kafka_offsets_for_times(rk_, list, kMetadataTimeoutMs);
+    int64_t offset = list->elems[0].offset;
+    rd_kafka_resp_err_t pe = list->elems[0].err;
+    rd_kafka_topic_partition_list_destroy(list);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR || pe != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return Status::IOError(Name(p), ": no offset for ", start, ": ",
+                             rd_kafka_err2str(e != RD_KAFKA_RESP_ERR_NO_ERROR ? e : pe));
+    }
+    return offset < 0 ? high : offset;  // no message at or after the timestamp: the end
+  }
+
+  Status ReadEnds() {
+    for (const Partition& p : assigned_) {
+      int64_t low = 0;
+      int64_t high = 0;
+      rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_, p.first.c_str(), p.second, &low,
+                                                               &high, kMetadataTimeoutMs);
+      if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return Status::IOError(Name(p), ": no end offset: ", rd_kafka_err2str(e));
+      }
+      ends_[p] = high;
+    }
+    ends_known_ = true;
+    return Status::OK();
+  }
+
+  bool AtEnds() const {
+    for (const auto& [p, end] : ends_) {
+      auto it = offsets_.find(p);
+      if (it == offsets_.end() || it->second < end) return false;
+    }
+    return true;
+  }
+
+  // --bounded: offsets without a message (transaction markers) are passed when the consumer's
+  // own position is past them.
+  void AdvancePastGaps() {
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size()));
+    for (const Partition& p : assigned_) {
+      rd_kafka_topic_partition_list_add(list, p.first.c_str(), p.second);
+    }
+    if (rd_kafka_position(rk_, list) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      for (int i = 0; i < list->cnt; ++i) {
+        Partition p{list->elems[i].topic, list->elems[i].partition};
+        int64_t at = list->elems[i].offset;
+        auto end = ends_.find(p);
+        if (at >= 0 && end != ends_.end() && at > offsets_[p] && at <= end->second) {
+          offsets_[p] = at;
+        }
+      }
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+  }
+
+  Status Poll(bool bounded, std::vector<Message>* out) {
+    std::map<Partition, int64_t> next;  // within this poll
+    int timeout = kPollTimeoutMs;
+    while (static_cast<int64_t>(out->size()) < spec_.batch_rows) {
+      rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, timeout);
+      if (!m) break;
+      timeout = 0;
+      if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        std::string what = rd_kafka_message_errstr(m);
+        rd_kafka_resp_err_t err = m->err;
+        bool partition_error = m->rkt != nullptr;
+        Partition p =
+            partition_error ? Partition{rd_kafka_topic_name(m->rkt), m->partition} : Partition{};
+        int64_t offset = m->offset;
+        rd_kafka_message_destroy(m);
+        if (rd_kafka_fatal_error(rk_, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          return Status::IOError("kafka source: fatal consumer error: ", what);
+        }
+        // Errors of the connection are retried by librdkafka itself.
+        if (!partition_error || err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+        return Status::IOError(Name(p), " offset ", offset, ": ", what);
+      }
+      Partition p{rd_kafka_topic_name(m->rkt), m->partition};
+      int64_t offset = m->offset;
+      auto it = next.find(p);
+      if (it == next.end()) {
+        auto known = offsets_.find(p);
+        it = next.emplace(p, known == offsets_.end() ? INT64_MAX : known->second).first;
+      }
+      bool skip = offset < it->second;
+      if (bounded) {
+        auto end = ends_.find(p);
+        if (end == ends_.end() || offset >= end->second) skip = true;
+      }
+      if (!skip) {
+        out->push_back(
+            Message{p, offset, std::string(static_cast<const char*>(m->payload), m->len)});
+        it->second = offset + 1;
+      }
+      rd_kafka_message_destroy(m);
+    }
+    return Status::OK();
+  }
+
+  // A line of JSON text per message (raw line breaks can only be whitespace in JSON).
+  static std::string Line(const std::string& value) {
+    std::string line = value;
+    for (char& ch : line) {
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    }
+    return line + "\n";
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Parse(const std::vector<Message>& messages) {
+    std::string text;
+    for (const Message& m : messages) text += Line(m.value);
+    auto parsed = ParseChunk(text, false, "", "", schema_, "kafka", 1);
+    if (parsed.ok() || parsed.status().code() != StatusCode::kInvalid) return parsed;
+    // Which messages do not fit: an error naming the first, or all of them dead-lettered.
+    std::string good;
+    std::string letters;
+    for (const Message& m : messages) {
+      std::string where = Name(m.partition) + " offset " + std::to_string(m.offset);
+      auto one = ParseChunk(Line(m.value), false, "", "", schema_, where, 1);
+      if (one.ok()) {
+        good += Line(m.value);
+        continue;
+      }
+      if (kafka_.dead_letter.empty()) return one.status();
+      nlohmann::json j;
+      j["topic"] = m.partition.first;
+      j["partition"] = m.partition.second;
+      j["offset"] = m.offset;
+      j["error"] = one.status().ToString();
+      j["record"] = m.value;
+      letters += j.dump() + "\n";
+    }
+    if (!letters.empty()) FJORD_RETURN_NOT_OK(AppendDeadLetters(letters));
+    return ParseChunk(good, false, "", "", schema_, "kafka", 1);
+  }
+
+  Status AppendDeadLetters(const std::string& letters) {
+    int fd = ::open(kafka_.dead_letter.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::IOError("cannot open dead-letter file ", kafka_.dead_letter);
+    bool ok = ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
+              ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok) return Status::IOError("cannot write dead-letter file ", kafka_.dead_letter);
+    dead_letter_bytes_ += static_cast<int64_t>(letters.size());
+    return Status::OK();
+  }
+
+  // As the files source: the dead-letter file cut back to what the position counted.
+  Status SeekDeadLetter() {
+    if (kafka_.dead_letter.empty()) return Status::OK();
+    std::error_code ec;
+    fs::create_directories(fs::path(kafka_.dead_letter).parent_path(), ec);
+    if (!fs::exists(kafka_.dead_letter, ec)) std::ofstream(kafka_.dead_letter, std::ios::app);
+    auto size = static_cast<int64_t>(fs::file_size(kafka_.dead_letter, ec));
+    if (ec) return Status::IOError("cannot open dead-letter file ", kafka_.dead_letter);
+    if (size > dead_letter_bytes_) {
+      fs::resize_file(kafka_.dead_letter, static_cast<uintmax_t>(dead_letter_bytes_), ec);
+      if (ec) return Status::IOError("cannot truncate dead-letter file ", kafka_.dead_letter);
+    } else {
+      dead_letter_bytes_ = size;
+    }
+    return Status::OK();
+  }
+
+  // The offsets of the last committed checkpoint, copied to the group for monitoring (async;
+  // a failure only delays the copy).
+  void CommitToGroup() {
+    std::string position;
+    {
+      std::lock_guard<std::mutex> lock(commit_mu_);
+      position.swap(to_commit_);
+    }
+    if (position.empty()) return;
+    auto p = ParseKafkaPosition(position);
+    if (!p.ok() || p->offsets.empty()) return;
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(p->offsets.size()));
+    for (const auto& [tp, offset] : p->offsets) {
+      rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = offset;
+    }
+    rd_kafka_commit(rk_, list, /*async=*/1);
+    rd_kafka_topic_partition_list_destroy(list);
+  }
+
+  SourceSpec spec_;
+  KafkaSourceSpec kafka_;
+  TableSchema schema_;
+  rd_kafka_t* rk_ = nullptr;
+  bool resumed_ = false;  // Seek had a position (a checkpoint)
+  KafkaOffsets offsets_;
+  std::set<Partition> assigned_;
+  std::map<Partition, int64_t> ends_;  // --bounded
+  bool ends_known_ = false;
+  bool discovered_ = false;
+  Clock::time_point next_discovery_;
+  int64_t dead_letter_bytes_ = 0;
+  std::mutex commit_mu_;
+  std::string to_commit_;
+};
+
+}  // namespace
+
+std::string FormatKafkaPosition(const KafkaPosition& position) {
+  nlohmann::json offsets = nlohmann::json::object();
+  for (const auto& [tp, offset] : position.offsets) {
+    offsets[tp.first][std::to_string(tp.second)] = offset;
+  }
+  nlohmann::json j;
+  j["offsets"] = offsets;
+  if (position.dead_letter_bytes >= 0) j["dead-letter-bytes"] = position.dead_letter_bytes;
+  return j.dump();
+}
+
+Result<KafkaPosition> ParseKafkaPosition(const std::string& text) {
+  KafkaPosition p;
+  try {
+    auto j = nlohmann::json::parse(text);
+    for (const auto& [topic, partitions] : j.at("offsets").items()) {
+      if (!partitions.is_object()) throw std::runtime_error("topic " + topic + ": not an object");
+      for (const auto& [partition, offset] : partitions.items()) {
+        size_t used = 0;
+        int64_t id = std::stoll(partition, &used);
+        if (used != partition.size() || id < 0 || id > INT32_MAX) {
+          throw std::runtime_error("not a partition number: " + partition);
+        }
+        int64_t next = offset.get<int64_t>();
+        if (next < 0) throw std::runtime_error("negative offset");
+        p.offsets[{topic, static_cast<int32_t>(id)}] = next;
+      }
+    }
+    if (j.contains("dead-letter-bytes"))
+      p.dead_letter_bytes = j.at("dead-letter-bytes").get<int64_t>();
+  } catch (const std::exception& e) {
+    return Status::Invalid("kafka source: bad position '", text, "': ", e.what());
+  }
+  return p;
+}
+
+Status CheckKafkaProperty(const std::string& key, const std::string& value) {
+  if (ManagedKeys().count(key)) {
+    return Status::Invalid(
+        "set by Fjord (bootstrap-servers, group-id; offsets live in the checkpoint)");
+  }
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  rd_kafka_conf_res_t r = rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof(err));
+  rd_kafka_conf_destroy(conf);
+  if (r == RD_KAFKA_CONF_UNKNOWN) return Status::Invalid("not a librdkafka property");
+  if (r != RD_KAFKA_CONF_OK) return Status::Invalid(err);
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Source>> MakeKafkaSource(const SourceSpec& spec, const TableSchema& schema) {
+  auto source = std::make_unique<KafkaSource>(spec, schema);
+  FJORD_RETURN_NOT_OK(source->Open());
+  return source;
+}
+
+}  // namespace fjord::runtime
