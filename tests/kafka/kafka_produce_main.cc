@@ -34,7 +34,9 @@ rd_kafka_t* NewClient(rd_kafka_type_t type, const char* brokers) {
       (type == RD_KAFKA_PRODUCER &&
        (rd_kafka_conf_set(conf, "enable.idempotence", "true", err, sizeof(err)) !=
             RD_KAFKA_CONF_OK ||
-        rd_kafka_conf_set(conf, "linger.ms", "5", err, sizeof(err)) != RD_KAFKA_CONF_OK))) {
+        rd_kafka_conf_set(conf, "linger.ms", "5", err, sizeof(err)) != RD_KAFKA_CONF_OK ||
+        rd_kafka_conf_set(conf, "topic.metadata.refresh.interval.ms", "500", err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK))) {
     std::cerr << err << "\n";
     return nullptr;
   }
@@ -112,7 +114,8 @@ int Produce(const char* brokers, const char* topic) {
           rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition),
                             RD_KAFKA_V_VALUE(value.data(), value.size()),
                             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
-      if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      // A partition just added is unknown until the next metadata refresh (every 500 ms).
+      if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL || e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
         rd_kafka_poll(rk, 100);
         continue;
       }

@@ -83,7 +83,10 @@ class KafkaSource : public Source {
         {"enable.partition.eof", "false"},
         {"client.id", "fjord"},
     };
-    if (!kafka_.group_id.empty()) settings.push_back({"group.id", kafka_.group_id});
+    // librdkafka's assign() needs a group id; without source.group-id nothing is committed to it
+    // and no group is joined (partitions are assigned by hand).
+    settings.push_back(
+        {"group.id", kafka_.group_id.empty() ? "fjord-uncommitted" : kafka_.group_id});
     for (const auto& kv : kafka_.properties) settings.push_back(kv);
     for (const auto& [key, value] : settings) {
       Status s = set(key, value);

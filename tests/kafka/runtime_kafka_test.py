@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The kafka source of `fjord run` against a real broker (issue 16 point 2).
+
+One Apache Kafka broker (tests/kafka/broker.py: Kafka's own jars, KRaft mode, loopback) serves
+every check. First the refusals: a message that does not fit the table stops a --bounded run
+naming its topic, partition and offset; with on-error: dead-letter it goes to the dead-letter
+file with those fields and the other messages to the table; a topic that does not exist is an
+error. Then the exactly-once run: a producer keeps writing to a topic of 3 partitions (grown to 4
+half way, so the jobs must pick up a new partition) while two jobs consume it, one into a
+bucket-unaware append table (copying its offsets to a consumer group), one into a primary-key
+aggregation table (sums); both are killed with SIGKILL at random moments (sometimes stopped with
+SIGTERM) and restarted; at the end each runs --bounded. `fjord cat` must show every message
+exactly once in the append table and exact sums and counts in the aggregation table. Prints the
+counts of kills, restores and messages.
+
+    runtime_kafka_test.py --fjord BUILD/tools/fjord --produce BUILD/tests/fjord_kafka_produce
+"""
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from broker import Broker  # noqa: E402
+
+GROUPS = 41
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--produce", required=True)
+    ap.add_argument("--seconds", type=float, default=25)
+    ap.add_argument("--seed", type=int, default=16)
+    args = ap.parse_args()
+    fjord, produce = os.path.abspath(args.fjord), os.path.abspath(args.produce)
+    rnd = random.Random(args.seed)
+    failures = []
+    started = time.time()
+
+    def run(*a, ok=True, cwd=None):
+        p = subprocess.run([fjord, *a], capture_output=True, text=True, cwd=cwd)
+        if ok and p.returncode != 0:
+            sys.exit(f"fjord {' '.join(a)} failed:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def cat(table):
+        out = run("cat", table).stdout
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+    with tempfile.TemporaryDirectory(prefix="fjord-runtime-kafka-") as work, Broker(work) as kafka:
+        print(f"broker up at {kafka.bootstrap} after {time.time() - started:.1f}s")
+
+        def admin(op, topic, partitions):
+            for _ in range(60):  # the broker may still be electing its controller
+                p = subprocess.run([produce, kafka.bootstrap, op, topic, str(partitions)],
+                                   capture_output=True, text=True)
+                if p.returncode == 0:
+                    return
+                time.sleep(0.5)
+            sys.exit(f"{op} {topic}: {p.stderr}")
+
+        def send(topic, lines):
+            text = "".join(f"{part}\t{json.dumps(v)}\n" for part, v in lines)
+            subprocess.run([produce, kafka.bootstrap, "produce", topic], input=text, check=True,
+                           capture_output=True, text=True)
+
+        wh = os.path.join(work, "wh")
+        run("db", "create", wh, "db")
+        cols = "id BIGINT, g INT, v BIGINT, n BIGINT"
+        run("table", "create", wh, "db.bad", "--columns", cols, "-o", "bucket=-1")
+        run("table", "create", wh, "db.letters", "--columns", cols, "-o", "bucket=-1")
+        run("table", "create", wh, "db.app", "--columns", cols, "-o", "bucket=-1")
+        run("table", "create", wh, "db.agg", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT, "
+            "n BIGINT", "--primary-key", "g", "-o", "bucket=2", "-o", "merge-engine=aggregation",
+            "-o", "fields.v.aggregate-function=sum", "-o", "fields.n.aggregate-function=sum")
+
+        def job(name, table, topic, extra="", pipeline=""):
+            path = os.path.join(work, name + ".yaml")
+            with open(path, "w") as f:
+                f.write(f"source: {{type: kafka, bootstrap-servers: '{kafka.bootstrap}', "
+                        f"topic: {topic}{extra}}}\nsink: {{table: wh/db.db/{table}}}\n"
+                        f"pipeline: {{state-dir: state/{name}{pipeline}}}\n")
+            return path
+
+        # --- refusals --------------------------------------------------------------------------
+        admin("create", "bad", 1)
+        send("bad", [(0, {"id": 1, "g": 1, "v": 1, "n": 1}), (0, {"id": "x", "g": 1}),
+                     (0, {"id": 3, "g": 1, "v": 3, "n": 1})])
+        r = run("run", job("bad", "bad", "bad"), "--bounded", ok=False, cwd=work)
+        if r.returncode != 1 or "kafka topic bad partition 0 offset 1" not in r.stderr:
+            failures.append(f"a bad message gave {r.returncode}: {r.stdout} {r.stderr}")
+        else:
+            print("ok: a message that does not fit stops the job naming topic, partition, offset")
+        r = run("run", job("letters", "letters", "bad", ", on-error: dead-letter"), "--bounded",
+                ok=False, cwd=work)
+        letters = []
+        path = os.path.join(work, "state", "letters", "dead-letter.jsonl")
+        if os.path.exists(path):
+            with open(path) as f:
+                letters = [json.loads(line) for line in f]
+        ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "letters")))
+        if (r.returncode != 0 or ids != [1, 3] or len(letters) != 1
+                or (letters[0]["topic"], letters[0]["partition"], letters[0]["offset"])
+                != ("bad", 0, 1)):
+            failures.append(f"dead-letter: exit {r.returncode}, rows {ids}, letters {letters}: "
+                            f"{r.stderr}")
+        else:
+            print("ok: with on-error: dead-letter the message goes to the dead-letter file "
+                  "with topic, partition and offset")
+        r = run("run", job("nope", "bad", "nope"), "--bounded", ok=False, cwd=work)
+        if r.returncode != 1 or "topic 'nope'" not in r.stderr:
+            failures.append(f"a missing topic gave {r.returncode}: {r.stderr}")
+        else:
+            print("ok: a topic that does not exist is an error")
+
+        # --- exactly once under SIGKILL ----------------------------------------------------------
+        admin("create", "events", 3)
+        sent = {"n": 0, "partitions": 3, "error": None}
+        producer = subprocess.Popen([produce, kafka.bootstrap, "produce", "events"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+        stop_producing = threading.Event()
+
+        def feed():
+            prnd = random.Random(args.seed + 1)
+            grown = False
+            begin = time.time()
+            try:
+                while not stop_producing.is_set():
+                    if not grown and time.time() - begin > args.seconds / 2:
+                        admin("grow", "events", 4)
+                        sent["partitions"] = 4
+                        grown = True
+                    burst = []
+                    for _ in range(prnd.randint(5, 60)):
+                        i = sent["n"]
+                        value = {"id": i, "g": i % GROUPS, "v": (i * 7919) % 1000 - 300, "n": 1}
+                        burst.append(f"{prnd.randrange(sent['partitions'])}\t{json.dumps(value)}\n")
+                        sent["n"] += 1
+                    producer.stdin.write("".join(burst) + "\n")
+                    producer.stdin.flush()
+                    time.sleep(prnd.uniform(0.01, 0.08))
+            except Exception as e:  # noqa: BLE001 - reported below
+                sent["error"] = repr(e)
+
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        jobs = {
+            "app": {"yaml": job("app", "app", "events", ", group-id: fjord-app, "
+                                "discovery-interval: 300ms, batch-rows: 200",
+                                ", parallelism: 2, checkpoint-interval: 150ms")},
+            "agg": {"yaml": job("agg", "agg", "events", ", discovery-interval: 300ms",
+                                ", parallelism: 2, checkpoint-interval: 250ms")},
+        }
+        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0}
+
+        def start(name):
+            j = jobs[name]
+            j["out"] = tempfile.TemporaryFile(mode="w+")
+            j["proc"] = subprocess.Popen([fjord, "run", j["yaml"]], cwd=work, stdout=j["out"],
+                                         stderr=subprocess.STDOUT, text=True)
+            j["until"] = time.time() + rnd.uniform(0.3, 2.5)
+            counts["starts"] += 1
+
+        def stop(name, sig):
+            j = jobs[name]
+            p = j["proc"]
+            early = p.poll() is not None
+            if not early:
+                p.send_signal(sig)
+            rc = p.wait(timeout=60)
+            j["out"].seek(0)
+            text = j["out"].read()
+            j["out"].close()
+            counts["restores"] += len(re.findall(r"restored checkpoint", text))
+            if early:
+                failures.append(f"{name} exited early ({rc}):\n{text[-2000:]}")
+            elif sig == signal.SIGTERM:
+                counts["terms"] += 1
+                if rc == -signal.SIGTERM and not text:
+                    counts["kills"] += 1  # before main installed its handler: as a crash
+                elif rc != 0 or "stopped after checkpoint" not in text:
+                    failures.append(f"{name}: SIGTERM gave exit {rc}:\n{text[-2000:]}")
+            else:
+                counts["kills"] += 1
+
+        for name in jobs:
+            start(name)
+        deadline = time.time() + args.seconds
+        while time.time() < deadline and not failures:
+            for name, j in jobs.items():
+                if j["proc"].poll() is not None or time.time() >= j["until"]:
+                    stop(name, signal.SIGTERM if rnd.random() < 0.2 else signal.SIGKILL)
+                    start(name)
+            time.sleep(0.05)
+        stop_producing.set()
+        feeder.join()
+        try:
+            producer.stdin.close()
+        except BrokenPipeError:
+            pass
+        if producer.wait(timeout=60) != 0 or sent["error"]:
+            sys.exit(f"the producer failed: {sent['error']} {producer.stderr.read()}")
+        for name in jobs:
+            stop(name, signal.SIGKILL)
+        for name, j in jobs.items():
+            r = subprocess.run([fjord, "run", j["yaml"], "--bounded"], cwd=work,
+                               capture_output=True, text=True)
+            counts["restores"] += len(re.findall(r"restored checkpoint", r.stdout + r.stderr))
+            if r.returncode != 0:
+                failures.append(f"{name} --bounded exit {r.returncode}:\n{r.stderr[-2000:]}")
+
+        n = sent["n"]
+        ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "app")))
+        if ids != list(range(n)):
+            dup = len(ids) - len(set(ids))
+            failures.append(f"app: {len(ids)} rows for {n} messages ({dup} twice, "
+                            f"{len(set(range(n)) - set(ids))} missing)")
+        want = {}
+        for i in range(n):
+            s = want.setdefault(i % GROUPS, [0, 0])
+            s[0] += (i * 7919) % 1000 - 300
+            s[1] += 1
+        got = {row["g"]: [row["v"], row["n"]] for row in cat(os.path.join(wh, "db.db", "agg"))}
+        if got != want:
+            bad = sorted(g for g in set(want) | set(got) if want.get(g) != got.get(g))
+            failures.append(f"agg: the sums of groups {bad[:10]} differ")
+        print(f"kafka: {n} messages over {sent['partitions']} partitions; {counts['starts']} starts, "
+              f"{counts['kills']} kills, {counts['terms']} SIGTERMs, {counts['restores']} restores; "
+              f"app {len(ids)} rows, agg {len(got)} groups; {time.time() - started:.1f}s")
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{0 if failures else 1} passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
