@@ -4,6 +4,8 @@
 //   fjord_kafka_produce BROKERS produce TOPIC             stdin lines "PARTITION<TAB>VALUE", each
 //                                                         one message; flushed at every empty line
 //                                                         (then "flushed N" on stdout) and at EOF
+//   fjord_kafka_produce BROKERS committed TOPIC GROUP     print the sum of GROUP's committed
+//                                                         offsets over TOPIC's partitions
 #include <librdkafka/rdkafka.h>
 
 #include <cstdio>
@@ -130,6 +132,41 @@ int Produce(const char* brokers, const char* topic) {
   return 0;
 }
 
+// The offsets GROUP has committed for TOPIC, added up over its partitions (-1 for none).
+int Committed(const char* brokers, const char* topic, const char* group) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  if (rd_kafka_conf_set(conf, "bootstrap.servers", brokers, err, sizeof(err)) != RD_KAFKA_CONF_OK ||
+      rd_kafka_conf_set(conf, "group.id", group, err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+    return Fail(err);
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+  if (!rk) return Fail(err);
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic, nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  if (rd_kafka_metadata(rk, 0, rkt, &md, 30000) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+      md->topic_cnt != 1) {
+    return Fail("no metadata");
+  }
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
+    rd_kafka_topic_partition_list_add(list, topic, md->topics[0].partitions[i].id);
+  }
+  rd_kafka_metadata_destroy(md);
+  rd_kafka_topic_destroy(rkt);
+  if (rd_kafka_committed(rk, list, 30000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Fail("committed: no answer");
+  }
+  int64_t sum = -1;
+  for (int i = 0; i < list->cnt; ++i) {
+    if (list->elems[i].offset >= 0) sum = (sum < 0 ? 0 : sum) + list->elems[i].offset;
+  }
+  std::cout << sum << std::endl;
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_destroy(rk);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,5 +176,6 @@ int main(int argc, char** argv) {
     return Admin(argv[1], op, argv[3], std::atoi(argv[4]));
   }
   if (op == "produce" && argc == 4) return Produce(argv[1], argv[3]);
+  if (op == "committed" && argc == 5) return Committed(argv[1], argv[3], argv[4]);
   return Fail("usage: BROKERS create|grow|produce TOPIC [PARTITIONS]");
 }

@@ -121,6 +121,19 @@ def main():
         else:
             print("ok: a topic that does not exist is an error")
 
+        # start: latest is resolved once, at the first start, and then kept in the checkpoint.
+        run("table", "create", wh, "db.late", "--columns", cols, "-o", "bucket=-1")
+        late = job("late", "late", "bad", ", start: latest")
+        r1 = run("run", late, "--bounded", ok=False, cwd=work)
+        send("bad", [(0, {"id": 4, "g": 1, "v": 4, "n": 1})])
+        r2 = run("run", late, "--bounded", ok=False, cwd=work)
+        ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "late")))
+        if r1.returncode != 0 or r2.returncode != 0 or ids != [4]:
+            failures.append(f"start: latest: exits {r1.returncode} {r2.returncode}, rows {ids}: "
+                            f"{r1.stderr} {r2.stderr}")
+        else:
+            print("ok: start: latest skips what was there at the first start, and only that")
+
         # --- exactly once under SIGKILL ----------------------------------------------------------
         admin("create", "events", 3)
         sent = {"n": 0, "partitions": 3, "error": None}
@@ -233,6 +246,14 @@ def main():
         if got != want:
             bad = sorted(g for g in set(want) | set(got) if want.get(g) != got.get(g))
             failures.append(f"agg: the sums of groups {bad[:10]} differ")
+        # The group got the final checkpoint's offsets: one message per offset, from 0.
+        r = subprocess.run([produce, kafka.bootstrap, "committed", "events", "fjord-app"],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or r.stdout.strip() != str(n):
+            failures.append(f"group fjord-app committed {r.stdout.strip()} {r.stderr} "
+                            f"offsets in all, not {n}")
+        else:
+            print(f"ok: the consumer group holds the last checkpoint's offsets ({n} in all)")
         print(f"kafka: {n} messages over {sent['partitions']} partitions; {counts['starts']} starts, "
               f"{counts['kills']} kills, {counts['terms']} SIGTERMs, {counts['restores']} restores; "
               f"app {len(ids)} rows, agg {len(got)} groups; {time.time() - started:.1f}s")

@@ -60,6 +60,7 @@ class KafkaSource : public Source {
 
   ~KafkaSource() override {
     if (rk_) {
+      CommitToGroup(/*async=*/false);  // the final checkpoint's offsets
       rd_kafka_consumer_close(rk_);
       rd_kafka_destroy(rk_);
     }
@@ -136,7 +137,7 @@ class KafkaSource : public Source {
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
     *end = false;
-    CommitToGroup();
+    CommitToGroup(/*async=*/true);
     if (!discovered_ || (!bounded && Clock::now() >= next_discovery_)) {
       FJORD_RETURN_NOT_OK(Discover());
     }
@@ -395,9 +396,9 @@ class KafkaSource : public Source {
     return Status::OK();
   }
 
-  // The offsets of the last committed checkpoint, copied to the group for monitoring (async;
-  // a failure only delays the copy).
-  void CommitToGroup() {
+  // The offsets of the last committed checkpoint, copied to the group for monitoring (a failure
+  // only delays the copy: the group's offsets are never read back).
+  void CommitToGroup(bool async) {
     std::string position;
     {
       std::lock_guard<std::mutex> lock(commit_mu_);
@@ -411,7 +412,7 @@ class KafkaSource : public Source {
     for (const auto& [tp, offset] : p->offsets) {
       rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = offset;
     }
-    rd_kafka_commit(rk_, list, /*async=*/1);
+    rd_kafka_commit(rk_, list, async ? 1 : 0);
     rd_kafka_topic_partition_list_destroy(list);
   }
 
