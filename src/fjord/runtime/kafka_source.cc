@@ -34,6 +34,7 @@ using Partition = std::pair<std::string, int32_t>;
 
 constexpr int kMetadataTimeoutMs = 10000;
 constexpr int kPollTimeoutMs = 100;
+constexpr int kFinalCommitWaitMs = 5000;
 
 const std::set<std::string>& ManagedKeys() {
   static const std::set<std::string> keys = {
@@ -412,7 +413,17 @@ class KafkaSource : public Source {
     for (const auto& [tp, offset] : p->offsets) {
       rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = offset;
     }
-    rd_kafka_commit(rk_, list, async ? 1 : 0);
+    if (async) {
+      rd_kafka_commit(rk_, list, 1);
+    } else {
+      // At exit: waits for the answer, but not for long (the broker may be gone).
+      rd_kafka_queue_t* queue = rd_kafka_queue_new(rk_);
+      rd_kafka_commit_queue(rk_, list, queue, nullptr, nullptr);
+      if (rd_kafka_event_t* ev = rd_kafka_queue_poll(queue, kFinalCommitWaitMs)) {
+        rd_kafka_event_destroy(ev);
+      }
+      rd_kafka_queue_destroy(queue);
+    }
     rd_kafka_topic_partition_list_destroy(list);
   }
 
