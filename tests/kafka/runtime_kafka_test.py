@@ -125,6 +125,8 @@ def main():
         run("table", "create", wh, "db.late", "--columns", cols, "-o", "bucket=-1")
         late = job("late", "late", "bad", ", start: latest")
         r1 = run("run", late, "--bounded", ok=False, cwd=work)
+        time.sleep(0.05)
+        since = int(time.time() * 1000)
         send("bad", [(0, {"id": 4, "g": 1, "v": 4, "n": 1})])
         r2 = run("run", late, "--bounded", ok=False, cwd=work)
         ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "late")))
@@ -133,6 +135,14 @@ def main():
                             f"{r1.stderr} {r2.stderr}")
         else:
             print("ok: start: latest skips what was there at the first start, and only that")
+        run("table", "create", wh, "db.since", "--columns", cols, "-o", "bucket=-1")
+        r = run("run", job("since", "since", "bad", f", start: 'timestamp:{since}'"), "--bounded",
+                ok=False, cwd=work)
+        ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "since")))
+        if r.returncode != 0 or ids != [4]:
+            failures.append(f"start: timestamp: exit {r.returncode}, rows {ids}: {r.stderr}")
+        else:
+            print("ok: start: timestamp:<ms> starts at the first message at or after it")
 
         # --- exactly once under SIGKILL ----------------------------------------------------------
         admin("create", "events", 3)
@@ -173,7 +183,7 @@ def main():
             "agg": {"yaml": job("agg", "agg", "events", ", discovery-interval: 300ms",
                                 ", parallelism: 2, checkpoint-interval: 250ms")},
         }
-        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0}
+        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "table_resumes": 0}
 
         def start(name):
             j = jobs[name]
@@ -194,6 +204,7 @@ def main():
             text = j["out"].read()
             j["out"].close()
             counts["restores"] += len(re.findall(r"restored checkpoint", text))
+            counts["table_resumes"] += text.count("resuming job")
             if early:
                 failures.append(f"{name} exited early ({rc}):\n{text[-2000:]}")
             elif sig == signal.SIGTERM:
@@ -208,10 +219,16 @@ def main():
         for name in jobs:
             start(name)
         deadline = time.time() + args.seconds
+        lose_state_at = time.time() + args.seconds * 0.6
         while time.time() < deadline and not failures:
             for name, j in jobs.items():
                 if j["proc"].poll() is not None or time.time() >= j["until"]:
                     stop(name, signal.SIGTERM if rnd.random() < 0.2 else signal.SIGKILL)
+                    if name == "agg" and lose_state_at and time.time() > lose_state_at:
+                        # The state directory lost: resume from the snapshot's offsets alone.
+                        subprocess.run(["rm", "-rf", os.path.join(work, "state", "agg")],
+                                       check=True)
+                        lose_state_at = None
                     start(name)
             time.sleep(0.05)
         stop_producing.set()
@@ -231,6 +248,8 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{name} --bounded exit {r.returncode}:\n{r.stderr[-2000:]}")
 
+        if counts["table_resumes"] != 1:
+            failures.append(f"agg resumed from the table {counts['table_resumes']} times, not once")
         n = sent["n"]
         ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "app")))
         if ids != list(range(n)):
@@ -255,7 +274,8 @@ def main():
         else:
             print(f"ok: the consumer group holds the last checkpoint's offsets ({n} in all)")
         print(f"kafka: {n} messages over {sent['partitions']} partitions; {counts['starts']} starts, "
-              f"{counts['kills']} kills, {counts['terms']} SIGTERMs, {counts['restores']} restores; "
+              f"{counts['kills']} kills, {counts['terms']} SIGTERMs, {counts['restores']} restores, "
+              f"{counts['table_resumes']} from the table alone; "
               f"app {len(ids)} rows, agg {len(got)} groups; {time.time() - started:.1f}s")
 
     for f in failures:
