@@ -79,6 +79,40 @@ def check_stale_state_and_timeout(fjord, work, failures):
         print("ok: after both, the job resumes from the table alone and holds 150 rows once")
 
 
+def check_dead_letter(fjord, work, failures):
+    """source.on-error: dead-letter: a record that does not fit goes to the dead-letter file with
+    its file, line and error, the others to the table; a second run adds nothing twice."""
+    base = os.path.join(work, "dead")
+    os.makedirs(os.path.join(base, "in"))
+    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
+                   capture_output=True)
+    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
+                    "id BIGINT, v INT", "-o", "bucket=-1"], check=True, capture_output=True)
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in, on-error: dead-letter}\n"
+                "sink: {table: wh/db.db/t}\npipeline: {state-dir: state}\n")
+    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
+        f.write('{"id": 1, "v": 1}\n{"id": 2, "v": "two"}\n{"id": 3, "v": 3}\n')
+    for _ in range(2):
+        subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True)
+    with open(os.path.join(base, "in", "b.jsonl"), "w") as f:
+        f.write('{"id": 4, "v": 99999999999}\n{"id": 5, "v": 5}\n')
+    r = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True, text=True)
+    out = subprocess.run([fjord, "cat", os.path.join(base, "wh", "db.db", "t")],
+                         capture_output=True, text=True).stdout
+    ids = sorted(json.loads(l)["id"] for l in out.splitlines() if l.strip())
+    with open(os.path.join(base, "state", "dead-letter.jsonl")) as f:
+        dead = [json.loads(l) for l in f if l.strip()]
+    where = [(os.path.basename(d["file"]), d["line"], "'v'" in d["error"]) for d in dead]
+    if r.returncode != 0 or ids != [1, 3, 5] or where != [("a.jsonl", 2, True),
+                                                          ("b.jsonl", 1, True)]:
+        failures.append(f"dead letter: exit {r.returncode}, rows {ids}, dead letters {dead}")
+    else:
+        print("ok: records that do not fit go to the dead-letter file once, naming file, line "
+              "and column")
+
+
 def check_metrics(fjord, work, failures):
     """`pipeline.metrics-port`: GET /metrics answers Prometheus text while the job runs."""
     import socket
@@ -205,6 +239,7 @@ def main():
         check_missing_files_refused(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
         check_metrics(fjord, work, failures)
+        check_dead_letter(fjord, work, failures)
         jobs = {}
         for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2), ("aggw", 2)):
             path = os.path.join(work, f"{name}.yaml")

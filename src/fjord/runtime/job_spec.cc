@@ -104,6 +104,26 @@ class Checker {
   std::string file_;
 };
 
+// `source.on-error` and `source.dead-letter` (files and kafka sources).
+Status ParseOnError(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                    std::string* on_error, std::string* dead_letter) {
+  if (node["on-error"]) {
+    FJORD_ASSIGN_OR_RAISE(*on_error, c.Text(node["on-error"], "source.on-error"));
+    if (*on_error != "fail" && *on_error != "dead-letter") {
+      return c.Error(node["on-error"], "source.on-error",
+                     "must be fail or dead-letter, got '" + *on_error + "'");
+    }
+  }
+  if (node["dead-letter"]) {
+    if (*on_error != "dead-letter") {
+      return c.Error(node["dead-letter"], "source.dead-letter", "needs on-error: dead-letter");
+    }
+    FJORD_ASSIGN_OR_RAISE(*dead_letter,
+                          c.Path(node["dead-letter"], "source.dead-letter", base_dir));
+  }
+  return Status::OK();
+}
+
 Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& base_dir,
                   KafkaSourceSpec* out) {
   FJORD_RETURN_NOT_OK(
@@ -185,21 +205,7 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
     FJORD_ASSIGN_OR_RAISE(out->discovery_interval_ms,
                           c.Duration(node["discovery-interval"], "source.discovery-interval"));
   }
-  if (node["on-error"]) {
-    FJORD_ASSIGN_OR_RAISE(out->on_error, c.Text(node["on-error"], "source.on-error"));
-    if (out->on_error != "fail" && out->on_error != "dead-letter") {
-      return c.Error(node["on-error"], "source.on-error",
-                     "must be fail or dead-letter, got '" + out->on_error + "'");
-    }
-  }
-  if (node["dead-letter"]) {
-    if (out->on_error != "dead-letter") {
-      return c.Error(node["dead-letter"], "source.dead-letter", "needs on-error: dead-letter");
-    }
-    FJORD_ASSIGN_OR_RAISE(out->dead_letter,
-                          c.Path(node["dead-letter"], "source.dead-letter", base_dir));
-  }
-  return Status::OK();
+  return ParseOnError(c, node, base_dir, &out->on_error, &out->dead_letter);
 }
 
 Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& base_dir,
@@ -208,9 +214,9 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   if (!node["type"]) return c.Error(node, "source.type", "missing (files, datagen or kafka)");
   FJORD_ASSIGN_OR_RAISE(out->type, c.Text(node["type"], "source.type"));
   if (out->type == "files") {
-    FJORD_RETURN_NOT_OK(
-        c.Keys(node, "source",
-               {"type", "path", "pattern", "format", "csv-null", "poll-interval", "batch-rows"}));
+    FJORD_RETURN_NOT_OK(c.Keys(node, "source",
+                               {"type", "path", "pattern", "format", "csv-null", "poll-interval",
+                                "batch-rows", "on-error", "dead-letter"}));
     if (!node["path"]) return c.Error(node, "source.path", "missing (the directory to read)");
     FJORD_ASSIGN_OR_RAISE(out->files.path, c.Path(node["path"], "source.path", base_dir));
     if (node["pattern"]) {
@@ -230,6 +236,8 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
       FJORD_ASSIGN_OR_RAISE(out->files.poll_interval_ms,
                             c.Duration(node["poll-interval"], "source.poll-interval"));
     }
+    FJORD_RETURN_NOT_OK(
+        ParseOnError(c, node, base_dir, &out->files.on_error, &out->files.dead_letter));
   } else if (out->type == "datagen") {
     FJORD_RETURN_NOT_OK(c.Keys(
         node, "source",

@@ -66,6 +66,30 @@ pipeline: {state-dir: /s}
   EXPECT_EQ(job.sink.table, "/b/t");
 }
 
+TEST(JobSpecTest, FilesDeadLetter) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
+source: {type: files, path: in, on-error: dead-letter}
+sink: {table: t}
+pipeline: {state-dir: s}
+)",
+                                                 "job.yaml", "/b"));
+  EXPECT_EQ(job.source.files.on_error, "dead-letter");
+  EXPECT_EQ(job.source.files.dead_letter, "/b/s/dead-letter.jsonl");
+  ASSERT_OK_AND_ASSIGN(job, ParseJobSpec(R"(
+source: {type: files, path: in, on-error: dead-letter, dead-letter: bad.jsonl}
+sink: {table: t}
+pipeline: {state-dir: s}
+)",
+                                         "job.yaml", "/b"));
+  EXPECT_EQ(job.source.files.dead_letter, "/b/bad.jsonl");
+  EXPECT_TRUE(HasError(ParseError("source: {type: files, path: in, dead-letter: x}\n"
+                                  "sink: {table: t}\npipeline: {state-dir: s}\n"),
+                       StatusCode::kInvalid, "line 1: source.dead-letter: needs on-error"));
+  EXPECT_TRUE(HasError(ParseError("source: {type: files, path: in, on-error: skip}\n"
+                                  "sink: {table: t}\npipeline: {state-dir: s}\n"),
+                       StatusCode::kInvalid, "source.on-error: must be fail or dead-letter"));
+}
+
 TEST(JobSpecTest, ErrorsNameFileLineAndKey) {
   const std::string sink = "sink: {table: t}\n";
   const std::string pipeline = "pipeline: {state-dir: s}\n";
