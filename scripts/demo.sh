@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The quickstart that `make demo` runs: Fjord creates a warehouse, a table, writes and reads rows,
-# then reads tables that Java Paimon wrote.
+# The quickstart that `make demo` runs: first the streaming job of scripts/demo_streaming.sh
+# (`fjord run` with 1 s checkpoints, `fjord tail`, a SIGKILL and a restart, an exact table), then
+# Fjord creates a warehouse, a table, writes and reads rows, and reads tables Java Paimon wrote.
 set -euo pipefail
 fjord="${FJORD:?set FJORD to the fjord binary}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,6 +13,8 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "fjord version"
 "$fjord" version
+
+"$root/scripts/demo_streaming.sh"
 
 wh="$(mktemp -d)/warehouse"
 trap 'rm -rf "$(dirname "$wh")"' EXIT
