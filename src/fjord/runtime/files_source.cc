@@ -3,9 +3,7 @@
 // the last file is followed as it grows. Position: {"file", "offset", "line"}; files whose names
 // sort before the position's file count as consumed (new files must sort after the ones read).
 
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <unistd.h>
 
 #include <arrow/api.h>
 #include <nlohmann/json.hpp>
@@ -225,22 +223,9 @@ class FilesSource : public Source {
     return true;
   }
 
-  // The dead-letter file cut back to what the position counted (rows written to it after the
-  // checkpoint are read, and written, again).
   Status SeekDeadLetter() {
     if (files_.dead_letter.empty()) return Status::OK();
-    std::error_code ec;
-    fs::create_directories(fs::path(files_.dead_letter).parent_path(), ec);
-    if (!fs::exists(files_.dead_letter, ec)) std::ofstream(files_.dead_letter, std::ios::app);
-    auto size = static_cast<int64_t>(fs::file_size(files_.dead_letter, ec));
-    if (ec) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
-    if (size > dead_letter_bytes_) {
-      fs::resize_file(files_.dead_letter, static_cast<uintmax_t>(dead_letter_bytes_), ec);
-      if (ec) return Status::IOError("cannot truncate dead-letter file ", files_.dead_letter);
-    } else {
-      dead_letter_bytes_ = size;
-    }
-    return Status::OK();
+    return runtime::SeekDeadLetter(files_.dead_letter, &dead_letter_bytes_);
   }
 
   // The records of `text` one by one: those that fit as a batch, the others to the dead-letter
@@ -279,14 +264,7 @@ class FilesSource : public Source {
       line += lines;
     }
     if (!letters.empty()) {
-      int fd = ::open(files_.dead_letter.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-      if (fd < 0) return Status::IOError("cannot open dead-letter file ", files_.dead_letter);
-      bool ok =
-          ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
-          ::fsync(fd) == 0;
-      ::close(fd);
-      if (!ok) return Status::IOError("cannot write dead-letter file ", files_.dead_letter);
-      dead_letter_bytes_ += static_cast<int64_t>(letters.size());
+      FJORD_RETURN_NOT_OK(AppendDeadLetters(files_.dead_letter, letters, &dead_letter_bytes_));
     }
     return ParseChunk(good, csv, header_, files_.csv_null, schema_, path, line_);
   }

@@ -8,16 +8,12 @@
 
 #include "fjord/runtime/kafka_source.h"
 
-#include <fcntl.h>
 #include <librdkafka/rdkafka.h>
-#include <unistd.h>
 
 #include <arrow/api.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -28,7 +24,6 @@ namespace fjord::runtime {
 
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using Partition = std::pair<std::string, int32_t>;
 
@@ -365,36 +360,15 @@ class KafkaSource : public Source {
       j["record"] = m.value;
       letters += j.dump() + "\n";
     }
-    if (!letters.empty()) FJORD_RETURN_NOT_OK(AppendDeadLetters(letters));
+    if (!letters.empty()) {
+      FJORD_RETURN_NOT_OK(AppendDeadLetters(kafka_.dead_letter, letters, &dead_letter_bytes_));
+    }
     return ParseChunk(good, false, "", "", schema_, "kafka", 1);
   }
 
-  Status AppendDeadLetters(const std::string& letters) {
-    int fd = ::open(kafka_.dead_letter.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::IOError("cannot open dead-letter file ", kafka_.dead_letter);
-    bool ok = ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
-              ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok) return Status::IOError("cannot write dead-letter file ", kafka_.dead_letter);
-    dead_letter_bytes_ += static_cast<int64_t>(letters.size());
-    return Status::OK();
-  }
-
-  // As the files source: the dead-letter file cut back to what the position counted.
   Status SeekDeadLetter() {
     if (kafka_.dead_letter.empty()) return Status::OK();
-    std::error_code ec;
-    fs::create_directories(fs::path(kafka_.dead_letter).parent_path(), ec);
-    if (!fs::exists(kafka_.dead_letter, ec)) std::ofstream(kafka_.dead_letter, std::ios::app);
-    auto size = static_cast<int64_t>(fs::file_size(kafka_.dead_letter, ec));
-    if (ec) return Status::IOError("cannot open dead-letter file ", kafka_.dead_letter);
-    if (size > dead_letter_bytes_) {
-      fs::resize_file(kafka_.dead_letter, static_cast<uintmax_t>(dead_letter_bytes_), ec);
-      if (ec) return Status::IOError("cannot truncate dead-letter file ", kafka_.dead_letter);
-    } else {
-      dead_letter_bytes_ = size;
-    }
-    return Status::OK();
+    return runtime::SeekDeadLetter(kafka_.dead_letter, &dead_letter_bytes_);
   }
 
   // The offsets of the last committed checkpoint, copied to the group for monitoring (a failure

@@ -1,6 +1,12 @@
 #include "fjord/runtime/source.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <arrow/api.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/input_rows.h"
@@ -41,6 +47,33 @@ Result<std::unique_ptr<Source>> MakeSource(const SourceSpec& spec, const TableSc
   if (spec.type == "datagen") return MakeDatagenSource(spec, schema);
   if (spec.type == "kafka") return MakeKafkaSource(spec, schema);
   return Status::Invalid("unknown source type '", spec.type, "'");
+}
+
+Status SeekDeadLetter(const std::string& path, int64_t* bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (!fs::exists(path, ec)) std::ofstream(path, std::ios::app);
+  auto size = static_cast<int64_t>(fs::file_size(path, ec));
+  if (ec) return Status::IOError("cannot open dead-letter file ", path);
+  if (size > *bytes) {
+    fs::resize_file(path, static_cast<uintmax_t>(*bytes), ec);
+    if (ec) return Status::IOError("cannot truncate dead-letter file ", path);
+  } else {
+    *bytes = size;
+  }
+  return Status::OK();
+}
+
+Status AppendDeadLetters(const std::string& path, std::string_view letters, int64_t* bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("cannot open dead-letter file ", path);
+  bool ok = ::write(fd, letters.data(), letters.size()) == static_cast<ssize_t>(letters.size()) &&
+            ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) return Status::IOError("cannot write dead-letter file ", path);
+  *bytes += static_cast<int64_t>(letters.size());
+  return Status::OK();
 }
 
 }  // namespace fjord::runtime

@@ -42,6 +42,15 @@ Result<std::shared_ptr<arrow::RecordBatch>> ParseChunk(const std::string& text, 
                                                        const TableSchema& schema,
                                                        const std::string& file, int64_t first_line);
 
+// Internal, for the sources with `source.on-error: dead-letter`. The dead-letter file's length
+// is part of their position. SeekDeadLetter cuts the file at `path` back to `*bytes`, what the
+// restored position counted (records written after that checkpoint are read, and written,
+// again), creating it when missing; a shorter file sets `*bytes` to its size.
+Status SeekDeadLetter(const std::string& path, int64_t* bytes);
+// Appends `letters` (JSON lines) and syncs them, so that a checkpoint never counts a record that
+// is not on disk; adds their size to `*bytes`.
+Status AppendDeadLetters(const std::string& path, std::string_view letters, int64_t* bytes);
+
 std::unique_ptr<Source> MakeFilesSource(const SourceSpec& spec, const TableSchema& schema);
 Result<std::unique_ptr<Source>> MakeDatagenSource(const SourceSpec& spec,
                                                   const TableSchema& schema);
