@@ -27,15 +27,21 @@ import time
 GROUPS = 41
 
 
-def check_stale_state_and_timeout(fjord, work, failures):
-    """An older copy of the state directory is refused (its position is before committed rows);
-    a checkpoint slower than checkpoint-timeout fails the run, and the next run is exact."""
-    base = os.path.join(work, "stale")
+def table_dir(fjord, work, name, columns):
+    """work/name with an empty `in/` and a bucket-unaware append table wh/db.db/t of `columns`."""
+    base = os.path.join(work, name)
     os.makedirs(os.path.join(base, "in"))
     subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
                    capture_output=True)
     subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
-                    "id BIGINT", "-o", "bucket=-1"], check=True, capture_output=True)
+                    columns, "-o", "bucket=-1"], check=True, capture_output=True)
+    return base
+
+
+def check_stale_state_and_timeout(fjord, work, failures):
+    """An older copy of the state directory is refused (its position is before committed rows);
+    a checkpoint slower than checkpoint-timeout fails the run, and the next run is exact."""
+    base = table_dir(fjord, work, "stale", "id BIGINT")
     job = os.path.join(base, "job.yaml")
     with open(job, "w") as f:
         f.write("source: {type: files, path: in}\nsink: {table: wh/db.db/t}\n"
@@ -82,12 +88,7 @@ def check_stale_state_and_timeout(fjord, work, failures):
 def check_dead_letter(fjord, work, failures):
     """source.on-error: dead-letter: a record that does not fit goes to the dead-letter file with
     its file, line and error, the others to the table; a second run adds nothing twice."""
-    base = os.path.join(work, "dead")
-    os.makedirs(os.path.join(base, "in"))
-    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
-                   capture_output=True)
-    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
-                    "id BIGINT, v INT", "-o", "bucket=-1"], check=True, capture_output=True)
+    base = table_dir(fjord, work, "dead", "id BIGINT, v INT")
     job = os.path.join(base, "job.yaml")
     with open(job, "w") as f:
         f.write("source: {type: files, path: in, on-error: dead-letter}\n"
@@ -162,12 +163,7 @@ def check_metrics(fjord, work, failures):
 def check_missing_files_refused(fjord, work, failures):
     """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
     commit a snapshot naming it, with an error naming the file; nothing is committed."""
-    base = os.path.join(work, "gone")
-    os.makedirs(os.path.join(base, "in"))
-    subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
-                   capture_output=True)
-    subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
-                    "id BIGINT", "-o", "bucket=-1"], check=True, capture_output=True)
+    base = table_dir(fjord, work, "gone", "id BIGINT")
     with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
         f.write("".join(json.dumps({"id": i}) + "\n" for i in range(100)))
     job = os.path.join(base, "job.yaml")

@@ -18,13 +18,6 @@ namespace {
 
 using testing::TagTestTable;
 
-void Tag(FileStoreTable& table, const std::string& name, int64_t id) {
-  CreateTagRequest r;
-  r.name = name;
-  r.snapshot_id = id;
-  ASSERT_TRUE(CreateTag(table, r, LocalDateTime::Now()).value());
-}
-
 std::string ReadText(const std::string& path) { return FileIO::Local()->ReadFile(path).value(); }
 
 RollbackTarget ToSnapshot(int64_t id) {
@@ -59,8 +52,8 @@ TEST(RollbackTest, ToASnapshotDeletesNewerSnapshotsAndTagsButNoDataFile) {
   testing::TempDir dir;
   TagTestTable t(dir, {});
   for (int64_t v = 1; v <= 5; ++v) t.Append({v});
-  Tag(*t.table, "t2", 2);
-  Tag(*t.table, "t4", 4);
+  t.Tag("t2", 2);
+  t.Tag("t4", 4);
   ConsumerManager consumers(t.table->io(), t.table->path());
   ASSERT_OK(consumers.Write("behind", Consumer{3}));
   ASSERT_OK(consumers.Write("next", Consumer{4}));
@@ -101,7 +94,7 @@ TEST(RollbackTest, ToTheLatestSnapshotChangesNothing) {
   TagTestTable t(dir, {});
   t.Append({1});
   t.Append({2});
-  Tag(*t.table, "t2", 2);
+  t.Tag("t2", 2);
   std::set<std::string> before = t.Files();
   RollbackOutcome out = Rollback(*t.table, ToSnapshot(2)).value();
   EXPECT_TRUE(out.snapshots_deleted.empty());
@@ -214,17 +207,13 @@ TEST(RollbackTest, SurvivesACrashAtEveryStep) {
   TagTestTable built(base, {});
   built.BuildThreeTagsAndExpire();
   built.Append({5});  // snapshot 5: (3, 4, 5)
-  Tag(*built.table, "t5", 5);
+  built.Tag("t5", 5);
   ChangelogManager built_changelogs(built.table->io(), built.table->path());
   ASSERT_OK(built_changelogs.Commit(built.table->snapshots().LoadTag("t3").value()));
   const std::map<int64_t, std::multiset<int64_t>> model = {
       {1, {1}}, {2, {1, 2}}, {3, {3}}, {4, {3, 4}}, {5, {3, 4, 5}}};
   const std::map<std::string, int64_t> tags = {{"t1", 1}, {"t2", 2}, {"t3", 3}, {"t5", 5}};
-  auto copy = [&](const testing::TempDir& to) {
-    std::string path = to.Join("t");
-    std::filesystem::copy(built.table->path(), path, std::filesystem::copy_options::recursive);
-    return path;
-  };
+  auto copy = [&](const testing::TempDir& to) { return built.CopyTo(to); };
   testing::TempDir reference_dir;
   std::string reference = copy(reference_dir);
   ASSERT_OK(Rollback(*FileStoreTable::Open(reference).value(), ToTag("t2")).status());

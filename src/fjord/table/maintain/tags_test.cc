@@ -140,10 +140,7 @@ TEST(TagsTest, TimeExpirationDeletesTagsPastTheirRetention) {
 TEST(TagsTest, DeleteKeepsWhatNeighboursUse) {
   testing::TempDir dir;
   TagTestTable t(dir, {});
-  t.Append({1});
-  t.Append({2});
-  t.Overwrite({3});
-  t.Append({4});
+  t.WriteFourSnapshots();
   LocalDateTime now = LocalDateTime::Now();
   for (int64_t id : {1, 2, 3}) {
     CreateTagRequest r;
@@ -184,11 +181,7 @@ TEST(TagsTest, DeleteSurvivesACrashAtEveryStep) {
   testing::TempDir base;
   TagTestTable built(base, {});
   built.BuildThreeTagsAndExpire();
-  auto copy = [&](const testing::TempDir& to) {
-    std::string path = to.Join("t");
-    std::filesystem::copy(built.table->path(), path, std::filesystem::copy_options::recursive);
-    return path;
-  };
+  auto copy = [&](const testing::TempDir& to) { return built.CopyTo(to); };
   testing::TempDir reference_dir;
   std::string reference = copy(reference_dir);
   {
@@ -229,14 +222,8 @@ TEST(TagsTest, DeleteSurvivesACrashAtEveryStep) {
 TEST(TagsTest, DeleteKeepsWhatLongLivedChangelogsRead) {
   testing::TempDir dir;
   TagTestTable t(dir, {});
-  t.Append({1});
-  t.Append({2});
-  t.Overwrite({3});
-  t.Append({4});
-  CreateTagRequest r;
-  r.name = "t2";
-  r.snapshot_id = 2;
-  ASSERT_TRUE(CreateTag(*t.table, r, LocalDateTime::Now()).value());
+  t.WriteFourSnapshots();
+  t.Tag("t2", 2);
   ExpireConfig config;
   config.snapshot_retain_max = 1;
   config.snapshot_time_retain_millis = 0;

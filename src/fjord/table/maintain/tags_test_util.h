@@ -56,19 +56,34 @@ class TagTestTable {
     ASSERT_OK(table->io()->Overwrite(paths.EarliestHint(), std::to_string(earliest)));
   }
 
-  // t1 @1 (1), t2 @2 (1, 2), t3 @3 (overwrite: 3); snapshot 4 (3, 4) is the earliest.
-  void BuildThreeTagsAndExpire() {
+  // Snapshots 1 (1), 2 (1, 2), 3 (overwrite: 3) and 4 (3, 4).
+  void WriteFourSnapshots() {
     Append({1});
     Append({2});
     Overwrite({3});
     Append({4});
-    for (int64_t id : {1, 2, 3}) {
-      CreateTagRequest r;
-      r.name = "t" + std::to_string(id);
-      r.snapshot_id = id;
-      ASSERT_TRUE(CreateTag(*table, r, LocalDateTime::Now()).value());
-    }
+  }
+
+  // Tags snapshot `id` as `name` (created now, no time retained).
+  void Tag(const std::string& name, int64_t id) {
+    CreateTagRequest r;
+    r.name = name;
+    r.snapshot_id = id;
+    ASSERT_TRUE(CreateTag(*table, r, LocalDateTime::Now()).value());
+  }
+
+  // t1 @1 (1), t2 @2 (1, 2), t3 @3 (overwrite: 3); snapshot 4 (3, 4) is the earliest.
+  void BuildThreeTagsAndExpire() {
+    WriteFourSnapshots();
+    for (int64_t id : {1, 2, 3}) Tag("t" + std::to_string(id), id);
     ExpireSnapshotsBefore(4);
+  }
+
+  // A copy of the table directory under `dir`; its path.
+  std::string CopyTo(const TempDir& dir) const {
+    std::string path = dir.Join("t");
+    std::filesystem::copy(table->path(), path, std::filesystem::copy_options::recursive);
+    return path;
   }
 
   std::set<std::string> Files() const { return FilesOf(table->path()); }
