@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Exactly-once of `fjord run` under SIGKILL (issue 16 points 4 and 5).
 
-Three streaming jobs read a `files` source that a producer keeps growing (new files, and files
+Five streaming jobs read a `files` source that a producer keeps growing (new files, and files
 appended to in pieces that split lines): into a bucket-unaware append table, a fixed-bucket
-append table and a primary-key aggregation table (sum). The jobs are killed with SIGKILL at random
-moments (checkpoints every 50-300 ms, so kills land mid-checkpoint too; some runs widen the gap
-between the persisted checkpoint and its commit so that a kill there leaves committables to
-re-commit), stopped with SIGTERM now and then, and restarted; once one job resumes from the table
-alone (its state directory deleted). At the end each job runs --bounded, and `fjord cat` must
-show every source row exactly once in the append tables and the exact sums in the aggregation
-table. Prints the counts of kills, restores, re-commits and rows checked.
+append table, a primary-key aggregation table (sum), the same written write-only beside
+`fjord compact --follow`, and the same with dynamic buckets. The jobs are killed with SIGKILL at
+random moments (checkpoints every 50-300 ms, so kills land mid-checkpoint too; some runs widen
+the gap between the persisted checkpoint and its commit so that a kill there leaves committables
+to re-commit), stopped with SIGTERM now and then, and restarted; once one job resumes from the
+table alone (its state directory deleted). Some runs inject faults (FJORD_TEST_FAULT_RATE):
+writes of the table and checkpoints of the state directory fail at random. At the end each job
+runs --bounded, and `fjord cat` must show every source row exactly once in the append tables and
+the exact sums in the aggregation tables. Prints the counts of kills, restores, re-commits and
+rows checked.
 
     runtime_kill_test.py --fjord BUILD/tools/fjord [--seconds 40] [--seed 16]
 """
@@ -115,9 +118,10 @@ def check_dead_letter(fjord, work, failures):
 
 
 def check_metrics(fjord, work, failures):
-    """`pipeline.metrics-port`: GET /metrics answers Prometheus text while the job runs."""
-    import socket
-    import urllib.request
+    """`pipeline.metrics-port`: GET /metrics answers Prometheus text while the job runs, with the
+    table's LSM per bucket. The job is write-only, so level-0 files pile up (one per bucket and
+    checkpoint) and no compaction runs."""
+    from metrics_scrape import free_port, named, scrape
     base = os.path.join(work, "metrics")
     os.makedirs(base)
     subprocess.run([fjord, "db", "create", os.path.join(base, "wh"), "db"], check=True,
@@ -125,12 +129,10 @@ def check_metrics(fjord, work, failures):
     subprocess.run([fjord, "table", "create", os.path.join(base, "wh"), "db.t", "--columns",
                     "k INT NOT NULL, v BIGINT", "--primary-key", "k", "-o", "bucket=2"],
                    check=True, capture_output=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     with open(os.path.join(base, "job.yaml"), "w") as f:
         f.write("source: {type: datagen, rows-per-second: 2000, key-range: 50, update-ratio: 0.5}\n"
-                "sink: {table: wh/db.db/t}\n"
+                "sink: {table: wh/db.db/t, options: {write-only: 'true'}}\n"
                 f"pipeline: {{parallelism: 2, checkpoint-interval: 100ms, state-dir: state, "
                 f"metrics-port: {port}}}\n")
     p = subprocess.Popen([fjord, "run", "job.yaml"], cwd=base, stdout=subprocess.DEVNULL,
@@ -139,25 +141,29 @@ def check_metrics(fjord, work, failures):
     try:
         for _ in range(100):
             time.sleep(0.1)
-            try:
-                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read()
-            except OSError:
-                continue
-            values = {l.split("{")[0]: float(l.split()[-1]) for l in text.decode().splitlines()
-                      if l and not l.startswith("#")}
-            if values.get("fjord_job_checkpoints_completed_total", 0) >= 2:
+            values = scrape(port) or values
+            if min(named(values, "fjord_job_bucket_level0_files").values() or [0]) >= 3:
                 break
     finally:
         p.send_signal(signal.SIGTERM)
         rc = p.wait(timeout=60)
-    if rc != 0 or values.get("fjord_job_checkpoints_completed_total", 0) < 2 or \
-            values.get("fjord_job_records_in_total", 0) <= 0 or \
-            "fjord_job_checkpoint_duration_seconds_sum" not in values:
+    level0 = named(values, "fjord_job_bucket_level0_files")
+    runs = named(values, "fjord_job_bucket_sorted_runs")
+    want = {'{job="job",partition="",bucket="0"}', '{job="job",partition="",bucket="1"}'}
+    if rc != 0 or values.get('fjord_job_checkpoints_completed_total{job="job"}', 0) < 2 or \
+            values.get('fjord_job_records_in_total{job="job"}', 0) <= 0 or \
+            'fjord_job_checkpoint_duration_seconds_sum{job="job"}' not in values or \
+            set(level0) != want or min(level0.values()) < 3 or runs != level0 or \
+            values.get('fjord_job_compactions_total{job="job"}') != 0 or \
+            values.get('fjord_job_table_snapshots{job="job"}', 0) < 2 or \
+            'fjord_job_write_stalls_total{job="job"}' not in values:
         failures.append(f"metrics: exit {rc}, {values}, {p.stderr.read()}")
     else:
-        print(f"ok: /metrics serves {len(values)} series (checkpoints "
-              f"{values['fjord_job_checkpoints_completed_total']:.0f}, records in "
-              f"{values['fjord_job_records_in_total']:.0f})")
+        checkpoints = values['fjord_job_checkpoints_completed_total{job="job"}']
+        snapshots = values['fjord_job_table_snapshots{job="job"}']
+        print(f"ok: /metrics serves {len(values)} series (checkpoints {checkpoints:.0f}, level-0 "
+              f"files per bucket {sorted(level0.values())} with write-only, table snapshots "
+              f"{snapshots:.0f})")
 
 
 def check_missing_files_refused(fjord, work, failures):
@@ -232,12 +238,19 @@ def main():
         run("table", "create", wh, "db.aggw", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
             "--primary-key", "g", "-o", "bucket=4", "-o", "merge-engine=aggregation",
             "-o", "fields.v.aggregate-function=sum", "-o", "num-sorted-run.compaction-trigger=3")
+        # Dynamic buckets (bucket = -1 with a primary key): the job's one key-to-bucket assigner
+        # spreads the 41 groups over 6 buckets of at most 8 keys; a key assigned twice would show
+        # as two rows of its group.
+        run("table", "create", wh, "db.dyn", "--columns", "id BIGINT, g INT NOT NULL, v BIGINT",
+            "--primary-key", "g", "-o", "bucket=-1", "-o", "dynamic-bucket.target-row-num=8",
+            "-o", "merge-engine=aggregation", "-o", "fields.v.aggregate-function=sum")
         check_missing_files_refused(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
         check_metrics(fjord, work, failures)
         check_dead_letter(fjord, work, failures)
         jobs = {}
-        for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2), ("aggw", 2)):
+        for name, parallelism in (("app", 2), ("fixed", 2), ("agg", 2), ("aggw", 2),
+                                  ("dyn", 2)):
             path = os.path.join(work, f"{name}.yaml")
             interval = rnd.choice([50, 100, 300])
             sink_options = ", options: {write-only: 'true'}" if name == "aggw" else ""
@@ -270,6 +283,7 @@ def main():
 
         counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "recommitted": 0,
                   "already": 0, "table_resumes": 0, "fault_exits": 0, "commit_failures": 0,
+                  "checkpoint_failures": 0,
                   "faulty_runs": 0}
 
         def start(name, delay=False, faults=False):
@@ -298,6 +312,7 @@ def main():
                 counts["already"] += int(m.group(2))
             counts["table_resumes"] += text.count("resuming job")
             counts["commit_failures"] += text.count("commit failed, kept pending")
+            counts["checkpoint_failures"] += text.count("failed, its committables stay pending")
             return text
 
         def stop(name, sig):
@@ -414,12 +429,13 @@ def main():
         sums = {}
         for i in range(total):
             sums[i % GROUPS] = sums.get(i % GROUPS, 0) + i * 7 - 3
-        for table in ("agg", "aggw"):
-            agg = {r["g"]: r["v"] for r in rows_of(table)}
+        for table in ("agg", "aggw", "dyn"):
+            rows = rows_of(table)
+            agg = {r["g"]: r["v"] for r in rows}
             checked += len(agg)
-            if agg != sums:
+            if agg != sums or len(rows) != len(sums):
                 bad = [g for g in sums if agg.get(g) != sums[g]]
-                failures.append(f"{table}: wrong sums for groups {bad[:5]}")
+                failures.append(f"{table}: wrong sums for groups {bad[:5]}, {len(rows)} rows")
             else:
                 print(f"ok: {table} holds the exact sums of {GROUPS} groups over {total} rows")
         snaps = run("snapshots", os.path.join(wh, "db.db", "aggw")).stdout
@@ -440,6 +456,7 @@ def main():
               f"re-committed, {counts['already']} found already committed, "
               f"{counts['faulty_runs']} runs with injected write faults ("
               f"{counts['commit_failures']} commits failed and kept pending, "
+              f"{counts['checkpoint_failures']} checkpoints failed, "
               f"{counts['fault_exits']} runs failed), {checked} rows checked, "
               f"{total} source rows")
         if args.java:
@@ -458,9 +475,10 @@ def main():
                         failures.append(f"Java reads {len(ids)} rows of {table} for {total}")
                     else:
                         print(f"ok: Java reads each of the {total} rows of {table} exactly once")
-                for table in ("agg", "aggw"):
-                    java_agg = {r["g"]: r["v"] for r in java_rows(table)}
-                    if java_agg != sums:
+                for table in ("agg", "aggw", "dyn"):
+                    rows = java_rows(table)
+                    java_agg = {r["g"]: r["v"] for r in rows}
+                    if java_agg != sums or len(rows) != len(sums):
                         failures.append(f"Java reads other sums from {table}")
                     else:
                         print(f"ok: Java reads the exact sums from {table}")

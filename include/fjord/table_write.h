@@ -22,6 +22,7 @@
 
 #include "fjord/arrow_c.h"
 #include "fjord/result.h"
+#include "fjord/table_stats.h"
 
 namespace fjord {
 
@@ -56,6 +57,11 @@ struct WriteMetrics {
   int64_t compactions = 0;
   int64_t compaction_bytes_in = 0;
   int64_t compaction_bytes_out = 0;
+  int64_t compaction_millis = 0;  // time the compactions took (on the compaction thread)
+  // Write stalls: times a flush or PrepareCommit had to wait for a running compaction (too many
+  // sorted runs, `commit.force-compact`, lookup tables), and the time spent waiting.
+  int64_t compaction_waits = 0;
+  int64_t compaction_wait_millis = 0;
 };
 
 // The commit messages of one PrepareCommit (or several, appended): one per (partition, bucket)
@@ -113,6 +119,11 @@ class TableWrite {
                                                bool wait_compaction = true) = 0;
 
   virtual WriteMetrics metrics() const = 0;
+  // Primary-key tables: every (partition, bucket) this writer holds, its LSM tree as the writer
+  // sees it (committed files, new files, finished compactions: `lsm` with level-0 files, sorted
+  // runs, backlog) and its compactions so far; `files` counts the tree's files, `rows` stays 0.
+  // Empty for append tables. In (partition, bucket) order.
+  virtual std::vector<BucketStats> bucket_metrics() const = 0;
 };
 
 }  // namespace fjord

@@ -4,7 +4,9 @@
 #include <arrow/api.h>
 
 #include "fjord/api/arrow_bridge.h"
+#include "fjord/api/table_write_internal.h"
 #include "fjord/table.h"
+#include "fjord/table/commit/file_entry.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_write.h"
 #include "fjord/table/write/primary_key_write.h"
@@ -16,7 +18,8 @@ namespace {
 class TableWriteImpl : public TableWrite {
  public:
   static Result<std::unique_ptr<TableWrite>> Make(std::shared_ptr<const FileStoreTable> base,
-                                                  const WriteOptions& options) {
+                                                  const WriteOptions& options,
+                                                  std::shared_ptr<BucketAssigner> assigner) {
     FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
                           base->WithDynamicOptions(options.dynamic_options));
     FJORD_RETURN_NOT_OK(table->CheckOptions(OptionUse::kWrite));
@@ -29,6 +32,7 @@ class TableWriteImpl : public TableWrite {
       TableWriteOptions pk_options;
       pk_options.spill_dir = options.spill_dir;
       pk_options.ignore_previous_files = options.for_overwrite;
+      pk_options.assigner = std::move(assigner);
       FJORD_ASSIGN_OR_RAISE(impl->primary_key_,
                             PrimaryKeyTableWrite::Create(table.get(), pk_options));
     }
@@ -75,8 +79,26 @@ class TableWriteImpl : public TableWrite {
       m.compactions = p.compactions;
       m.compaction_bytes_in = p.compaction_bytes_in;
       m.compaction_bytes_out = p.compaction_bytes_out;
+      m.compaction_millis = p.compaction_millis;
+      m.compaction_waits = p.compaction_waits;
+      m.compaction_wait_millis = p.compaction_wait_millis;
     }
     return m;
+  }
+
+  std::vector<BucketStats> bucket_metrics() const override {
+    std::vector<BucketStats> out;
+    if (!primary_key_) return out;
+    for (auto& [key, lsm] : primary_key_->BucketMetrics()) {
+      BucketStats b;
+      b.partition = key.first;
+      b.partition_text = PartitionDisplay(key.first, table_->schema(), table_->core_options());
+      b.bucket = key.second;
+      for (const auto& [level, files] : lsm.files_per_level) b.files += files;
+      b.lsm = std::move(lsm);
+      out.push_back(std::move(b));
+    }
+    return out;
   }
 
  private:
@@ -101,7 +123,16 @@ class TableWriteImpl : public TableWrite {
 }  // namespace
 
 Result<std::unique_ptr<TableWrite>> Table::NewWrite(const WriteOptions& options) const {
-  return TableWriteImpl::Make(store_, options);
+  return TableWriteImpl::Make(store_, options, nullptr);
 }
+
+namespace api {
+
+Result<std::unique_ptr<TableWrite>> NewTableWrite(const Table& table, const WriteOptions& options,
+                                                  std::shared_ptr<BucketAssigner> assigner) {
+  return TableWriteImpl::Make(table.store(), options, std::move(assigner));
+}
+
+}  // namespace api
 
 }  // namespace fjord

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fjord/runtime/fault_hook.h"
+
 namespace fjord::runtime {
 
 namespace {
@@ -211,12 +213,23 @@ Result<std::optional<CheckpointState>> CheckpointStore::LoadLatest() const {
 }
 
 Status CheckpointStore::Save(const CheckpointState& state) const {
-  FJORD_RETURN_NOT_OK(
-      WriteAtomically(CheckpointPath(state.checkpoint_id), EncodeCheckpoint(state)));
-  std::vector<int64_t> ids = ListIds((fs::path(dir_) / "checkpoints").string());
+  std::string path = CheckpointPath(state.checkpoint_id);
+  std::string bytes = EncodeCheckpoint(state);
+  if (InjectCheckpointFault()) {
+    // As a write that failed half way: a torn temporary file, no checkpoint.
+    (void)WriteAtomically(path + ".tmp", bytes.substr(0, bytes.size() / 2));
+    return Status::IOError("injected fault (FJORD_TEST_FAULT_RATE): cannot write ", path);
+  }
+  FJORD_RETURN_NOT_OK(WriteAtomically(path, bytes));
+  std::string dir = (fs::path(dir_) / "checkpoints").string();
+  std::vector<int64_t> ids = ListIds(dir);
   std::error_code ec;
   for (size_t i = 0; i + static_cast<size_t>(retained_) < ids.size(); ++i) {
     fs::remove(CheckpointPath(ids[i]), ec);
+  }
+  // Temporary files of failed writes (ours are renamed by now).
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".tmp") fs::remove(e.path(), ec);
   }
   return Status::OK();
 }

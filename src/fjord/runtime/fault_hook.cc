@@ -63,15 +63,30 @@ class RandomFaultFileIO : public FileIO {
   std::mt19937_64 rng_;
 };
 
+// FJORD_TEST_FAULT_RATE when it is a probability, else 0.
+double FaultRate() {
+  const char* rate = std::getenv("FJORD_TEST_FAULT_RATE");
+  if (!rate) return 0;
+  double p = std::atof(rate);
+  return p > 0 && p <= 1 ? p : 0;
+}
+
 }  // namespace
 
 std::shared_ptr<FileIO> MaybeInjectFaults(std::shared_ptr<FileIO> base) {
-  const char* rate = std::getenv("FJORD_TEST_FAULT_RATE");
-  if (!rate) return base;
-  double p = std::atof(rate);
-  if (!(p > 0 && p <= 1)) return base;
+  double p = FaultRate();
+  if (p == 0) return base;
   std::random_device seed;
   return std::make_shared<RandomFaultFileIO>(std::move(base), p, seed());
+}
+
+bool InjectCheckpointFault() {
+  static const double rate = FaultRate();
+  if (rate == 0) return false;
+  static std::mutex mu;
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard<std::mutex> lock(mu);
+  return std::uniform_real_distribution<double>(0, 1)(rng) < rate;
 }
 
 }  // namespace fjord::runtime

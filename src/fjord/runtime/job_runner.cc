@@ -19,6 +19,7 @@
 #include <ostream>
 #include <thread>
 
+#include "fjord/api/table_write_internal.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/job.h"
 #include "fjord/runtime/bounded_queue.h"
@@ -28,6 +29,7 @@
 #include "fjord/runtime/job_spec.h"
 #include "fjord/runtime/metrics.h"
 #include "fjord/runtime/restore.h"
+#include "fjord/runtime/shared_assigner.h"
 #include "fjord/runtime/source.h"
 #include "fjord/table.h"
 #include "fjord/table/file_store_table.h"
@@ -45,7 +47,7 @@ using runtime::JobSpec;
 using runtime::PendingCommit;
 using Clock = std::chrono::steady_clock;
 
-// Commits failing at this many checkpoints in a row fail the job (a restart retries them).
+// Commits (or checkpoints) failing this many times in a row fail the job (a restart retries).
 constexpr int kMaxCommitFailures = 3;
 
 struct WriterItem {
@@ -77,6 +79,10 @@ class Job {
     if (const char* delay = std::getenv("FJORD_TEST_COMMIT_DELAY_MS")) {
       commit_delay_ms_ = std::atoi(delay);
     }
+    // Test hook: a pause after each batch read, for a source that stays behind (lag metrics).
+    if (const char* delay = std::getenv("FJORD_TEST_SOURCE_DELAY_MS")) {
+      source_delay_ms_ = std::atoi(delay);
+    }
   }
 
   Result<JobRunSummary> Run() {
@@ -102,14 +108,16 @@ class Job {
     if (!table.ok()) return table.status().WithContext(spec_.file + ": sink.table");
     table_ = std::move(*table);
     const FileStoreTable& store = *table_->store();
-    FJORD_ASSIGN_OR_RAISE(runtime_router_, RowRouter::Make(store.schema(), store.core_options()));
+    // Routing and bucket assignment see the table with the sink's options, as the writers do.
+    auto effective = store.WithDynamicOptions(spec_.sink.options);
+    if (!effective.ok()) return effective.status().WithContext(spec_.file + ": sink.options");
+    auto router = RowRouter::Make((*effective)->schema(), (*effective)->core_options());
+    if (!router.ok()) return router.status().WithContext(spec_.file + ": sink.table");
+    runtime_router_ = std::move(*router);
     if (runtime_router_->dynamic()) {
-      return Status::NotImplemented(
-          spec_.file, ": sink.table ", spec_.sink.table,
-          " has dynamic buckets (bucket = -1 with a primary key); fjord run writes fixed-bucket "
-          "and bucket-unaware append tables for now");
+      FJORD_ASSIGN_OR_RAISE(assigner_, runtime::SharedBucketAssigner::Make(**effective));
     }
-    unaware_ = runtime_router_->total_buckets() < 0;
+    unaware_ = runtime_router_->total_buckets() < 0 && !runtime_router_->dynamic();
     write_options_.dynamic_options = spec_.sink.options;
     commit_options_.dynamic_options = spec_.sink.options;
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
@@ -253,9 +261,11 @@ class Job {
     for (int i = 0; i < n; ++i) {
       queues_.push_back(std::make_unique<BoundedQueue<WriterItem>>(
           static_cast<size_t>(spec_.pipeline.queue_batches)));
-      FJORD_ASSIGN_OR_RAISE(auto writer, table_->NewWrite(write_options_));
+      FJORD_ASSIGN_OR_RAISE(auto writer, api::NewTableWrite(*table_, write_options_, assigner_));
       writers_.push_back(std::move(writer));
     }
+    metrics_.writer_buckets.resize(static_cast<size_t>(n));
+    metrics_.writer_metrics.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { WriterLoop(i); });
     committer_thread_ = std::thread([this] { CommitterLoop(); });
     return Status::OK();
@@ -319,6 +329,10 @@ class Job {
       auto messages = writer->PrepareCommit(item.barrier, /*wait_compaction=*/item.final);
       if (messages.ok()) {
         ack.messages = std::move(*messages);
+        std::vector<BucketStats> buckets = writer->bucket_metrics();
+        std::lock_guard<std::mutex> lock(metrics_.mu);
+        metrics_.writer_buckets[static_cast<size_t>(index)] = std::move(buckets);
+        metrics_.writer_metrics[static_cast<size_t>(index)] = writer->metrics();
       } else {
         ack.status = messages.status();
         failed = true;
@@ -373,7 +387,19 @@ class Job {
     state.job_name = spec_.pipeline.name;
     state.source_position = cp.position;
     state.pending = pending_;
-    FJORD_RETURN_NOT_OK(store_->Save(state));
+    Status saved = store_->Save(state);
+    if (!saved.ok()) {
+      // A failed checkpoint: nothing of it is committed; its committables stay pending and go
+      // into the next checkpoint (a restart before that one resumes at the previous checkpoint).
+      ++metrics_.checkpoints_failed;
+      Log("checkpoint " + std::to_string(cp.id) +
+          " failed, its committables stay pending: " + saved.ToString());
+      if (final_checkpoint_ == cp.id || ++consecutive_checkpoint_failures_ >= kMaxCommitFailures) {
+        return saved.WithContext("checkpoint " + std::to_string(cp.id));
+      }
+      return Status::OK();
+    }
+    consecutive_checkpoint_failures_ = 0;
     if (commit_delay_ms_ > 0) {
       // Test hook (FJORD_TEST_COMMIT_DELAY_MS): widens the window between the persisted
       // checkpoint and its commit, where a crash leaves a committable to re-commit.
@@ -412,6 +438,7 @@ class Job {
       if (result->snapshot_id) {
         committed += " snapshot " + std::to_string(*result->snapshot_id);
         metrics_.latest_snapshot = *result->snapshot_id;
+        CountSnapshots();
       }
       metrics_.records_out += messages.new_row_count();
       source_->Committed(p.source_position);
@@ -433,8 +460,46 @@ class Job {
     return Status::OK();
   }
 
-  // Sends the barrier of the next checkpoint (position: where the source stands now).
-  void TriggerCheckpoint(bool final) {
+  // `fjord_job_table_snapshots` (expiration may have run in the commit).
+  void CountSnapshots() {
+    const SnapshotManager& snapshots = table_->store()->snapshots();
+    auto earliest = snapshots.EarliestId();
+    auto latest = snapshots.LatestId();
+    if (earliest.ok() && latest.ok() && *earliest && *latest) {
+      metrics_.table_snapshots = **latest - **earliest + 1;
+    }
+  }
+
+  // The source's lag and the record rates, about once a second (source thread).
+  void SampleSource() {
+    auto now = Clock::now();
+    double seconds = std::chrono::duration<double>(now - last_sample_).count();
+    if (seconds < 1.0) return;
+    std::vector<runtime::SourceLagMetric> lag = source_->Lag();
+    int64_t in = metrics_.records_in.load();
+    int64_t out = metrics_.records_out.load();
+    std::lock_guard<std::mutex> lock(metrics_.mu);
+    metrics_.source_lag = std::move(lag);
+    metrics_.records_in_per_second = static_cast<double>(in - sampled_in_) / seconds;
+    metrics_.records_out_per_second = static_cast<double>(out - sampled_out_) / seconds;
+    sampled_in_ = in;
+    sampled_out_ = out;
+    last_sample_ = now;
+  }
+
+  // Sends the barrier of the next checkpoint (position: where the source stands now). A
+  // dynamic-bucket table's hash index files of the keys assigned so far go into the checkpoint
+  // here, beside what the writers will prepare.
+  Status TriggerCheckpoint(bool final) {
+    CommitMessages index;
+    if (assigner_) {
+      auto prepared = assigner_->PrepareCommit();
+      if (!prepared.ok()) {
+        return prepared.status().WithContext("checkpoint " + std::to_string(last_checkpoint_ + 1) +
+                                             ": hash index");
+      }
+      index = std::move(*prepared);
+    }
     WriterItem barrier;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -442,18 +507,21 @@ class Job {
       cp.started = Clock::now();
       cp.id = ++last_checkpoint_;
       cp.position = source_->Position();
+      cp.messages = std::move(index);
       if (final) final_checkpoint_ = cp.id;
       inflight_ = std::move(cp);
       barrier.barrier = inflight_->id;
       barrier.final = final;
     }
     for (auto& q : queues_) q->Push(barrier);
+    return Status::OK();
   }
 
   // Routes a batch's rows to the writers' queues.
   Status Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
     int n = spec_.pipeline.parallelism;
-    if (unaware_ || n == 1) {
+    // Dynamic buckets: every key is assigned here, before its barrier, even for one writer.
+    if (unaware_ || (n == 1 && !assigner_)) {
       WriterItem item;
       item.batch = batch;
       queues_[static_cast<size_t>(next_writer_)]->Push(std::move(item));
@@ -461,7 +529,7 @@ class Job {
       return Status::OK();
     }
     // The router reads the table's columns; a trailing _row_kind column is carried along.
-    FJORD_ASSIGN_OR_RAISE(auto routes, runtime_router_->Route(*batch));
+    FJORD_ASSIGN_OR_RAISE(auto routes, runtime_router_->Route(*batch, assigner_.get()));
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(n));
     for (const auto& [pb, indices] : routes) {
       auto& target = rows[static_cast<size_t>(runtime::SelectChannel(pb.first, pb.second, n))];
@@ -496,11 +564,12 @@ class Job {
     while (true) {
       FJORD_RETURN_NOT_OK(Failure());
       Progress();
+      SampleSource();
       bool idle = false;
       if (StopRequested()) break;
       FJORD_RETURN_NOT_OK(CheckTimeout());
       if (Clock::now() >= next_checkpoint && !Busy() && PauseOver()) {
-        TriggerCheckpoint(false);
+        FJORD_RETURN_NOT_OK(TriggerCheckpoint(false));
         next_checkpoint = Clock::now() + interval;
       }
       bool end = false;
@@ -510,6 +579,9 @@ class Job {
         summary_.rows_read += batch->num_rows();
         metrics_.records_in += batch->num_rows();
         FJORD_RETURN_NOT_OK(Route(batch));
+        if (source_delay_ms_ > 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(source_delay_ms_));
+        }
       } else if (end) {
         break;
       } else {
@@ -525,7 +597,7 @@ class Job {
     // The final checkpoint: after the one in flight, a barrier behind every row read.
     WaitIdle();
     FJORD_RETURN_NOT_OK(Failure());
-    TriggerCheckpoint(true);
+    FJORD_RETURN_NOT_OK(TriggerCheckpoint(true));
     WaitIdle();
     FJORD_RETURN_NOT_OK(Failure());
     Progress(/*force=*/true);
@@ -551,6 +623,7 @@ class Job {
     if (inflight_ && Clock::now() - inflight_->started >
                          std::chrono::milliseconds(spec_.pipeline.checkpoint_timeout_ms)) {
       if (failure_.ok()) {
+        ++metrics_.checkpoints_failed;
         failure_ = Status::IOError("checkpoint ", inflight_->id, " timed out after ",
                                    spec_.pipeline.checkpoint_timeout_ms,
                                    " ms (pipeline.checkpoint-timeout)");
@@ -565,6 +638,7 @@ class Job {
       cv_.wait_for(lock, std::chrono::milliseconds(100));
       if (inflight_ && Clock::now() - inflight_->started >
                            std::chrono::milliseconds(spec_.pipeline.checkpoint_timeout_ms)) {
+        ++metrics_.checkpoints_failed;
         failure_ = Status::IOError("checkpoint ", inflight_->id, " timed out after ",
                                    spec_.pipeline.checkpoint_timeout_ms,
                                    " ms (pipeline.checkpoint-timeout)");
@@ -578,6 +652,7 @@ class Job {
   std::unique_ptr<Table> table_;
   std::optional<RowRouter> runtime_router_;
   bool unaware_ = false;
+  std::shared_ptr<runtime::SharedBucketAssigner> assigner_;  // dynamic-bucket tables
   WriteOptions write_options_;
   CommitOptions commit_options_;
   std::unique_ptr<runtime::Source> source_;
@@ -592,6 +667,7 @@ class Job {
   BoundedQueue<Ack> acks_{1024};
   int next_writer_ = 0;
   int commit_delay_ms_ = 0;
+  int source_delay_ms_ = 0;
   runtime::MetricsServer server_;  // last: stopped before the rest goes
 
   std::mutex mu_;
@@ -603,8 +679,12 @@ class Job {
   int64_t final_checkpoint_ = -1;
   Clock::time_point last_checkpoint_end_;
   Clock::time_point last_progress_;
+  Clock::time_point last_sample_ = Clock::now();
+  int64_t sampled_in_ = 0;
+  int64_t sampled_out_ = 0;
   std::vector<PendingCommit> pending_;  // the committer thread's
   int consecutive_commit_failures_ = 0;
+  int consecutive_checkpoint_failures_ = 0;
   JobRunSummary summary_;
 };
 

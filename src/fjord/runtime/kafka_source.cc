@@ -13,6 +13,7 @@
 #include <arrow/api.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -130,6 +131,25 @@ class KafkaSource : public Source {
   }
 
   int64_t idle_wait_ms() const override { return 0; }  // Next waits in the poll itself
+
+  // The high watermark of each partition as its last fetch reported it (no request to the
+  // broker), minus the next offset to hand out; partitions not fetched yet are left out.
+  std::vector<SourceLagMetric> Lag() override {
+    std::vector<SourceLagMetric> out;
+    for (const Partition& p : assigned_) {
+      int64_t low = 0;
+      int64_t high = -1;
+      if (rd_kafka_get_watermark_offsets(rk_, p.first.c_str(), p.second, &low, &high) !=
+              RD_KAFKA_RESP_ERR_NO_ERROR ||
+          high < 0) {
+        continue;
+      }
+      auto at = offsets_.find(p);
+      int64_t next = at == offsets_.end() ? low : at->second;
+      out.push_back({p.first, p.second, std::max<int64_t>(0, high - next)});
+    }
+    return out;
+  }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
     *end = false;

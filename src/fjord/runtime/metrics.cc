@@ -12,21 +12,38 @@
 
 namespace fjord::runtime {
 
-std::string JobMetrics::Render(const std::string& job) const {
-  std::string label = "{job=\"";
-  for (char c : job) {
-    if (c == '"' || c == '\\') label += '\\';
-    label += c == '\n' ? 'n' : c;
+namespace {
+
+// A label value with `"`, `\` and line breaks escaped, as the text format wants.
+std::string LabelValue(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
   }
-  label += "\"}";
+  return out;
+}
+
+}  // namespace
+
+std::string JobMetrics::Render(const std::string& job) const {
+  const std::string job_label = "job=\"" + LabelValue(job) + "\"";
+  const std::string label = "{" + job_label + "}";
   std::ostringstream out;
+  auto header = [&](const char* name, const char* type, const char* help) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+  };
   auto metric = [&](const char* name, const char* type, const char* help, double value) {
-    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n"
-        << name << label << " " << value << "\n";
+    header(name, type, help);
+    out << name << label << " " << value << "\n";
   };
   auto summary = [&](const char* name, const char* help, double sum, int64_t count) {
-    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " summary\n"
-        << name << "_sum" << label << " " << sum << "\n"
+    header(name, "summary", help);
+    out << name << "_sum" << label << " " << sum << "\n"
         << name << "_count" << label << " " << count << "\n";
   };
   metric("fjord_job_records_in_total", "counter", "Rows read from the source.",
@@ -37,6 +54,10 @@ std::string JobMetrics::Render(const std::string& job) const {
   metric("fjord_job_checkpoints_completed_total", "counter",
          "Checkpoints persisted in the state directory.",
          static_cast<double>(checkpoints_completed.load()));
+  metric("fjord_job_checkpoints_failed_total", "counter",
+         "Checkpoints that could not be persisted (their committables stayed pending) or timed "
+         "out.",
+         static_cast<double>(checkpoints_failed.load()));
   metric("fjord_job_commit_failures_total", "counter",
          "Commits that failed; their committables stayed pending.",
          static_cast<double>(commit_failures.load()));
@@ -49,6 +70,9 @@ std::string JobMetrics::Render(const std::string& job) const {
          static_cast<double>(last_checkpoint.load()));
   metric("fjord_job_table_snapshot_id", "gauge", "The last snapshot the job committed.",
          static_cast<double>(latest_snapshot.load()));
+  metric("fjord_job_table_snapshots", "gauge",
+         "Snapshots retained in the table after the job's last commit.",
+         static_cast<double>(table_snapshots.load()));
   metric("fjord_job_pending_committables", "gauge", "Checkpointed committables not committed yet.",
          static_cast<double>(pending_committables.load()));
   metric("fjord_job_recommitted_total", "counter",
@@ -57,6 +81,75 @@ std::string JobMetrics::Render(const std::string& job) const {
   metric("fjord_job_queued_batches", "gauge",
          "Batches waiting in the writers' queues (at the bound: backpressure).",
          static_cast<double>(queued_batches.load()));
+
+  std::lock_guard<std::mutex> lock(mu);
+  metric("fjord_job_records_in_per_second", "gauge",
+         "Rows read from the source per second, over the last second or so.",
+         records_in_per_second);
+  metric("fjord_job_records_out_per_second", "gauge",
+         "Rows committed per second, over the last second or so.", records_out_per_second);
+  WriteMetrics sum;
+  for (const WriteMetrics& w : writer_metrics) {
+    sum.spills += w.spills;
+    sum.compactions += w.compactions;
+    sum.compaction_millis += w.compaction_millis;
+    sum.compaction_waits += w.compaction_waits;
+    sum.compaction_wait_millis += w.compaction_wait_millis;
+  }
+  metric("fjord_job_compactions_total", "counter", "Compactions the writers finished.",
+         static_cast<double>(sum.compactions));
+  metric("fjord_job_compaction_seconds_total", "counter",
+         "Time the writers' compactions took (primary-key tables).",
+         static_cast<double>(sum.compaction_millis) / 1e3);
+  metric("fjord_job_write_stalls_total", "counter",
+         "Times a writer waited for a compaction before it could go on.",
+         static_cast<double>(sum.compaction_waits));
+  metric("fjord_job_write_stall_seconds_total", "counter",
+         "Time the writers spent waiting for compactions.",
+         static_cast<double>(sum.compaction_wait_millis) / 1e3);
+  metric("fjord_job_spills_total", "counter", "Sorted runs the write buffers spilled to disk.",
+         static_cast<double>(sum.spills));
+
+  // Per (partition, bucket) of a primary-key table, as the writers saw it at their last
+  // checkpoint.
+  std::vector<const BucketStats*> buckets;
+  for (const auto& w : writer_buckets) {
+    for (const BucketStats& b : w) buckets.push_back(&b);
+  }
+  auto per_bucket = [&](const char* name, const char* type, const char* help, auto value) {
+    if (buckets.empty()) return;
+    header(name, type, help);
+    for (const BucketStats* b : buckets) {
+      out << name << "{" << job_label << ",partition=\"" << LabelValue(b->partition_text)
+          << "\",bucket=\"" << b->bucket << "\"} " << value(*b) << "\n";
+    }
+  };
+  per_bucket("fjord_job_bucket_level0_files", "gauge", "Level-0 files of the bucket's LSM tree.",
+             [](const BucketStats& b) { return static_cast<double>(b.lsm.level0_files); });
+  per_bucket("fjord_job_bucket_sorted_runs", "gauge",
+             "Sorted runs of the bucket's LSM tree (level-0 files and non-empty levels).",
+             [](const BucketStats& b) { return static_cast<double>(b.lsm.sorted_runs); });
+  per_bucket("fjord_job_bucket_files", "gauge", "Data files of the bucket's LSM tree.",
+             [](const BucketStats& b) { return static_cast<double>(b.files); });
+  per_bucket("fjord_job_bucket_compaction_backlog_bytes", "gauge",
+             "Bytes the universal picker would compact now (0: nothing due).",
+             [](const BucketStats& b) { return static_cast<double>(b.lsm.backlog_bytes); });
+  per_bucket("fjord_job_bucket_compactions_total", "counter",
+             "Compactions of the bucket finished by the writer.",
+             [](const BucketStats& b) { return static_cast<double>(b.lsm.compactions); });
+  per_bucket("fjord_job_bucket_compaction_seconds_total", "counter",
+             "Time the bucket's compactions took.",
+             [](const BucketStats& b) { return static_cast<double>(b.lsm.total_millis) / 1e3; });
+
+  if (!source_lag.empty()) {
+    header("fjord_job_source_lag_records", "gauge",
+           "Messages of a partition after the source's position (kafka: up to the high "
+           "watermark last fetched).");
+    for (const SourceLagMetric& l : source_lag) {
+      out << "fjord_job_source_lag_records{" << job_label << ",topic=\"" << LabelValue(l.topic)
+          << "\",partition=\"" << l.partition << "\"} " << l.records << "\n";
+    }
+  }
   return out.str();
 }
 

@@ -11,6 +11,7 @@
 
 #include "fjord/result.h"
 #include "fjord/runtime/job_spec.h"
+#include "fjord/runtime/metrics.h"
 #include "fjord/schema.h"
 
 namespace fjord::runtime {
@@ -30,6 +31,9 @@ class Source {
   virtual void Committed(const std::string& position) { (void)position; }
   // How long to wait after Next gave nothing.
   virtual int64_t idle_wait_ms() const = 0;
+  // How far the source is behind the end it knows of (`fjord_job_source_lag_records`); called on
+  // the source's thread between Next calls. Empty when the source has no such measure.
+  virtual std::vector<SourceLagMetric> Lag() { return {}; }
 };
 
 Result<std::unique_ptr<Source>> MakeSource(const SourceSpec& spec, const TableSchema& schema);

@@ -8,6 +8,24 @@
 
 namespace fjord {
 
+void AddHashIndexChanges(const std::vector<HashIndexChange>& changes, int32_t total_buckets,
+                         std::vector<CommitMessage>* messages) {
+  for (const HashIndexChange& c : changes) {
+    auto it = std::find_if(messages->begin(), messages->end(), [&](const CommitMessage& m) {
+      return m.partition == c.partition && m.bucket == c.bucket;
+    });
+    if (it == messages->end()) {
+      CommitMessage m;
+      m.partition = c.partition;
+      m.bucket = c.bucket;
+      m.total_buckets = total_buckets;
+      it = messages->insert(messages->end(), std::move(m));
+    }
+    it->new_index_files.push_back(IndexFileOf(c.new_file));
+    if (c.old_file) it->deleted_index_files.push_back(IndexFileOf(*c.old_file));
+  }
+}
+
 namespace {
 
 // Buckets are stored as int16 in Java's index (Int2ShortHashMap); ids go up to 32766.

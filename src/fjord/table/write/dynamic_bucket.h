@@ -31,6 +31,7 @@
 #include "fjord/meta/core_options.h"
 #include "fjord/meta/manifest.h"
 #include "fjord/meta/snapshot_manager.h"
+#include "fjord/table/commit/commit.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -50,6 +51,13 @@ struct HashIndexChange {
   IndexManifestEntry new_file;
   std::optional<IndexManifestEntry> old_file;
 };
+
+// Adds each change to the message of its (partition, bucket), appending one when there is none:
+// the new file as a new index file, the file it replaces as a deleted one (Java sends only the
+// new file and lets the index manifest replace the slot; naming the old one too makes the
+// replacement explicit and changes nothing else).
+void AddHashIndexChanges(const std::vector<HashIndexChange>& changes, int32_t total_buckets,
+                         std::vector<CommitMessage>* messages);
 
 class DynamicBucketAssigner : public BucketAssigner {
  public:

@@ -159,7 +159,9 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   w->spill_options_.compression = core.spill_compression();
   w->spill_options_.zstd_level = core.spill_compression_zstd_level();
   w->spill_options_.max_spill_files = std::max(2, core.local_sort_max_num_file_handles());
-  if (w->router_->dynamic()) {
+  if (w->router_->dynamic() && options.assigner) {
+    w->shared_assigner_ = std::move(options.assigner);
+  } else if (w->router_->dynamic()) {
     FJORD_ASSIGN_OR_RAISE(DynamicBucketOptions dynamic, DynamicBucketOptions::FromOptions(core));
     w->assigner_ = std::make_unique<DynamicBucketAssigner>(table->io(), table->path(),
                                                            core.manifest_format(), dynamic);
@@ -263,7 +265,9 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                                    const std::vector<int8_t>& kinds) {
   FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, *core_, rows, kinds));
   metrics_.records_dropped += input.dropped;
-  FJORD_ASSIGN_OR_RAISE(auto groups, router_->Route(*input.rows, assigner_.get()));
+  FJORD_ASSIGN_OR_RAISE(
+      auto groups,
+      router_->Route(*input.rows, shared_assigner_ ? shared_assigner_.get() : assigner_.get()));
   // Build every group's records before buffering any, so an error keeps nothing of `rows`.
   struct Pending {
     BucketWriter* writer;
@@ -431,10 +435,16 @@ Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block)
   if (!block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
     return Status::OK();
   }
-  if (block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-    metrics_.compaction_waits++;
-  }
+  bool stall =
+      block && writer.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  auto wait_started = std::chrono::steady_clock::now();
   Result<CompactResult> done = writer.running.get();
+  if (stall) {
+    metrics_.compaction_waits++;
+    metrics_.compaction_wait_millis += std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::steady_clock::now() - wait_started)
+                                           .count();
+  }
   if (!done.ok()) return done.status().WithContext("compaction of ", writer.bucket_dir);
   const CompactResult& result = *done;
   FJORD_RETURN_NOT_OK(writer.levels->Update(result.before, result.after));
@@ -551,24 +561,9 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     messages.push_back(std::move(m));
   }
   if (assigner_) {
-    // Each bucket that got new keys: its new hash index file replaces the old one (Java sends
-    // only the new file and lets the index manifest replace the slot; naming the old one too
-    // makes the replacement explicit and changes nothing else).
+    // Each bucket that got new keys: its new hash index file replaces the old one.
     FJORD_ASSIGN_OR_RAISE(std::vector<HashIndexChange> changes, assigner_->PrepareCommit());
-    for (HashIndexChange& c : changes) {
-      auto it = std::find_if(messages.begin(), messages.end(), [&](const CommitMessage& m) {
-        return m.partition == c.partition && m.bucket == c.bucket;
-      });
-      if (it == messages.end()) {
-        CommitMessage m;
-        m.partition = c.partition;
-        m.bucket = c.bucket;
-        m.total_buckets = router_->total_buckets();
-        it = messages.insert(messages.end(), std::move(m));
-      }
-      it->new_index_files.push_back(IndexFileOf(c.new_file));
-      if (c.old_file) it->deleted_index_files.push_back(IndexFileOf(*c.old_file));
-    }
+    AddHashIndexChanges(changes, router_->total_buckets(), &messages);
   }
   return messages;
 }

@@ -59,6 +59,11 @@ struct TableWriteOptions {
   // restored (sequence numbers start at 0, nothing of them is compacted) nor checked against the
   // bucket count, as Java's writer withIgnorePreviousFiles.
   bool ignore_previous_files = false;
+  // Dynamic-bucket tables: buckets come from this assigner, shared with the caller, who assigned
+  // every key before handing the rows over (so the writer only looks them up) and writes the
+  // hash index files itself (`fjord run`: one assigner for all writer threads, as a Flink job
+  // with one assigner). Without it the writer assigns and writes the index itself.
+  std::shared_ptr<BucketAssigner> assigner;
 };
 
 struct TableWriteMetrics {
@@ -73,7 +78,8 @@ struct TableWriteMetrics {
   int64_t compaction_bytes_in = 0;   // bytes of files rewritten
   int64_t compaction_bytes_out = 0;  // bytes of files written by compaction
   int64_t compaction_millis = 0;
-  int64_t compaction_waits = 0;  // times a flush or prepare-commit waited for a compaction
+  int64_t compaction_waits = 0;        // times a flush or prepare-commit waited for a compaction
+  int64_t compaction_wait_millis = 0;  // and how long, in all
 };
 
 class PrimaryKeyTableWrite {
@@ -138,6 +144,7 @@ class PrimaryKeyTableWrite {
   KvLayout layout_;
   std::unique_ptr<RowRouter> router_;
   std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
+  std::shared_ptr<BucketAssigner> shared_assigner_;  // TableWriteOptions::assigner
   SpillOptions spill_options_;
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;
