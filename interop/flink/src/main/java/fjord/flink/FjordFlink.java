@@ -28,6 +28,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   fjord-flink tail TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
  *                    [--idle-ms N] [--first-row-ms N]
  *   fjord-flink read TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
+ *   fjord-flink ingest WAREHOUSE [--rounds N] [--checkpoint-ms N] [--create-only]
  *   fjord-flink batch COMMAND_FILE|-
  * </pre>
  */
@@ -64,7 +65,7 @@ public final class FjordFlink {
         int code;
         try {
             if (args.length == 0) {
-                throw new UsageException("usage: fjord-flink write|tail|read|batch ...");
+                throw new UsageException("usage: fjord-flink write|tail|read|ingest|batch ...");
             }
             if (args[0].equals("batch")) {
                 code = batch(args.length > 1 ? args[1] : "-", realOut);
@@ -178,8 +179,10 @@ public final class FjordFlink {
                 }
                 return reader().read(specs);
             }
+            case "ingest":
+                return Ingest.command(args);
             default:
-                throw new UsageException("unknown command: " + args[0] + " (write, tail, read, batch)");
+                throw new UsageException("unknown command: " + args[0] + " (write, tail, read, ingest, batch)");
         }
     }
 

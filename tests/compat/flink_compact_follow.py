@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""`fjord compact --follow` as the compaction service of a Flink job (issue 16 point 3).
+
+A team with a Flink cluster writes its primary-key tables with `write-only = true` and leaves
+compaction to a dedicated service. Here the service is Fjord's, the writer a real Flink 1.20 job
+(local MiniCluster, Paimon's Flink connector; `interop/flink/fjord-flink ingest`, one JVM for the
+whole test):
+
+1. Flink creates three write-only tables (`ingest --create-only`): `agg` (aggregation, sums and
+   last_non_null_value, partitioned, 2 buckets), `dedup` (deduplicate with deletes, 4 buckets) and
+   `dedup_alone` (the rows of `dedup`, the contrast: no service);
+2. `fjord compact TABLE --follow` starts on `agg` and on `dedup`;
+3. the Flink job streams 40 rounds into the three tables, one checkpoint (one APPEND snapshot)
+   per round, while the LSM of every bucket is sampled with `fjord stats --json`;
+4. once the tables are quiet the services are stopped with SIGTERM.
+
+Checked: the Flink job finished (no commit of its failed beside the services' COMPACT snapshots);
+each service exited 0, and its COMPACT snapshots are exactly the ones it reported, of commit users
+that are not Flink's, and Flink committed on top of them; every APPEND snapshot is Flink's (one
+commit user per table); `fjord cat` and Flink's batch read of each
+table equal the model computed here from the job's formulas (`interop/flink/.../Ingest.java`);
+every bucket of the followed tables has fewer sorted runs than `num-sorted-run.stop-trigger` (8 by
+default) at the end and in every sample taken while Flink wrote, while `dedup_alone` ends with
+more (Flink's write-only writers never compact: one level-0 file per round and bucket).
+
+    flink_compact_follow.py --fjord BUILD/tools/fjord [--keep] [--rounds N]
+"""
+import argparse
+import glob
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+FLINK = os.path.join(REPO, "interop", "flink", "fjord-flink")
+sys.path.insert(0, os.path.join(REPO, "interop"))
+import compare_rows  # noqa: E402
+
+STOP_TRIGGER = 8  # num-sorted-run.stop-trigger: compaction-trigger (5) + 3, the tables' default
+FOLLOWED = ["agg", "dedup"]
+TABLES = FOLLOWED + ["dedup_alone"]
+
+
+class Flink:
+    """One `fjord-flink batch -` JVM; a command may be sent and its answer taken later."""
+
+    def __init__(self, log):
+        self.proc = subprocess.Popen([FLINK, "batch", "-"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, text=True,
+                                     encoding="utf-8")
+
+    def send(self, *args):
+        self.proc.stdin.write(json.dumps(list(args), ensure_ascii=False) + "\n")
+        self.proc.stdin.flush()
+
+    def answer(self):
+        return json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
+
+    def __call__(self, *args):
+        self.send(*args)
+        answer = self.answer()
+        if not answer["ok"]:
+            raise RuntimeError(f"fjord-flink {' '.join(args)}: {answer['message']}")
+        return answer
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=120)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       encoding="utf-8")
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+# The model: the rows Ingest.java streams, merged as the tables' merge engines do.
+
+def agg_model(rounds):
+    rows = {}
+    for r in range(rounds):
+        for i in range(60):
+            key = ("a" if i % 2 == 0 else "b", (7 * i + 11 * r) % 40)
+            row = rows.setdefault(key, {"p": key[0], "id": key[1], "cnt": 0, "total": 0,
+                                        "last_round": None, "note": None})
+            row["cnt"] += 1
+            row["total"] += 100 * r + i
+            if (r + i) % 3 == 0:  # last_non_null_value
+                row["last_round"], row["note"] = r, f"r{r}i{i}"
+    return list(rows.values())
+
+
+def dedup_model(rounds):
+    rows = {}
+    for r in range(rounds):
+        for i in range(50):
+            key = (13 * i + 7 * r) % 64
+            if (r + i) % 6 == 0:
+                rows.pop(key, None)
+            else:
+                rows[key] = {"id": key, "v": 1000 * r + i, "s": f"r{r}-i{i}"}
+    return list(rows.values())
+
+
+def canon_rows(rows):
+    return Counter(compare_rows.canon(compare_rows.parse_line(json.dumps(r))) for r in rows)
+
+
+def canon_lines(text):
+    return Counter(compare_rows.canon(compare_rows.parse_line(l))
+                   for l in text.splitlines() if l.strip())
+
+
+def snapshots(table):
+    out = []
+    for path in glob.glob(os.path.join(table, "snapshot", "snapshot-*")):
+        with open(path, encoding="utf-8") as f:
+            out.append(json.load(f))
+    return sorted(out, key=lambda s: s["id"])
+
+
+def latest_id(table):
+    try:
+        with open(os.path.join(table, "snapshot", "LATEST")) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def runs_per_bucket(fjord, table):
+    """{(partition, bucket): (sorted runs, level-0 files)} of the latest snapshot."""
+    stats = json.loads(run([fjord, "stats", table, "--json"]))
+    return {(b["partition"], b["bucket"]): (b["sortedRuns"], b["level0FileCount"])
+            for b in stats["buckets"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--rounds", type=int, default=40)
+    args = ap.parse_args()
+    start = time.monotonic()
+    work = tempfile.mkdtemp(prefix="fjord-flink-follow-")
+    wh = os.path.join(work, "wh")
+    path = {name: os.path.join(wh, "db.db", name) for name in TABLES}
+    passed = failed = 0
+
+    def check(name, problems):
+        nonlocal passed, failed
+        ok = not problems
+        passed += ok
+        failed += not ok
+        print(f"{name}: {'ok' if ok else 'FAIL'}")
+        for p in problems[:5]:
+            print("  " + p)
+
+    log = open(os.path.join(work, "flink.log"), "w")
+    flink = Flink(log)
+    services = {}
+    completed = False
+    try:
+        print(f"Flink: {flink('ingest', wh, '--create-only')['message']}")
+        for name in FOLLOWED:
+            out = open(os.path.join(work, f"{name}.compact.log"), "w")
+            services[name] = (subprocess.Popen(
+                [args.fjord, "compact", path[name], "--follow", "--interval-ms", "200"],
+                stdout=out, stderr=subprocess.STDOUT), out)
+
+        # The Flink job, while the LSM of every bucket is sampled
+        t = time.monotonic()
+        flink.send("ingest", wh, "--rounds", str(args.rounds), "--checkpoint-ms", "500")
+        peak = {name: 0 for name in TABLES}
+        samples = 0
+        sel = selectors.DefaultSelector()
+        sel.register(flink.proc.stdout, selectors.EVENT_READ)
+        while not sel.select(timeout=0.5):
+            if time.monotonic() - t > 240:
+                raise RuntimeError("Flink's ingest job did not finish in 240 s")
+            for name in TABLES:
+                if latest_id(path[name]) is not None:
+                    runs = runs_per_bucket(args.fjord, path[name])
+                    peak[name] = max([peak[name]] + [r for r, _ in runs.values()])
+            samples += 1
+        answer = flink.answer()
+        print(f"Flink: {answer['message']} ({time.monotonic() - t:.1f} s, {samples} samples of "
+              f"fjord stats)")
+        check("the Flink job writing with write-only = true beside the services finished",
+              [] if answer["ok"] else [answer["message"]])
+
+        # Let the services catch up: no new snapshot for 2 s (they look every 200 ms)
+        quiet_since, last = time.monotonic(), None
+        while time.monotonic() - quiet_since < 2 and time.monotonic() - t < 150:
+            now = tuple(latest_id(path[n]) for n in FOLLOWED)
+            if now != last:
+                quiet_since, last = time.monotonic(), now
+            time.sleep(0.1)
+        reported = {}
+        for name, (proc, out) in services.items():
+            proc.send_signal(signal.SIGTERM)
+            try:
+                rc = proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                rc = "killed after 30 s"
+            out.close()
+            with open(out.name, encoding="utf-8") as f:
+                text = f.read()
+            lines = text.splitlines()
+            reported[name] = {int(l.rsplit(" ", 1)[1]) for l in lines
+                              if l.startswith("compacted ") and " as snapshot " in l}
+            conflicts = [l for l in lines if l.startswith("conflict")]
+            print(f"fjord compact --follow {name}: exit {rc}; {lines[-1] if lines else ''}; "
+                  f"{len(reported[name])} COMPACT snapshots, {len(conflicts)} conflicts")
+            check(f"{name}: the service stopped by SIGTERM exited 0",
+                  [] if rc == 0 else [f"exit {rc}: {text[-1500:]}"])
+        services = {}
+
+        # Snapshots: Flink's APPENDs, the services' COMPACTs
+        for name in TABLES:
+            snaps = snapshots(path[name])
+            kinds = Counter(s["commitKind"] for s in snaps)
+            appends = {s["commitUser"] for s in snaps if s["commitKind"] == "APPEND"}
+            compacts = [s for s in snaps if s["commitKind"] == "COMPACT"]
+            print(f"{name}: {len(snaps)} snapshots {dict(sorted(kinds.items()))}")
+            problems = []
+            if set(kinds) - {"APPEND", "COMPACT"}:
+                problems.append(f"unexpected kinds {kinds}")
+            if len(appends) != 1:
+                problems.append(f"APPEND snapshots of {len(appends)} commit users, not Flink's one")
+            if kinds["APPEND"] < args.rounds:
+                problems.append(f"{kinds['APPEND']} APPEND snapshots for {args.rounds} rounds")
+            if name in FOLLOWED:
+                ids = {s["id"] for s in compacts}
+                if not ids:
+                    problems.append("no COMPACT snapshot")
+                if ids != reported[name]:
+                    problems.append(f"COMPACT snapshots {sorted(ids)}, the service reported "
+                                    f"{sorted(reported[name])}")
+                if {s["commitUser"] for s in compacts} & appends:
+                    problems.append("a COMPACT snapshot of Flink's commit user")
+                # Flink went on committing on top of the services' snapshots
+                last_append = max(s["id"] for s in snaps if s["commitKind"] == "APPEND")
+                before = sum(1 for i in ids if i < last_append)
+                if not before:
+                    problems.append("no COMPACT snapshot before Flink's last APPEND")
+                check(f"{name}: every APPEND is Flink's, every COMPACT the service's "
+                      f"({len(compacts)}, {before} of them before Flink's last APPEND)", problems)
+            else:
+                if compacts:
+                    problems.append(f"{len(compacts)} COMPACT snapshots in the contrast table")
+                check(f"{name}: only Flink's APPEND snapshots", problems)
+
+        # Content: fjord cat and Flink's batch read against the model
+        model = {"agg": canon_rows(agg_model(args.rounds)),
+                 "dedup": canon_rows(dedup_model(args.rounds)),
+                 "dedup_alone": canon_rows(dedup_model(args.rounds))}
+        cmd = ["read"]
+        for name in TABLES:
+            cmd += [path[name], "--output", os.path.join(work, f"{name}.flink.jsonl")]
+        flink(*cmd)
+        for name in TABLES:
+            want = model[name]
+            mine = canon_lines(run([args.fjord, "cat", path[name], "--format", "jsonl"]))
+            with open(os.path.join(work, f"{name}.flink.jsonl"), encoding="utf-8") as f:
+                theirs = canon_lines(f.read())
+            for who, got in (("fjord cat", mine), ("Flink's batch read", theirs)):
+                check(f"{name}: {who} = the model ({sum(want.values())} rows)",
+                      [] if got == want else
+                      [f"{sum(got.values())} rows; missing {list((want - got).elements())[:3]}, "
+                       f"unexpected {list((got - want).elements())[:3]}"])
+
+        # The LSM: bounded with the service, not without
+        for name in TABLES:
+            runs = runs_per_bucket(args.fjord, path[name])
+            top = max(r for r, _ in runs.values())
+            level0 = max(z for _, z in runs.values())
+            what = (f"{name}: at the end at most {top} sorted runs and {level0} level-0 files in a "
+                    f"bucket ({len(runs)} buckets; peak seen while Flink wrote {peak[name]})")
+            if name in FOLLOWED:
+                # Flink's own writers would stall at the stop trigger; with the service the table
+                # stays below it all along (the service compacts after every snapshot)
+                check(what + f", below the stop trigger {STOP_TRIGGER}",
+                      [] if max(top, peak[name]) < STOP_TRIGGER else
+                      [f"{top} sorted runs, {peak[name]} at the peak"])
+            else:
+                check(what + f": without the service above the stop trigger {STOP_TRIGGER}",
+                      [] if top > STOP_TRIGGER else [f"only {top} sorted runs"])
+        completed = True
+    finally:
+        for proc, out in services.values():
+            proc.kill()
+            proc.wait()
+            out.close()
+        flink.close()
+        log.close()
+        if args.keep or failed or not completed:
+            print(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{time.monotonic() - start:.1f} s")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and completed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
