@@ -46,7 +46,9 @@ class TableCompaction {
   virtual ~TableCompaction() = default;
   // Compacts and commits (as a fresh commit user). A partition spec naming a column that is not a
   // partition column is Invalid; a spec that matches no files is NotFound. A conflict with a
-  // concurrent compaction is Status::Conflict and nothing is committed.
+  // concurrent compaction is Status::Conflict and nothing is committed. Then the post-commit
+  // maintenance the table's options ask for (snapshot and partition expiration, tags), also when
+  // the table is `write-only`: its writers leave that to this job, as to Java's compact action.
   virtual Result<CompactionResult> Run() = 0;
 };
 

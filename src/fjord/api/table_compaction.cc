@@ -1,5 +1,8 @@
 // The public TableCompaction over the dedicated compaction job (table/compact/compaction_job.h).
 
+#include <map>
+#include <string>
+
 #include "fjord/common/ids.h"
 #include "fjord/table.h"
 #include "fjord/table/compact/compaction_job.h"
@@ -36,9 +39,14 @@ class TableCompactionImpl : public TableCompaction {
 
 Result<std::unique_ptr<TableCompaction>> Table::NewCompaction(
     const CompactionOptions& options) const {
-  // Dynamic options go through the same checks as a writer's.
+  // Dynamic options go through the same checks as a writer's. The job runs with write-only =
+  // false whatever the table says, as Java's compact action: `write-only` tells the writers to
+  // leave compaction AND the post-commit maintenance (snapshot and partition expiration, tags) to
+  // the dedicated job, so with it on here nothing would ever expire beside write-only writers.
+  std::map<std::string, std::string> dynamic = options.dynamic_options;
+  dynamic["write-only"] = "false";
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
-                        store_->WithDynamicOptions(options.dynamic_options));
+                        store_->WithDynamicOptions(dynamic));
   FJORD_RETURN_NOT_OK(table->CheckOptions(OptionUse::kWrite));
   CompactionOptions job = options;
   job.dynamic_options.clear();  // applied to `table` above

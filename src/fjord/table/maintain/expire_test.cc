@@ -715,6 +715,29 @@ TEST_F(ExpireTest, CommitsExpireAsTheTableSays) {
   CheckReachableOnDisk();
 }
 
+// A write-only table leaves expiration to its dedicated compaction job (Java's compact action
+// runs with write-only = false): `fjord compact` beside write-only writers expires what the
+// table's retention says, or nothing ever would.
+TEST_F(ExpireTest, DedicatedCompactionOfAWriteOnlyTableExpires) {
+  auto table = MakeTable({{"write-only", "true"},
+                          {"snapshot.num-retained.min", "1"},
+                          {"snapshot.num-retained.max", "3"},
+                          {"snapshot.time-retained", "1 h"}});
+  std::mt19937 rng(12);
+  Commits(*table, 6, &rng);
+  EXPECT_EQ(SnapshotIds().size(), 6u);  // the writers expire nothing
+  FullCompact(*table);
+  std::vector<int64_t> ids = SnapshotIds();
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ids.back(), 7);
+  CheckRetainedRead();
+  CheckReachableOnDisk();
+  // the writers still do not compact nor expire: the table's own option is unchanged
+  Commits(*table, 2, &rng);
+  EXPECT_EQ(SnapshotIds().size(), 5u);
+  CheckRetainedRead();
+}
+
 TEST_F(ExpireTest, ConsumerExpirationAtCommitFreesSnapshots) {
   auto table = MakeTable({{"snapshot.num-retained.min", "1"},
                           {"snapshot.time-retained", "0 s"},
