@@ -17,7 +17,9 @@ whole test):
 Checked: the Flink job finished (no commit of its failed beside the services' COMPACT snapshots);
 each service exited 0, and its COMPACT snapshots are exactly the ones it reported, of commit users
 that are not Flink's, and Flink committed on top of them; every APPEND snapshot is Flink's (one
-commit user per table); `fjord cat` and Flink's batch read of each
+commit user per table); the services expired snapshots (the tables say
+`snapshot.num-retained.max = 10`; write-only writers leave expiration to the dedicated job, so
+`dedup_alone` keeps every snapshot) and left no file that no retained snapshot uses; `fjord cat` and Flink's batch read of each
 table equal the model computed here from the job's formulas (`interop/flink/.../Ingest.java`);
 every bucket of the followed tables has fewer sorted runs than `num-sorted-run.stop-trigger` (8 by
 default) at the end and in every sample taken while Flink wrote, while `dedup_alone` ends with
@@ -44,6 +46,7 @@ sys.path.insert(0, os.path.join(REPO, "interop"))
 import compare_rows  # noqa: E402
 
 STOP_TRIGGER = 8  # num-sorted-run.stop-trigger: compaction-trigger (5) + 3, the tables' default
+RETAINED = 10  # the tables' snapshot.num-retained.max
 FOLLOWED = ["agg", "dedup"]
 TABLES = FOLLOWED + ["dedup_alone"]
 
@@ -225,40 +228,65 @@ def main():
                   [] if rc == 0 else [f"exit {rc}: {text[-1500:]}"])
         services = {}
 
-        # Snapshots: Flink's APPENDs, the services' COMPACTs
+        # Snapshots: Flink's APPENDs, the services' COMPACTs. The services also expire (the
+        # tables keep at most RETAINED snapshots): each id not reported by a service is Flink's
         for name in TABLES:
             snaps = snapshots(path[name])
             kinds = Counter(s["commitKind"] for s in snaps)
             appends = {s["commitUser"] for s in snaps if s["commitKind"] == "APPEND"}
-            compacts = [s for s in snaps if s["commitKind"] == "COMPACT"]
-            print(f"{name}: {len(snaps)} snapshots {dict(sorted(kinds.items()))}")
+            compacts = {s["id"] for s in snaps if s["commitKind"] == "COMPACT"}
+            first, last = snaps[0]["id"], snaps[-1]["id"]
+            print(f"{name}: snapshots {first}..{last} retained {dict(sorted(kinds.items()))}")
             problems = []
             if set(kinds) - {"APPEND", "COMPACT"}:
                 problems.append(f"unexpected kinds {kinds}")
             if len(appends) != 1:
                 problems.append(f"APPEND snapshots of {len(appends)} commit users, not Flink's one")
-            if kinds["APPEND"] < args.rounds:
-                problems.append(f"{kinds['APPEND']} APPEND snapshots for {args.rounds} rounds")
+            if [s["id"] for s in snaps] != list(range(first, last + 1)):
+                problems.append("the retained snapshots are not consecutive")
+            mine = reported.get(name, set())
+            if last - len(mine) < args.rounds:
+                problems.append(f"{last - len(mine)} APPEND snapshots for {args.rounds} rounds")
             if name in FOLLOWED:
-                ids = {s["id"] for s in compacts}
-                if not ids:
+                if not mine:
                     problems.append("no COMPACT snapshot")
-                if ids != reported[name]:
-                    problems.append(f"COMPACT snapshots {sorted(ids)}, the service reported "
-                                    f"{sorted(reported[name])}")
-                if {s["commitUser"] for s in compacts} & appends:
+                if compacts != {i for i in mine if i >= first} or max(mine, default=0) > last:
+                    problems.append(f"retained COMPACT snapshots {sorted(compacts)}, the service "
+                                    f"reported {sorted(mine)}")
+                if {s["commitUser"] for s in snaps if s["commitKind"] == "COMPACT"} & appends:
                     problems.append("a COMPACT snapshot of Flink's commit user")
                 # Flink went on committing on top of the services' snapshots
                 last_append = max(s["id"] for s in snaps if s["commitKind"] == "APPEND")
-                before = sum(1 for i in ids if i < last_append)
+                before = sum(1 for i in mine if i < last_append)
                 if not before:
                     problems.append("no COMPACT snapshot before Flink's last APPEND")
-                check(f"{name}: every APPEND is Flink's, every COMPACT the service's "
-                      f"({len(compacts)}, {before} of them before Flink's last APPEND)", problems)
+                check(f"{name}: every APPEND is Flink's ({last - len(mine)}), every COMPACT the "
+                      f"service's ({len(mine)}, {before} of them before Flink's last APPEND)",
+                      problems)
+                check(f"{name}: the service expired snapshots 1..{first - 1}, {len(snaps)} "
+                      f"retained (snapshot.num-retained.max {RETAINED})",
+                      [] if first > 1 and len(snaps) <= RETAINED else
+                      [f"snapshots {first}..{last} retained"])
             else:
                 if compacts:
                     problems.append(f"{len(compacts)} COMPACT snapshots in the contrast table")
-                check(f"{name}: only Flink's APPEND snapshots", problems)
+                # write-only writers do not expire: every snapshot is still there
+                if first != 1:
+                    problems.append(f"snapshots before {first} expired without a service")
+                check(f"{name}: only Flink's APPEND snapshots, none expired ({len(snaps)})",
+                      problems)
+
+        # What expiration deleted beside Flink is exactly what no retained snapshot uses: no file
+        # on disk is left unused (the services' outputs are all committed, 0 conflicts)
+        time.sleep(1.5)  # every writer has stopped: all files are older than a second
+        for name in FOLLOWED:
+            p = subprocess.run([args.fjord, "orphans", path[name], "--older-than", "1s",
+                                "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, encoding="utf-8")
+            out = p.stdout if p.returncode == 0 else f"exit {p.returncode}: {p.stdout}"
+            check(f"{name}: every file on disk is used by a retained snapshot "
+                  f"({out.strip().splitlines()[-1] if out.strip() else ''})",
+                  [] if "dry run: 0 orphan file(s)" in out else [out.strip()[-1500:]])
 
         # Content: fjord cat and Flink's batch read against the model
         model = {"agg": canon_rows(agg_model(args.rounds)),

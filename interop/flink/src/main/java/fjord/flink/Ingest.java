@@ -23,7 +23,8 @@ import org.apache.flink.types.RowKind;
  * Its writers never compact: every checkpoint adds level-0 files and nothing else.
  *
  * <p>Tables of database {@code db} (created unless they exist, so the service may be started on
- * them before the job):
+ * them before the job), each with {@code snapshot.num-retained.min} 5 and {@code .max} 10, which
+ * only a dedicated compaction job applies (write-only writers do not expire):
  *
  * <ul>
  *   <li>{@code agg}: aggregation, partitioned by {@code p}, 2 buckets. Round r, row i (0..59):
@@ -78,7 +79,10 @@ final class Ingest {
         tEnv.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
         String catalog = new Catalogs(tEnv).catalog(warehouse);
         tEnv.executeSql("CREATE DATABASE IF NOT EXISTS " + catalog + ".db").await();
-        String writeOnly = "'write-only' = 'true'";
+        // write-only: Flink's writers neither compact nor expire snapshots; both are the service's
+        // job, with this retention (at most 10 snapshots; the default time-retained keeps more)
+        String writeOnly = "'write-only' = 'true', 'snapshot.num-retained.min' = '5', "
+                + "'snapshot.num-retained.max' = '10'";
         tEnv.executeSql("CREATE TABLE IF NOT EXISTS " + catalog + ".db.agg (p STRING NOT NULL, "
                 + "id INT NOT NULL, cnt BIGINT, total BIGINT, last_round INT, note STRING, "
                 + "PRIMARY KEY (p, id) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '2', "
