@@ -23,7 +23,9 @@ commit user per table); the services expired snapshots (the tables say
 table equal the model computed here from the job's formulas (`interop/flink/.../Ingest.java`);
 every bucket of the followed tables has fewer sorted runs than `num-sorted-run.stop-trigger` (8 by
 default) at the end and in every sample taken while Flink wrote, while `dedup_alone` ends with
-more (Flink's write-only writers never compact: one level-0 file per round and bucket).
+more (Flink's write-only writers never compact: one level-0 file per round and bucket); `fjord
+doctor` finds nothing wrong with the followed tables, and the sorted runs and expiration not
+running in the other.
 
     flink_compact_follow.py --fjord BUILD/tools/fjord [--keep] [--rounds N]
 """
@@ -287,6 +289,19 @@ def main():
             check(f"{name}: every file on disk is used by a retained snapshot "
                   f"({out.strip().splitlines()[-1] if out.strip() else ''})",
                   [] if "dry run: 0 orphan file(s)" in out else [out.strip()[-1500:]])
+
+        # What `fjord doctor` tells the team: nothing with the service; without it, the sorted
+        # runs (error at the stop trigger) and expiration not running
+        for name in TABLES:
+            report = json.loads(run([args.fjord, "doctor", path[name], "--json"]))
+            codes = sorted({f["code"] for f in report["findings"]})
+            if name in FOLLOWED:
+                check(f"{name}: fjord doctor has no finding",
+                      [f"findings {codes}"] if codes else [])
+            else:
+                want = {"sorted-runs", "expiration-not-running"}
+                check(f"{name}: fjord doctor finds {codes}",
+                      [] if want <= set(codes) else [f"expected {sorted(want)}"])
 
         # Content: fjord cat and Flink's batch read against the model
         model = {"agg": canon_rows(agg_model(args.rounds)),
