@@ -67,7 +67,8 @@ void BucketFindings(const DoctorReport& r, std::vector<DoctorFinding>* out) {
   const std::string compact = "fjord compact " + r.table_path;
   const std::string write_only_note =
       s.write_only ? "; the table has write-only=true, so writers never compact: run a dedicated "
-                     "compaction regularly or set write-only=false"
+                     "compaction regularly (fjord compact --follow keeps one running) or set "
+                     "write-only=false"
                    : "";
   for (const DoctorBucket& b : r.buckets) {
     // Small files: at least compaction.min.file-num files below the compaction file size are
@@ -194,12 +195,14 @@ void ExpirationFindings(const ExpirationFacts& x, const DoctorReport& r,
                 "snapshot.time-retained " +
                 Duration(s.time_retained_millis) + " or beyond snapshot.num-retained.max), " +
                 Bytes(x.missed_bytes) + " of data files only they hold: " +
-                (s.write_only ? "the table has write-only=true, so commits never expire"
+                (s.write_only ? "the table has write-only=true, so its writers' commits never "
+                                "expire"
                               : "expiration did not run after the latest commit (its writer was "
                                 "write-only, or expiration is off or failing there)");
     f.fix = "fjord expire " + r.table_path +
-            (s.write_only ? " (regularly: write-only writers never expire), or set "
-                            "write-only=false on one writer"
+            (s.write_only ? " (regularly: write-only writers never expire), or keep "
+                            "fjord compact --follow running (a dedicated compaction expires as the "
+                            "table says), or set write-only=false on one writer"
                           : "");
     out->push_back(std::move(f));
   }
