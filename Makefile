@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench soak-stream soak-lifecycle soak-run
+        bench-commits bench-expire bench soak-stream soak-lifecycle soak-run bench-runtime-soak
 
 all: build
 
@@ -109,6 +109,16 @@ bench-expire: bootstrap
 	@build/bench/bench/expire_bytes --dir $(BENCH_EXPIRE_DIR) --commits $(BENCH_EXPIRE_COMMITS) \
 	  --out bench/results/$$(date -u +%Y-%m-%d)-expire-bytes.md
 	@rm -rf $(BENCH_EXPIRE_DIR)
+
+# Issue 16 point 8: an hour of 1 s checkpoints of `fjord run` in simulated time (checkpoints every
+# 1 s / BENCH_SOAK_SPEEDUP with the source rate scaled alike), files per bucket over time into
+# bench/results/<date>-runtime-soak.md. Not part of `make test`; about 3600 / SPEEDUP minutes.
+BENCH_SOAK_CHECKPOINTS ?= 3600
+BENCH_SOAK_SPEEDUP     ?= 10
+bench-runtime-soak: build
+	@python3 bench/runtime_soak.py --fjord $(BUILD_DIR)/tools/fjord \
+	  --checkpoints $(BENCH_SOAK_CHECKPOINTS) --speedup $(BENCH_SOAK_SPEEDUP) \
+	  --out bench/results/$$(date -u +%Y-%m-%d)-runtime-soak.md
 
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
 # Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.

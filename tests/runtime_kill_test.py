@@ -166,6 +166,41 @@ def check_metrics(fjord, work, failures):
               f"{snapshots:.0f})")
 
 
+def check_expired_snapshots_not_recommitted(fjord, work, failures):
+    """A job stopped after its last checkpoint's commit, then every snapshot of its commit user
+    expired (another writer kept committing): the restart must not commit that checkpoint again
+    (the table can no longer tell; state-dir's `committed` can)."""
+    base = table_dir(fjord, work, "expired", "id BIGINT")
+    table = os.path.join(base, "wh", "db.db", "t")
+    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
+        f.write("".join(json.dumps({"id": i}) + "\n" for i in range(50)))
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in, format: jsonl}\nsink: {table: wh/db.db/t}\n"
+                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
+    first = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
+                           text=True)
+    other = os.path.join(base, "other.jsonl")
+    for i in range(3):
+        with open(other, "w") as f:
+            f.write(json.dumps({"id": 1000 + i}) + "\n")
+        subprocess.run([fjord, "write", table, "--input", other, "--format", "jsonl"], check=True,
+                       capture_output=True)
+    subprocess.run([fjord, "expire", table, "--retain-min", "1", "--retain-max", "1"],
+                   check=True, capture_output=True)
+    again = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
+                           text=True)
+    out = subprocess.run([fjord, "cat", table], capture_output=True, text=True).stdout
+    ids = sorted(json.loads(l)["id"] for l in out.splitlines() if l.strip())
+    if first.returncode != 0 or again.returncode != 0 or \
+            ids != list(range(50)) + [1000, 1001, 1002]:
+        failures.append(f"expired snapshots: exits {first.returncode} {again.returncode}, "
+                        f"{len(ids)} rows: {again.stdout} {again.stderr}")
+    else:
+        print("ok: a checkpoint committed before all of the job's snapshots expired is not "
+              "committed again at the restart")
+
+
 def check_missing_files_refused(fjord, work, failures):
     """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
     commit a snapshot naming it, with an error naming the file; nothing is committed."""
@@ -245,6 +280,7 @@ def main():
             "--primary-key", "g", "-o", "bucket=-1", "-o", "dynamic-bucket.target-row-num=8",
             "-o", "merge-engine=aggregation", "-o", "fields.v.aggregate-function=sum")
         check_missing_files_refused(fjord, work, failures)
+        check_expired_snapshots_not_recommitted(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
         check_metrics(fjord, work, failures)
         check_dead_letter(fjord, work, failures)

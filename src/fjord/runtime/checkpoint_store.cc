@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +233,25 @@ Status CheckpointStore::Save(const CheckpointState& state) const {
     if (e.path().extension() == ".tmp") fs::remove(e.path(), ec);
   }
   return Status::OK();
+}
+
+Status CheckpointStore::MarkCommitted(int64_t checkpoint_id) const {
+  return WriteAtomically((fs::path(dir_) / "committed").string(),
+                         std::to_string(checkpoint_id) + "\n");
+}
+
+Result<std::optional<int64_t>> CheckpointStore::LoadCommitted() const {
+  std::string path = (fs::path(dir_) / "committed").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::optional<int64_t>();
+  FJORD_ASSIGN_OR_RAISE(std::string text, ReadFile(path));
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  int64_t id = 0;
+  auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (text.empty() || err != std::errc() || end != text.data() + text.size() || id <= 0) {
+    return Status::Corruption(path, ": not a checkpoint id");
+  }
+  return std::optional<int64_t>(id);
 }
 
 Result<std::optional<std::string>> CheckpointStore::StoredCommitUser() const {

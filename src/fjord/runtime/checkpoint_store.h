@@ -1,7 +1,8 @@
 // The durable state of a streaming job in its `state-dir` (docs/streaming.md): one file per
 // completed checkpoint, `checkpoints/checkpoint-<id>`, written to a temporary name, synced and
 // renamed (so a crash leaves the previous checkpoint or the new one, never half of one), the last
-// few kept; and `commit-user`, the job's commit user, created once and never replaced.
+// few kept; `commit-user`, the job's commit user, created once and never replaced; `committed`,
+// the last checkpoint id committed to the table.
 //
 // A checkpoint file holds the checkpoint id, the commit user, the job name, the source position
 // at the barrier and every committable not yet known to be committed (its checkpoint id, the
@@ -50,6 +51,13 @@ class CheckpointStore {
   // Writes `state` atomically and durably, then removes all but the last `retained` checkpoints
   // (and leftover temporary files).
   Status Save(const CheckpointState& state) const;
+
+  // `committed`: the last checkpoint id known committed to the table, written (atomically) after
+  // each successful commit. The table's snapshots of the job's commit user say the same as long
+  // as one of them is retained; once expiration removed all of them (a job stopped while others
+  // kept committing) this file is what keeps a restore from committing the last checkpoint again.
+  Status MarkCommitted(int64_t checkpoint_id) const;
+  Result<std::optional<int64_t>> LoadCommitted() const;
 
   // The job's commit user: the one stored, else `fresh` stored now (atomically).
   Result<std::string> CommitUser(const std::string& fresh) const;

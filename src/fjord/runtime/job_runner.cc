@@ -220,6 +220,16 @@ class Job {
     if (latest) {
       FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> committed,
                             runtime::LatestCommittedIdentifier(store, commit_user_));
+      // The marker covers a table whose snapshots of this user have all expired.
+      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> marked, store_->LoadCommitted());
+      if (marked && (!committed || *marked > *committed)) {
+        if (*marked > latest->checkpoint_id) {
+          return Status::Corruption("state-dir ", spec_.pipeline.state_dir, ": committed marks ",
+                                    "checkpoint ", *marked, " beyond the latest checkpoint ",
+                                    latest->checkpoint_id);
+        }
+        committed = marked;
+      }
       if (committed && *committed > latest->checkpoint_id) {
         // An older copy of the state directory: its position is before rows already committed.
         return Status::Invalid(
@@ -244,6 +254,9 @@ class Job {
           ++summary_.recommitted;
           ++metrics_.recommitted;
         }
+      }
+      if (!latest->pending.empty()) {
+        FJORD_RETURN_NOT_OK(store_->MarkCommitted(latest->pending.back().checkpoint_id));
       }
     }
     if (latest) {
@@ -409,6 +422,7 @@ class Job {
     // `pending_` first.
     int64_t rows = cp.messages.new_row_count();
     std::string committed;
+    int64_t last_committed = 0;
     while (!pending_.empty()) {
       const PendingCommit& p = pending_.front();
       CommitMessages messages = p.checkpoint_id == cp.id ? cp.messages : CommitMessages();
@@ -442,7 +456,12 @@ class Job {
       }
       metrics_.records_out += messages.new_row_count();
       source_->Committed(p.source_position);
+      last_committed = p.checkpoint_id;
       pending_.erase(pending_.begin());
+    }
+    if (last_committed > 0) {
+      Status marked = store_->MarkCommitted(last_committed);
+      if (!marked.ok()) Log("cannot record the committed checkpoint: " + marked.ToString());
     }
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
     metrics_.pending_committables = static_cast<int64_t>(pending_.size());
