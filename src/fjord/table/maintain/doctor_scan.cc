@@ -119,13 +119,22 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
   FJORD_ASSIGN_OR_RAISE(std::vector<int64_t> ids, sm.ListIds());
   std::optional<int64_t> previous;
   int64_t live_bytes = 0;
+  // Expiration running meanwhile (e.g. `fjord compact --follow`) deletes a snapshot's manifests,
+  // then its file: an older snapshot missing either is skipped as if already expired (the next
+  // one then reads its whole file list). The latest one is never expired.
+  auto expired_meanwhile = [&](const Status& st, int64_t id) {
+    return st.IsNotFound() && id != ids.back();
+  };
   for (int64_t id : ids) {
-    FJORD_ASSIGN_OR_RAISE(Snapshot s, sm.Load(id));
+    Result<Snapshot> loaded = sm.Load(id);
+    if (!loaded.ok() && expired_meanwhile(loaded.status(), id)) continue;
+    FJORD_ASSIGN_OR_RAISE(Snapshot s, std::move(loaded));
     if (previous && *previous == id - 1) {
       // The delta: a DELETE and an ADD of the same file in one delta is an upgrade (the file
       // stays, at another level).
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> delta,
-                            reader.ListEntries(s.delta_manifest_list));
+      Result<std::vector<ManifestEntry>> listed = reader.ListEntries(s.delta_manifest_list);
+      if (!listed.ok() && expired_meanwhile(listed.status(), id)) continue;
+      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> delta, std::move(listed));
       std::set<std::string> added;
       for (const ManifestEntry& e : delta) {
         if (e.kind == FileKind::kAdd) added.insert(KeyOf(e));
@@ -152,7 +161,9 @@ Result<DoctorScan> ScanForDoctor(const FileStoreTable& table) {
       }
     } else {
       // The first snapshot, or one after a gap: its whole file list.
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, reader.LiveFiles(s));
+      Result<std::vector<ManifestEntry>> listed = reader.LiveFiles(s);
+      if (!listed.ok() && expired_meanwhile(listed.status(), id)) continue;
+      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, std::move(listed));
       std::map<std::string, LiveFile> next;
       for (const ManifestEntry& e : entries) next.emplace(KeyOf(e), LiveOf(e));
       for (const auto& [key, f] : live) {
