@@ -115,9 +115,11 @@ bench-expire: bootstrap
 # bench/results/<date>-runtime-soak.md. Not part of `make test`; about 3600 / SPEEDUP minutes.
 BENCH_SOAK_CHECKPOINTS ?= 3600
 BENCH_SOAK_SPEEDUP     ?= 10
+BENCH_SOAK_TABLES      ?= pk,app
 bench-runtime-soak: build
 	@python3 bench/runtime_soak.py --fjord $(BUILD_DIR)/tools/fjord \
 	  --checkpoints $(BENCH_SOAK_CHECKPOINTS) --speedup $(BENCH_SOAK_SPEEDUP) \
+	  --tables $(BENCH_SOAK_TABLES) \
 	  --out bench/results/$$(date -u +%Y-%m-%d)-runtime-soak.md
 
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with

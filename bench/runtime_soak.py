@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--speedup", type=int, default=10)
     ap.add_argument("--rate", type=int, default=1000, help="rows per simulated second")
     ap.add_argument("--sample", type=float, default=1.0)
+    ap.add_argument("--tables", default="pk,app", help="which of the two tables: pk, app")
     ap.add_argument("--out")
     args = ap.parse_args()
     fjord = os.path.abspath(args.fjord)
@@ -76,7 +77,10 @@ def main():
         run("table", "create", wh, "db.app", "--columns", "k BIGINT, v BIGINT, s STRING",
             "-o", "bucket=4", "-o", "bucket-key=k", *common)
         jobs = {}
+        wanted = args.tables.split(",")
         for name, update in (("pk", 0.5), ("app", 0.0)):
+            if name not in wanted:
+                continue
             port = free_port()
             path = os.path.join(work, f"{name}.yaml")
             with open(path, "w") as f:
