@@ -66,9 +66,19 @@ class Broker:
         cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster, "-c", props],
                        check=True, capture_output=True, text=True)
+        self.command = java + ["kafka.Kafka", props]
         self.log = open(os.path.join(self.dir, "broker.log"), "w")
-        self.proc = subprocess.Popen(java + ["kafka.Kafka", props], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+        self.launch(timeout)
+
+    def restart(self, down_seconds=1.0, timeout=90):
+        """Stops the broker (SIGTERM, a clean shutdown) and starts it again on the same ports
+        and log directory after `down_seconds`: the topics and their messages stay."""
+        self.stop()
+        time.sleep(down_seconds)
+        self.launch(timeout)
+
+    def launch(self, timeout):
+        self.proc = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

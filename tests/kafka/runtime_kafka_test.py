@@ -227,7 +227,8 @@ def main():
             "agg": {"yaml": job("agg", "agg", "events", ", discovery-interval: 300ms",
                                 ", parallelism: 2, checkpoint-interval: 250ms")},
         }
-        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "table_resumes": 0}
+        counts = {"kills": 0, "terms": 0, "starts": 0, "restores": 0, "table_resumes": 0,
+                  "broker_restarts": 0}
 
         def start(name):
             j = jobs[name]
@@ -264,7 +265,14 @@ def main():
             start(name)
         deadline = time.time() + args.seconds
         lose_state_at = time.time() + args.seconds * 0.6
+        restart_broker_at = time.time() + args.seconds * 0.35
         while time.time() < deadline and not failures:
+            if restart_broker_at and time.time() > restart_broker_at:
+                # The broker goes down for 2 s under the producer and the running jobs: they
+                # must ride it out (librdkafka retries), no message lost or doubled.
+                kafka.restart(down_seconds=2)
+                restart_broker_at = None
+                counts["broker_restarts"] += 1
             for name, j in jobs.items():
                 if j["proc"].poll() is not None or time.time() >= j["until"]:
                     stop(name, signal.SIGTERM if rnd.random() < 0.2 else signal.SIGKILL)
@@ -292,6 +300,8 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{name} --bounded exit {r.returncode}:\n{r.stderr[-2000:]}")
 
+        if counts["broker_restarts"] != 1:
+            failures.append("the broker was not restarted during the run")
         if counts["table_resumes"] != 1:
             failures.append(f"agg resumed from the table {counts['table_resumes']} times, not once")
         n = sent["n"]
@@ -319,7 +329,8 @@ def main():
             print(f"ok: the consumer group holds the last checkpoint's offsets ({n} in all)")
         print(f"kafka: {n} messages over {sent['partitions']} partitions; {counts['starts']} starts, "
               f"{counts['kills']} kills, {counts['terms']} SIGTERMs, {counts['restores']} restores, "
-              f"{counts['table_resumes']} from the table alone; "
+              f"{counts['table_resumes']} from the table alone, {counts['broker_restarts']} broker "
+              f"restart; "
               f"app {len(ids)} rows, agg {len(got)} groups; {time.time() - started:.1f}s")
 
     for f in failures:
