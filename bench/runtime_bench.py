@@ -173,6 +173,9 @@ class Runner:
         self.seq += 1
         topic = f"bench{self.seq}"
         self.admin("create", topic, str(PARTITIONS))
+        # a job started right after the creation may find no partition leader yet (Fjord's kafka
+        # source then fails: "no watermark offsets: Not leader for partition")
+        time.sleep(3)
         return topic
 
     # --- engines -------------------------------------------------------------------------
@@ -313,9 +316,11 @@ class Runner:
         cmd = self.command(engine, table, par, source, follow=True)
         started = time.time()
         proc, log = self.start(cmd)
-        ready = r"^checkpoint \d+" if engine == "fjord" else r"fjord-bench: running"
         deadline = time.time() + 120
-        while True:  # the feed starts once the job runs (its start-up is not latency)
+        # The feed starts once the job's first checkpoint completed (Fjord: its first checkpoint
+        # line; Flink: its REST API counts one, so every task runs): start-up is not latency.
+        ready = r"^checkpoint \d+" if engine == "fjord" else r"^fjord-bench: checkpointed"
+        while True:
             log.seek(0)
             if re.search(ready, log.read(), re.M):
                 break
@@ -323,7 +328,6 @@ class Runner:
                 log.seek(0)
                 raise RuntimeError(f"{engine} did not start: {log.read()[-3000:]}")
             time.sleep(0.05)
-        time.sleep(1.0)
         producer = None
         if src_kind == "kafka":
             producer = subprocess.Popen([self.produce, self.kafka(), "produce", source[1]],
@@ -454,6 +458,8 @@ def main():
     ap.add_argument("--scratch", default=None, help="folder for the tables (default: /tmp)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--raw", default=None, help="append every run as a JSON line here")
+    ap.add_argument("--report-from", default=None,
+                    help="write the report from a --raw file of an earlier run, run nothing")
     args = ap.parse_args()
     quick = args.quick
     args.rows = args.rows or (100_000 if quick else 2_000_000)
@@ -466,6 +472,12 @@ def main():
     sources, tables = args.sources.split(","), args.tables.split(",")
     pars = [int(p) for p in args.parallelism.split(",")]
     modes = args.modes.split(",")
+    if args.report_from:
+        with open(args.report_from) as f:
+            results = [json.loads(ln) for ln in f if ln.strip()]
+        args.reps = max(r["rep"] for r in results) + 1
+        print(report(results, args, out))
+        return
     if "kafka" in sources and not args.produce:
         sys.exit("--produce is needed for the kafka source")
 

@@ -1,6 +1,16 @@
 package fjord.flink;
 
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -80,7 +90,23 @@ final class Bench {
                     "bench needs --table, --columns and either --files DIR or --kafka BOOTSTRAP --topic T");
         }
 
-        StreamExecutionEnvironment env = FjordFlink.streamEnv(parallelism);
+        // as FjordFlink.streamEnv, but with the REST endpoint on a known port: a followed run
+        // reports its first completed checkpoint (every task running) through it
+        int restPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            restPort = probe.getLocalPort();
+        }
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("64m"));
+        conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("32m"));
+        conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("32m"));
+        conf.setString("rest.bind-address", "127.0.0.1");
+        conf.setString("rest.address", "127.0.0.1");
+        conf.setString("rest.bind-port", String.valueOf(restPort));
+        conf.setString("rest.port", String.valueOf(restPort));
+        conf.setString("security.delegation.tokens.enabled", "false");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         env.enableCheckpointing(checkpointMillis);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         Catalogs catalogs = new Catalogs(tEnv);
@@ -108,15 +134,27 @@ final class Bench {
 
         long start = System.nanoTime();
         TableResult result = tEnv.executeSql("INSERT INTO " + sink + " SELECT * FROM bench_source");
-        // the harness starts feeding a followed source once the job runs (stderr: stdout is JSON)
-        org.apache.flink.core.execution.JobClient job = result.getJobClient().orElseThrow();
-        while (job.getJobStatus().get() != org.apache.flink.api.common.JobStatus.RUNNING) {
-            if (job.getJobStatus().get().isTerminalState()) {
-                break;
+        if (follow) {
+            // the harness starts feeding once the first checkpoint completed (stderr: stdout is
+            // for JSON answers)
+            JobClient job = result.getJobClient().orElseThrow();
+            URI uri = URI.create("http://127.0.0.1:" + restPort + "/jobs/" + job.getJobID() + "/checkpoints");
+            Pattern completed = Pattern.compile("\"completed\"\\s*:\\s*(\\d+)");
+            while (!job.getJobStatus().get().isTerminalState()) {
+                try {
+                    HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+                    String body = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    Matcher m = completed.matcher(body);
+                    if (m.find() && Long.parseLong(m.group(1)) > 0) {
+                        System.err.println("fjord-bench: checkpointed");
+                        break;
+                    }
+                } catch (java.io.IOException e) {
+                    // the job's REST handlers may not answer yet
+                }
+                Thread.sleep(50);
             }
-            Thread.sleep(20);
         }
-        System.err.println("fjord-bench: running");
         result.await();
         return "job_ms=" + (System.nanoTime() - start) / 1_000_000;
     }
