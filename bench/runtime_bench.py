@@ -388,6 +388,9 @@ def report(results, args, out):
                 if ln.startswith("model name")), platform.processor())
     lines = [f"# `fjord run` against Flink + Paimon: {now:%Y-%m-%d %H:%M} UTC", "",
              f"bench/runtime_bench.py {' '.join(sys.argv[1:])}", "",
+             "Fjord: `fjord run JOB.yaml` (`--bounded` for bulk); Flink 1.20.3 local MiniCluster, "
+             "Paimon's Flink connector 1.3.1, Flink SQL INSERT INTO (`fjord-flink bench`), JVM "
+             f"-Xmx{args.flink_heap}. Method: bench/README.md.", "",
              f"Machine: {os.cpu_count()} cores ({cpu}), "
              f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB; "
              "shared with other work (builds, tests) while this ran, so single figures are noisy.",
@@ -395,13 +398,13 @@ def report(results, args, out):
              f"Bulk: {args.rows:,} rows over {args.rows // 2:,} keys. Throttled: {args.rate:,} rows/s "
              f"for {args.seconds:g} s (unique keys). Checkpoints every 1 s; table options "
              f"file.format parquet, write-buffer-size {args.write_buffer}, defaults otherwise; "
-             f"pk = 4 buckets deduplicate, append = bucket -1. Medians of {args.reps} run(s), "
-             "engines interleaved. Every run's table was checked (row count and checksum) "
+             f"pk = 4 buckets deduplicate, append = bucket -1. Medians over the runs "
+             "(column runs), engines interleaved. Every run's table was checked (row count and checksum) "
              "against the generated rows.", "",
              "## Bulk (bounded runs, all rows there before the start)", "",
              "| source | table | P | engine | wall s | rows/s | job s | rows/job-s | CPU s "
-             "| rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots | runs |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     keys = sorted({(r["mode"], r["source"], r["table"], r["par"]) for r in results})
     for mode, src, kind, par in keys:
         if mode != "bulk":
@@ -416,11 +419,11 @@ def report(results, args, out):
                          f"{median(rs, 'rows_per_job_s'):,.0f} | {median(rs, 'cpu_s'):.1f} | "
                          f"{median(rs, 'rows_per_cpu_s'):,.0f} | {median(rs, 'rss_mb'):,.0f} | "
                          f"{median(rs, 'files_mean'):.1f} ({median(rs, 'files_max'):.0f}) | "
-                         f"{median(rs, 'snapshots'):.0f} |")
+                         f"{median(rs, 'snapshots'):.0f} | {len(rs)} |")
     lines += ["", "## Throttled (rows made available at a fixed rate)", "",
               "| source | table | P | engine | latency p50 ms | p99 ms | max ms | CPU s | "
-              "rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots |",
-              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots | runs |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for mode, src, kind, par in keys:
         if mode != "throttled":
             continue
@@ -433,7 +436,8 @@ def report(results, args, out):
                          f"{median(rs, 'p99_ms'):,.0f} | {median(rs, 'max_ms'):,.0f} | "
                          f"{median(rs, 'cpu_s'):.1f} | {median(rs, 'rows_per_cpu_s'):,.0f} | "
                          f"{median(rs, 'rss_mb'):,.0f} | {median(rs, 'files_mean'):.1f} "
-                         f"({median(rs, 'files_max'):.0f}) | {median(rs, 'snapshots'):.0f} |")
+                         f"({median(rs, 'files_max'):.0f}) | {median(rs, 'snapshots'):.0f} | "
+                         f"{len(rs)} |")
     text = "\n".join(lines) + "\n"
     with open(out, "w") as f:
         f.write(text)
