@@ -393,6 +393,33 @@ def median(runs, key):
     return statistics.median(vals) if vals else float("nan")
 
 
+def summary(results):
+    """One line per (source, table, P): bulk speed and CPU, peak RSS and throttled latency of
+    both engines, with Fjord/Flink ratios (above 1: Fjord better)."""
+    def pick(mode, src, kind, par, engine):
+        return [r for r in results if (r["mode"], r["source"], r["table"], r["par"],
+                                       r["engine"]) == (mode, src, kind, par, engine)]
+    lines = ["| input | table | P | rows/s Fjord | Flink | Fjord/Flink | rows/CPU-s Fjord | Flink "
+             "| Fjord/Flink | peak RSS MB Fjord | Flink | latency p50 / p99 ms Fjord | Flink |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for src, kind, par in sorted({(r["source"], r["table"], r["par"]) for r in results},
+                                 key=lambda k: (k[0] != "files", k[1] != "pk", k[2])):
+        bf, bl = pick("bulk", src, kind, par, "fjord"), pick("bulk", src, kind, par, "flink")
+        tf, tl = (pick("throttled", src, kind, par, "fjord"),
+                  pick("throttled", src, kind, par, "flink"))
+        rss = lambda rs: median(rs, "rss_mb")  # noqa: E731
+        lat = lambda rs: (f"{median(rs, 'p50_ms'):,.0f} / {median(rs, 'p99_ms'):,.0f}"  # noqa: E731
+                          if rs else "")
+        lines.append(
+            f"| {src} | {kind} | {par} | {median(bf, 'rows_per_s'):,.0f} | "
+            f"{median(bl, 'rows_per_s'):,.0f} | "
+            f"{median(bf, 'rows_per_s') / median(bl, 'rows_per_s'):.1f} | "
+            f"{median(bf, 'rows_per_cpu_s'):,.0f} | {median(bl, 'rows_per_cpu_s'):,.0f} | "
+            f"{median(bf, 'rows_per_cpu_s') / median(bl, 'rows_per_cpu_s'):.1f} | "
+            f"{rss(bf):,.0f} | {rss(bl):,.0f} | {lat(tf)} | {lat(tl)} |")
+    return lines
+
+
 def report(results, args, out):
     now = datetime.datetime.now(datetime.timezone.utc)
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
@@ -449,6 +476,7 @@ def report(results, args, out):
                          f"{median(rs, 'rss_mb'):,.0f} | {median(rs, 'files_mean'):.1f} "
                          f"({median(rs, 'files_max'):.0f}) | {median(rs, 'snapshots'):.0f} | "
                          f"{len(rs)} |")
+    lines += ["", "## Summary (Fjord against Flink)", ""] + summary(results)
     text = "\n".join(lines) + "\n"
     with open(out, "w") as f:
         f.write(text)
