@@ -25,14 +25,12 @@ import json
 import os
 import platform
 import re
-import resource
 import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -494,7 +492,7 @@ def main():
     ap.add_argument("--reps", type=int)
     ap.add_argument("--sources", default="files,kafka")
     ap.add_argument("--tables", default="pk,append")
-    ap.add_argument("--parallelism", default="1,2")
+    ap.add_argument("--parallelism", default=None, help="default 1,2 (quick: 1)")
     ap.add_argument("--modes", default="bulk,throttled")
     ap.add_argument("--write-buffer", default="64 mb")
     ap.add_argument("--flink-heap", default="1g")
@@ -512,6 +510,7 @@ def main():
     args.rate = args.rate or (5_000 if quick else 20_000)
     args.seconds = args.seconds or (5 if quick else 20)
     args.reps = args.reps or (1 if quick else 2)
+    args.parallelism = args.parallelism or ("1" if quick else "1,2")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     out = args.out or os.path.join(HERE, "results",
                                    f"{date}-runtime{'-quick' if quick else ''}.md")
