@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench soak-stream soak-lifecycle soak-run bench-runtime-soak
+        bench-commits bench-expire bench bench-runtime soak-stream soak-lifecycle soak-run bench-runtime-soak
 
 all: build
 
@@ -121,6 +121,17 @@ bench-runtime-soak: build
 	  --checkpoints $(BENCH_SOAK_CHECKPOINTS) --speedup $(BENCH_SOAK_SPEEDUP) \
 	  --tables $(BENCH_SOAK_TABLES) \
 	  --out bench/results/$$(date -u +%Y-%m-%d)-runtime-soak.md
+
+# Issue 16 point 8 (bench/README.md): `fjord run` against Flink 1.20 + Paimon's Flink connector, the
+# same rows (JSON-lines files, then a Kafka topic) into the same tables, parallelism 1 and 2, bulk
+# and throttled; writes bench/results/<date>-runtime.md. Not part of `make test`. BENCH_QUICK=1 for
+# a few minutes' check of the harness; BENCH_ARGS passes more (--reps, --rows, --sources, ...).
+bench-runtime: configure
+	@cmake --build $(BUILD_DIR) --target fjord fjord_kafka_produce -j $(JOBS)
+	@interop/flink/build.sh >/dev/null
+	@python3 bench/runtime_bench.py --fjord $(BUILD_DIR)/tools/fjord \
+	  --produce $(BUILD_DIR)/tests/fjord_kafka_produce $(if $(filter 1,$(BENCH_QUICK)),--quick) \
+	  $(BENCH_ARGS)
 
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
 # Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.

@@ -181,8 +181,10 @@ public final class FjordFlink {
             }
             case "ingest":
                 return Ingest.command(args);
+            case "bench":
+                return Bench.run(args);
             default:
-                throw new UsageException("unknown command: " + args[0] + " (write, tail, read, ingest, batch)");
+                throw new UsageException("unknown command: " + args[0] + " (write, tail, read, ingest, bench, batch)");
         }
     }
 
