@@ -123,6 +123,15 @@ def main():
         else:
             print("ok: a topic that does not exist is an error")
 
+        # A topic created a moment ago (its partition may not have a leader yet) is waited for.
+        admin("create", "fresh", 1)
+        run("table", "create", wh, "db.fresh", "--columns", cols, "-o", "bucket=-1")
+        r = run("run", job("fresh", "fresh", "fresh"), "--bounded", ok=False, cwd=work)
+        if r.returncode != 0:
+            failures.append(f"a topic just created: exit {r.returncode}: {r.stderr}")
+        else:
+            print("ok: a job on a topic created a moment ago starts")
+
         # start: latest is resolved once, at the first start, and then kept in the checkpoint.
         run("table", "create", wh, "db.late", "--columns", cols, "-o", "bucket=-1")
         late = job("late", "late", "bad", ", start: latest")

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "fjord/runtime/source.h"
@@ -235,11 +236,25 @@ class KafkaSource : public Source {
     return Status::OK();
   }
 
+  // A partition of a topic created a moment ago may have no leader yet: its watermarks are
+  // asked for again for up to kMetadataTimeoutMs on the errors that say so.
+  rd_kafka_resp_err_t QueryWatermarks(const Partition& p, int64_t* low, int64_t* high) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(kMetadataTimeoutMs);
+    while (true) {
+      rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_, p.first.c_str(), p.second, low,
+                                                               high, kMetadataTimeoutMs);
+      bool leaderless = e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+                        e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+                        e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+      if (!leaderless || Clock::now() >= deadline) return e;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+
   Result<int64_t> StartOffset(const Partition& p, const std::string& start) {
     int64_t low = 0;
     int64_t high = 0;
-    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_, p.first.c_str(), p.second, &low,
-                                                             &high, kMetadataTimeoutMs);
+    rd_kafka_resp_err_t e = QueryWatermarks(p, &low, &high);
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
       return Status::IOError(Name(p), ": no watermark offsets: ", rd_kafka_err2str(e));
     }
@@ -263,8 +278,7 @@ class KafkaSource : public Source {
     for (const Partition& p : assigned_) {
       int64_t low = 0;
       int64_t high = 0;
-      rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk_, p.first.c_str(), p.second, &low,
-                                                               &high, kMetadataTimeoutMs);
+      rd_kafka_resp_err_t e = QueryWatermarks(p, &low, &high);
       if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return Status::IOError(Name(p), ": no end offset: ", rd_kafka_err2str(e));
       }
