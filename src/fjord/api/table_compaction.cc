@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fjord/common/ids.h"
+#include "fjord/common/strings.h"
 #include "fjord/table.h"
 #include "fjord/table/compact/compaction_job.h"
 #include "fjord/table/file_store_table.h"
@@ -44,6 +45,12 @@ Result<std::unique_ptr<TableCompaction>> Table::NewCompaction(
   // leave compaction AND the post-commit maintenance (snapshot and partition expiration, tags) to
   // the dedicated job, so with it on here nothing would ever expire beside write-only writers.
   std::map<std::string, std::string> dynamic = options.dynamic_options;
+  auto given = dynamic.find("write-only");
+  if (given != dynamic.end() && !EqualsIgnoreCase(Trim(given->second), "false")) {
+    return Status::Invalid("write-only = ", given->second,
+                           " for a dedicated compaction: it would neither compact nor expire; "
+                           "leave write-only to the writers");
+  }
   dynamic["write-only"] = "false";
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
                         store_->WithDynamicOptions(dynamic));

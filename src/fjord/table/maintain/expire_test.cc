@@ -726,6 +726,15 @@ TEST_F(ExpireTest, DedicatedCompactionOfAWriteOnlyTableExpires) {
   std::mt19937 rng(12);
   Commits(*table, 6, &rng);
   EXPECT_EQ(SnapshotIds().size(), 6u);  // the writers expire nothing
+  // write-only asked of the dedicated compaction itself is refused, not overridden.
+  CompactionOptions write_only;
+  write_only.dynamic_options = {{"write-only", "TRUE"}};
+  auto refused = table->NewCompaction(write_only);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(refused.status().message().find("write-only = TRUE"), std::string::npos);
+  write_only.dynamic_options = {{"write-only", "false"}};
+  EXPECT_OK(table->NewCompaction(write_only).status());
   FullCompact(*table);
   std::vector<int64_t> ids = SnapshotIds();
   ASSERT_EQ(ids.size(), 3u);
