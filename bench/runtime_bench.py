@@ -441,39 +441,36 @@ def report(results, args, out):
              "| source | table | P | engine | wall s | rows/s | job s | rows/job-s | CPU s "
              "| rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots | runs |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    keys = sorted({(r["mode"], r["source"], r["table"], r["par"]) for r in results})
-    for mode, src, kind, par in keys:
-        if mode != "bulk":
-            continue
-        for engine in ("fjord", "flink"):
-            rs = [r for r in results if (r["mode"], r["source"], r["table"], r["par"],
-                                         r["engine"]) == (mode, src, kind, par, engine)]
-            if not rs:
-                continue
-            lines.append(f"| {src} | {kind} | {par} | {engine} | {median(rs, 'wall_s'):.1f} | "
-                         f"{median(rs, 'rows_per_s'):,.0f} | {median(rs, 'job_s'):.1f} | "
-                         f"{median(rs, 'rows_per_job_s'):,.0f} | {median(rs, 'cpu_s'):.1f} | "
-                         f"{median(rs, 'rows_per_cpu_s'):,.0f} | {median(rs, 'rss_mb'):,.0f} | "
-                         f"{median(rs, 'files_mean'):.1f} ({median(rs, 'files_max'):.0f}) | "
-                         f"{median(rs, 'snapshots'):.0f} | {len(rs)} |")
+
+    def groups(mode):
+        """(source, table, P, engine, runs) of `mode`, in report order."""
+        keys = sorted({(r["source"], r["table"], r["par"]) for r in results
+                       if r["mode"] == mode})
+        for src, kind, par in keys:
+            for engine in ("fjord", "flink"):
+                rs = [r for r in results if (r["mode"], r["source"], r["table"], r["par"],
+                                             r["engine"]) == (mode, src, kind, par, engine)]
+                if rs:
+                    yield src, kind, par, engine, rs
+
+    for src, kind, par, engine, rs in groups("bulk"):
+        lines.append(f"| {src} | {kind} | {par} | {engine} | {median(rs, 'wall_s'):.1f} | "
+                     f"{median(rs, 'rows_per_s'):,.0f} | {median(rs, 'job_s'):.1f} | "
+                     f"{median(rs, 'rows_per_job_s'):,.0f} | {median(rs, 'cpu_s'):.1f} | "
+                     f"{median(rs, 'rows_per_cpu_s'):,.0f} | {median(rs, 'rss_mb'):,.0f} | "
+                     f"{median(rs, 'files_mean'):.1f} ({median(rs, 'files_max'):.0f}) | "
+                     f"{median(rs, 'snapshots'):.0f} | {len(rs)} |")
     lines += ["", "## Throttled (rows made available at a fixed rate)", "",
               "| source | table | P | engine | latency p50 ms | p99 ms | max ms | CPU s | "
               "rows/CPU-s | peak RSS MB | files/bucket mean (max) | snapshots | runs |",
               "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for mode, src, kind, par in keys:
-        if mode != "throttled":
-            continue
-        for engine in ("fjord", "flink"):
-            rs = [r for r in results if (r["mode"], r["source"], r["table"], r["par"],
-                                         r["engine"]) == (mode, src, kind, par, engine)]
-            if not rs:
-                continue
-            lines.append(f"| {src} | {kind} | {par} | {engine} | {median(rs, 'p50_ms'):,.0f} | "
-                         f"{median(rs, 'p99_ms'):,.0f} | {median(rs, 'max_ms'):,.0f} | "
-                         f"{median(rs, 'cpu_s'):.1f} | {median(rs, 'rows_per_cpu_s'):,.0f} | "
-                         f"{median(rs, 'rss_mb'):,.0f} | {median(rs, 'files_mean'):.1f} "
-                         f"({median(rs, 'files_max'):.0f}) | {median(rs, 'snapshots'):.0f} | "
-                         f"{len(rs)} |")
+    for src, kind, par, engine, rs in groups("throttled"):
+        lines.append(f"| {src} | {kind} | {par} | {engine} | {median(rs, 'p50_ms'):,.0f} | "
+                     f"{median(rs, 'p99_ms'):,.0f} | {median(rs, 'max_ms'):,.0f} | "
+                     f"{median(rs, 'cpu_s'):.1f} | {median(rs, 'rows_per_cpu_s'):,.0f} | "
+                     f"{median(rs, 'rss_mb'):,.0f} | {median(rs, 'files_mean'):.1f} "
+                     f"({median(rs, 'files_max'):.0f}) | {median(rs, 'snapshots'):.0f} | "
+                     f"{len(rs)} |")
     lines += ["", "## Summary (Fjord against Flink)", ""] + summary(results)
     text = "\n".join(lines) + "\n"
     with open(out, "w") as f:

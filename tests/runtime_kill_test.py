@@ -41,6 +41,19 @@ def table_dir(fjord, work, name, columns):
     return base
 
 
+def ids_job(fjord, work, name, count):
+    """table_dir(name) with in/a.jsonl holding ids 0..count-1 and job.yaml reading it into the
+    table (checkpoints only at the end); returns (base, job file)."""
+    base = table_dir(fjord, work, name, "id BIGINT")
+    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
+        f.write("".join(json.dumps({"id": i}) + "\n" for i in range(count)))
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in, format: jsonl}\nsink: {table: wh/db.db/t}\n"
+                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
+    return base, job
+
+
 def check_stale_state_and_timeout(fjord, work, failures):
     """An older copy of the state directory is refused (its position is before committed rows);
     a checkpoint slower than checkpoint-timeout fails the run, and the next run is exact."""
@@ -170,14 +183,8 @@ def check_expired_snapshots_not_recommitted(fjord, work, failures):
     """A job stopped after its last checkpoint's commit, then every snapshot of its commit user
     expired (another writer kept committing): the restart must not commit that checkpoint again
     (the table can no longer tell; state-dir's `committed` can)."""
-    base = table_dir(fjord, work, "expired", "id BIGINT")
+    base, job = ids_job(fjord, work, "expired", 50)
     table = os.path.join(base, "wh", "db.db", "t")
-    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
-        f.write("".join(json.dumps({"id": i}) + "\n" for i in range(50)))
-    job = os.path.join(base, "job.yaml")
-    with open(job, "w") as f:
-        f.write("source: {type: files, path: in, format: jsonl}\nsink: {table: wh/db.db/t}\n"
-                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
     first = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
                            text=True)
     other = os.path.join(base, "other.jsonl")
@@ -204,13 +211,7 @@ def check_expired_snapshots_not_recommitted(fjord, work, failures):
 def check_missing_files_refused(fjord, work, failures):
     """A checkpoint persisted but not committed whose data file is gone: the restart refuses to
     commit a snapshot naming it, with an error naming the file; nothing is committed."""
-    base = table_dir(fjord, work, "gone", "id BIGINT")
-    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
-        f.write("".join(json.dumps({"id": i}) + "\n" for i in range(100)))
-    job = os.path.join(base, "job.yaml")
-    with open(job, "w") as f:
-        f.write("source: {type: files, path: in}\nsink: {table: wh/db.db/t}\n"
-                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
+    base, job = ids_job(fjord, work, "gone", 100)
     env = dict(os.environ, FJORD_TEST_COMMIT_DELAY_MS="20000")
     p = subprocess.Popen([fjord, "run", job, "--bounded"], cwd=base, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -46,49 +46,14 @@ import time
 from collections import Counter
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-FLINK = os.path.join(REPO, "interop", "flink", "fjord-flink")
 sys.path.insert(0, os.path.join(REPO, "interop"))
 import compare_rows  # noqa: E402
+from flink_batch import FlinkBatch, run  # noqa: E402
 
 STOP_TRIGGER = 8  # num-sorted-run.stop-trigger: compaction-trigger (5) + 3, the tables' default
 RETAINED = 10  # the tables' snapshot.num-retained.max
 FOLLOWED = ["agg", "dedup"]
 TABLES = FOLLOWED + ["dedup_alone"]
-
-
-class Flink:
-    """One `fjord-flink batch -` JVM; a command may be sent and its answer taken later."""
-
-    def __init__(self, log):
-        self.proc = subprocess.Popen([FLINK, "batch", "-"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=log, text=True,
-                                     encoding="utf-8")
-
-    def send(self, *args):
-        self.proc.stdin.write(json.dumps(list(args), ensure_ascii=False) + "\n")
-        self.proc.stdin.flush()
-
-    def answer(self):
-        return json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-
-    def __call__(self, *args):
-        self.send(*args)
-        answer = self.answer()
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-flink {' '.join(args)}: {answer['message']}")
-        return answer
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=120)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       encoding="utf-8")
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
-    return p.stdout
 
 
 # The model: the rows Ingest.java streams, merged as the tables' merge engines do.
@@ -178,7 +143,7 @@ def main():
             print("  " + p)
 
     log = open(os.path.join(work, "flink.log"), "w")
-    flink = Flink(log)
+    flink = FlinkBatch(log)
     services = {}
     completed = False
     try:

@@ -38,9 +38,9 @@ import time
 from collections import Counter, defaultdict
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-FLINK = os.path.join(REPO, "interop", "flink", "fjord-flink")
 sys.path.insert(0, os.path.join(REPO, "interop"))
 import compare_rows  # noqa: E402
+from flink_batch import FlinkBatch, run  # noqa: E402
 
 # Streaming reads taken of every table: name, options of the scan (table hints).
 TAIL_MODES = [
@@ -71,35 +71,6 @@ def tail_modes(producer):
 # Differences known and reported, by table: the checks that involve `fjord cat` on that table print
 # KNOWN instead of FAIL (and say so when the difference did not show: once fixed, take it out).
 KNOWN_CAT = {}  # table -> a known difference of fjord cat from Flink (none now)
-
-
-class Flink:
-    """One `fjord-flink batch -` JVM for the whole test, fed one command at a time."""
-
-    def __init__(self, log):
-        self.proc = subprocess.Popen([FLINK, "batch", "-"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=log, text=True,
-                                     encoding="utf-8")
-
-    def __call__(self, *args):
-        self.proc.stdin.write(json.dumps(list(args), ensure_ascii=False) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-flink {' '.join(args)}: {answer['message']}")
-        return answer
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=120)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       encoding="utf-8")
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
-    return p.stdout
 
 
 def canon(line_or_row):
@@ -357,7 +328,7 @@ def main():
             print("  " + p)
 
     log = open(os.path.join(work, "flink.log"), "w")
-    flink = Flink(log)
+    flink = FlinkBatch(log)
     completed = False
     try:
         t = time.monotonic()
