@@ -23,6 +23,8 @@ ALLOWED = {
     "format/arrow_types": BASE,
     "format/orc": BASE | {"format/arrow_types"},
     "expr": BASE,
+    # CDC records and formats (docs/cdc.md): decoding only, no table.
+    "cdc": BASE,
     "format": BASE | {"io", "format/avro", "format/arrow_types", "format/orc"},
     "meta": BASE | {"io", "format", "format/avro"},
     "lsm": BASE | {"io", "format", "format/avro", "meta"},
