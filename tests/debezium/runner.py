@@ -23,7 +23,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-JAVA = ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+JAVA = ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"]
 
 
 def classpath():
