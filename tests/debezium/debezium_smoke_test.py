@@ -12,8 +12,9 @@ keys, the values of the numeric / timestamp / date / bytea / bool columns as Deb
 types encode them, and the schema before and after each ALTER are checked.
 
 Phase 2, schemas off, one topic for both tables, a new slot: the snapshot of what phase 1 left,
-changes, a SIGKILL of the runner, changes while it is down, a restart from its offsets file: every
-change arrives (some perhaps twice, never lost), bare payloads without a schema.
+changes, a SIGKILL of the runner in the middle of 300 one-row transactions, changes while it is
+down, a restart from its offsets file: every change arrives (some perhaps twice, never lost), bare
+payloads without a schema.
 
 The messages go to WORKDIR/messages-schemas.jsonl and WORKDIR/messages-plain.jsonl (one Kafka
 message a line: topic, partition, offset, key, value); --workdir keeps them.
@@ -28,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -234,13 +236,22 @@ def phase2(pg, kafka, work):
             UPDATE orders SET note = 'five' WHERE id = 5;
         """)
         dbz.wait_for({topic: 8})
+        # 300 inserts, one transaction each, while the runner is SIGKILLed part way through.
+        bulk = threading.Thread(target=pg.sql, args=(
+            "DO $$ BEGIN FOR i IN 101..400 LOOP INSERT INTO customers VALUES (i, 'n' || i); "
+            "COMMIT; END LOOP; END $$;",))
+        bulk.start()
+        dbz.wait_for({topic: 8 + 40})
         dbz.kill()
+        acked = dbz.sent.get(topic, 0)
+        bulk.join()
         pg.sql("""
             DELETE FROM orders WHERE id = 6;
             INSERT INTO orders (id, note, qty) VALUES (7, 'while down', 1);
         """)
         dbz.start()
-        dbz.wait_for({topic: 3})  # at least what happened while it was down
+        # everything not acknowledged before the kill: 8 + 300 + delete, tombstone, insert
+        dbz.wait_for({topic: 311 - acked})
         msgs = dbz.dump([topic])
     finally:
         dbz.stop()
@@ -272,8 +283,9 @@ def phase2(pg, kafka, work):
     o, c = tables.get("orders", []), tables.get("customers", [])
     check(sorted(o[:5]) == [("r", i) for i in (1, 3, 4, 5, 6)] and
           o[5:] == [("u", 5), ("d", 6), ("T", 6), ("c", 7)], f"plain orders: {o}")
-    check(c == [("r", 2), ("c", 3)], f"plain customers: {c}")
-    return len(msgs), len(msgs) - len(distinct)
+    check(c == [("r", 2), ("c", 3)] + [("c", i) for i in range(101, 401)],
+          f"plain customers: {c[:5]}... {c[-3:]}, {len(c)}")
+    return len(msgs), len(msgs) - len(distinct), acked
 
 
 def main():
@@ -289,9 +301,9 @@ def main():
                   f"{time.time() - started:.1f}s")
             n1 = phase1(pg, kafka, work)
             print(f"phase 1 (schemas): {n1} messages after {time.time() - started:.1f}s")
-            n2, dup = phase2(pg, kafka, work)
-            print(f"phase 2 (no schemas, one topic, a SIGKILL): {n2} messages, {dup} sent twice,"
-                  f" after {time.time() - started:.1f}s")
+            n2, dup, acked = phase2(pg, kafka, work)
+            print(f"phase 2 (no schemas, one topic, a SIGKILL after {acked} acknowledged): {n2}"
+                  f" messages, {dup} sent twice, after {time.time() - started:.1f}s")
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)

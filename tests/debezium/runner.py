@@ -77,7 +77,8 @@ class Debezium:
             self.sent, self.total = {}, 0
         self.proc = subprocess.Popen(JAVA + ["-cp", self.cp, "fjord.debezium.Runner"] + self.args,
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
-        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+        self.reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
+        self.reader.start()
 
     def _read(self, proc):
         # "sent TOTAL TOPIC=N ..." after every batch Kafka acknowledged
@@ -147,7 +148,7 @@ class Debezium:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
-        self.proc = None
+        self._join()
 
     def stop(self, timeout=30):
         """SIGTERM: the engine stops, commits its offsets and exits."""
@@ -158,5 +159,11 @@ class Debezium:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._join()
+
+    def _join(self):
+        # the last "sent" lines the process printed are counted before kill() / stop() return
+        if self.proc:
+            self.reader.join(timeout=10)
         self.proc = None
 
