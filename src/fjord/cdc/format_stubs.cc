@@ -3,7 +3,6 @@
 
 namespace fjord::cdc {
 
-std::unique_ptr<CdcFormat> MakeDebeziumJsonFormat(const TypeMapping&) { return nullptr; }
 std::unique_ptr<CdcFormat> MakeCanalJsonFormat(const TypeMapping&) { return nullptr; }
 std::unique_ptr<CdcFormat> MakeMaxwellJsonFormat(const TypeMapping&) { return nullptr; }
 std::unique_ptr<CdcFormat> MakeOggJsonFormat(const TypeMapping&) { return nullptr; }
