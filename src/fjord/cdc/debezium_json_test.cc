@@ -1,6 +1,7 @@
 // debezium-json: expected values reasoned from Java Paimon 1.4.2's DebeziumJsonRecordParser and
-// DebeziumSchemaUtils; the date/time, base64, bits, BigDecimal and UTF-8 texts were checked
-// against the JDK and Paimon's DateTimeUtils (paimon-bundle 1.4.2) on JDK 17.
+// DebeziumSchemaUtils, and confirmed by running Java's parser (Paimon 1.3.1, whose parser code is
+// the same as 1.4.2's) on these messages on JDK 17; the edge texts of DebeziumTypesTest against
+// the JDK and Paimon's DateTimeUtils.
 #include <gtest/gtest.h>
 
 #include "fjord/cdc/cdc_format.h"
@@ -165,6 +166,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
     {"type":"int64","optional":true,"field":"i64"},
     {"type":"float","optional":true,"field":"f32"},
     {"type":"double","optional":true,"field":"f64"},
+    {"type":"float64","optional":true,"field":"f64b"},
     {"type":"boolean","optional":true,"field":"b"},
     {"type":"string","optional":true,"field":"s"},
     {"type":"bytes","optional":true,"field":"bin"},
@@ -190,7 +192,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
     {"type":"string","optional":true,"name":"io.debezium.data.Uuid","field":"uuid"},
     {"type":"string","optional":true,"name":"io.debezium.data.Enum",
      "parameters":{"allowed":"a,b"},"field":"en"})";
-  std::string after = R"({"i8":-5,"i16":300,"i32":70000,"i64":null,"f32":1.25,"f64":2.50,
+  std::string after = R"({"i8":-5,"i16":300,"i32":70000,"i64":null,"f32":1.25,"f64":2.50,"f64b":2.5,
     "b":false,"s":"héllo","bin":"aGVsbG8=","d":19000,"ts3":1700000000123,
     "ts6":1700000000123456,"tz":"2023-11-14T22:13:20.5Z","tm":3723500000,"tmillis":3723000,
     "tsn":1700000000123456789,"kd":19000,"dec":12.30,"dec_np":7,"dec_wide":1.5,
@@ -201,7 +203,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
   const CdcRecord& r = records[0];
   EXPECT_EQ(r.database, "db");
   EXPECT_EQ(r.table, "t");
-  ASSERT_EQ(r.columns.size(), 25u);
+  ASSERT_EQ(r.columns.size(), 26u);
 
   EXPECT_EQ(Type(r, "i8"), "TINYINT");
   EXPECT_EQ(Type(r, "i16"), "SMALLINT");  // optional false: still nullable, as Java
@@ -211,6 +213,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
   EXPECT_EQ(Type(r, "f32"), "FLOAT");
   EXPECT_EQ(Type(r, "f64"), "DOUBLE");
   EXPECT_EQ(Value(r, "f64"), "2.5");
+  EXPECT_EQ(Type(r, "f64b"), "FLOAT");  // Java maps float64 to FLOAT
   EXPECT_EQ(Type(r, "b"), "BOOLEAN");
   EXPECT_EQ(Value(r, "b"), "false");
   EXPECT_EQ(Value(r, "s"), "héllo");
