@@ -45,6 +45,11 @@ TEST(CdcJsonTest, NestedTextsAndDuplicateKeys) {
 TEST(CdcJsonTest, BadJsonIsInvalid) {
   EXPECT_FALSE(ParseCdcJson("{\"a\":").ok());
   EXPECT_FALSE(ParseCdcJson("").ok());
+  EXPECT_FALSE(ParseCdcJson(" ").ok());
+  // As Jackson's readValue: what follows the first value is not read.
+  auto first = ParseCdcJson(R"({"a":1} xyz)");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(JavaObjectText(*first), "{a=1}");
   EXPECT_TRUE(IsJavaBigDecimal("-1.5E+3"));
   EXPECT_TRUE(IsJavaBigDecimal(".5"));
   EXPECT_FALSE(IsJavaBigDecimal("AMU="));

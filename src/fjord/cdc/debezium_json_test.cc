@@ -98,6 +98,16 @@ TEST(DebeziumJsonTest, UpdateDeletesBeforeMergedOverAfterThenInsertsAfter) {
   EXPECT_EQ(Value(records[1], "name"), "new");
 }
 
+TEST(DebeziumJsonTest, UpdateWithNonObjectBeforeMergesNothing) {
+  auto records = DecodeOk(R"({"op":"u","after":{"a":1},"before":"x"})");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
+  EXPECT_EQ(Value(records[0], "a"), "1");
+  EXPECT_EQ(records[1].kind, ChangeKind::kInsert);
+  EXPECT_TRUE(DecodeError(R"({"op":"c","after":"str"})").IsInvalid());
+  EXPECT_TRUE(DecodeError(R"({"op":"c","after":[1]})").IsInvalid());
+}
+
 TEST(DebeziumJsonTest, DeleteUsesBefore) {
   auto records = DecodeOk(R"({"before":{"id":9},"after":null,"op":"d"})");
   ASSERT_EQ(records.size(), 1u);
