@@ -331,6 +331,11 @@ TEST(DebeziumTypesTest, Base64AndUtf8AsJava) {
                                         "b\xFF\xF0\x9F\x98")),
             "a\xEF\xBF\xBD"
             "b\xEF\xBF\xBD\xEF\xBF\xBD");
+  // An encoded surrogate is one replacement, complete or cut at the end; E0 80 is three.
+  EXPECT_EQ(DecodeUtf8Lossy("\xED\xA0\x80x"), "\xEF\xBF\xBDx");
+  EXPECT_EQ(DecodeUtf8Lossy("x\xED\xA0"), "x\xEF\xBF\xBD");
+  EXPECT_EQ(DecodeUtf8Lossy("\xE0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(DecodeUtf8Lossy("\xE2\x82\xAC\xF0\x9F\x98\x80"), "\xE2\x82\xAC\xF0\x9F\x98\x80");
 }
 
 }  // namespace
