@@ -1,5 +1,6 @@
 // The Java texts of message values: checked against Jackson 2.14 (as shaded in paimon-bundle
-// 1.4.2) reading with USE_BIG_DECIMAL_FOR_FLOATS and converting to Map<String, Object>.
+// 1.4.2) reading with USE_BIG_DECIMAL_FOR_FLOATS and converting to Map<String, Object>, these
+// cases and 20000 random decimal numbers.
 #include "fjord/cdc/cdc_json.h"
 
 #include <gtest/gtest.h>
