@@ -306,6 +306,18 @@ TEST(DebeziumTypesTest, ValueTextEdges) {
   EXPECT_EQ(*DebeziumValueText(std::string("2023-11-15T00:13:20+02:00"), zoned, none).value(),
             "2023-11-14 22:13:20.000000");
   EXPECT_FALSE(DebeziumValueText(std::string("2023-11-15 00:13:20"), zoned, none).ok());
+  // As Java 17's Instant.parse: 24:00 is the next midnight, lower-case t and z are read, no leap
+  // second, no minutes-only time, no offset without minutes.
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14T24:00:00Z"), zoned, none).value(),
+            "2023-11-15 00:00:00.000000");
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14t22:13:20z"), zoned, none).value(),
+            "2023-11-14 22:13:20.000000");
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14T22:13:20+02:00:30"), zoned, none).value(),
+            "2023-11-14 20:12:50.000000");
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13:60Z"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13Z"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13:20+02"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-02-29T00:00:00Z"), zoned, none).ok());
   DebeziumField time{"int64", "io.debezium.time.MicroTime", {}};
   EXPECT_EQ(*DebeziumValueText(std::string("3723000000"), time, none).value(), "01:02:03");
   EXPECT_EQ(*DebeziumValueText(std::string("3720000000"), time, none).value(), "01:02");

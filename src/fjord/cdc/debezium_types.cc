@@ -151,7 +151,7 @@ bool Expect(const std::string& s, size_t* pos, char c) {
 }
 
 // Instant.parse (ISO_INSTANT as Java 17 reads it): yyyy-MM-ddTHH:mm:ss[.f{1,9}] and Z or an
-// offset +HH:MM[:SS]; a leap second 60 is the next second.
+// offset +HH:MM[:SS], T and Z in either case; a year beyond 9999 needs its sign.
 bool ParseInstant(const std::string& s, int64_t* epoch_second, int64_t* nano) {
   size_t pos = 0;
   bool negative = false;
@@ -201,15 +201,15 @@ bool ParseInstant(const std::string& s, int64_t* epoch_second, int64_t* nano) {
     return false;
   }
   if (pos != s.size()) return false;
+  // 24:00:00 is the next midnight; a leap second 60 is refused (as Java 17 does).
+  const bool end_of_day = hour == 24 && minute == 0 && second == 0 && frac == 0;
   if (month < 1 || month > 12 || day < 1 ||
-      day > static_cast<int64_t>(DaysInMonth(year, static_cast<unsigned>(month))) || hour > 23 ||
-      minute > 59 || second > 60) {
+      day > static_cast<int64_t>(DaysInMonth(year, static_cast<unsigned>(month))) ||
+      (hour > 23 && !end_of_day) || minute > 59 || second > 59) {
     return false;
   }
-  int64_t leap = second == 60 ? 1 : 0;
-  if (leap) second = 59;
   int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  *epoch_second = days * 86400 + hour * 3600 + minute * 60 + second + leap - offset;
+  *epoch_second = days * 86400 + hour * 3600 + minute * 60 + second - offset;
   *nano = frac;
   return true;
 }
