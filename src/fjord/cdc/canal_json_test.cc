@@ -1,5 +1,6 @@
 // canal-json: expected types and texts reasoned from Java Paimon 1.4.2's CanalRecordParser,
-// CanalFieldParser and MySqlTypeUtils.
+// CanalFieldParser and MySqlTypeUtils, and confirmed by running Java's CanalRecordParser (Paimon
+// 1.3.1, whose parser code is the same as 1.4.2's) on these messages.
 #include <gtest/gtest.h>
 
 #include "fjord/cdc/cdc_test_util.h"
@@ -144,6 +145,26 @@ TEST(CanalJsonTest, DdlAndTombstonesGiveNothing) {
   EXPECT_TRUE(DecodeOk("canal-json", "null").empty());
   EXPECT_TRUE(DecodeOk("canal-json", R"({"data":[],"type":"INSERT"})").empty());
   EXPECT_EQ(DecodeOk("canal-json", R"({"data":[{"a":"1"}],"type":"ROW"})").size(), 1u);
+}
+
+TEST(CanalJsonTest, EnumAndSetLabels) {
+  auto records = DecodeOk("canal-json", R"j({"data":[{"s":"7","e":"2","n":5}],
+    "mysqlType":{"s":"set('a', 'b' ,'c')","e":"enum('p','q','')","n":"int"},"type":"INSERT"})j");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(Value(records[0], "s"), "[a,b,c]");
+  EXPECT_EQ(Value(records[0], "e"), "q");
+  EXPECT_EQ(Value(records[0], "n"), "5");
+  // Java's String.split drops the trailing empty label, so index 3 is out of range.
+  EXPECT_TRUE(DecodeError("canal-json", R"j({"data":[{"e":"3"}],
+    "mysqlType":{"e":"enum('p','q','')"},"type":"INSERT"})j")
+                  .IsInvalid());
+  EXPECT_TRUE(DecodeError("canal-json", R"j({"data":[{"s":"8"}],
+    "mysqlType":{"s":"set('a','b','c')"},"type":"INSERT"})j")
+                  .IsInvalid());
+  // BIT without a length would be BINARY(0), which Paimon refuses.
+  EXPECT_TRUE(DecodeError("canal-json", R"j({"data":[{"b":"1"}],"mysqlType":{"b":"bit"},
+    "type":"INSERT"})j")
+                  .IsInvalid());
 }
 
 TEST(CanalJsonTest, Errors) {

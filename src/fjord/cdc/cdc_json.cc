@@ -230,7 +230,10 @@ void AppendCompact(const JsonNode& n, std::string* out) {
 
 Result<JsonNode> ParseCdcJson(std::string_view text) {
   TreeBuilder builder;
-  bool ok = Json::sax_parse(text.begin(), text.end(), &builder);
+  // Not strict: like Jackson's readValue, the first value is read and what follows is ignored.
+  bool ok =
+      Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::detail::input_format_t::json,
+                      /*strict=*/false);
   if (!ok) {
     return Status::Invalid("not valid JSON: ",
                            builder.error.empty() ? "parse error" : builder.error);

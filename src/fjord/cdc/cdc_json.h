@@ -34,8 +34,9 @@ struct JsonNode {
   void Set(const std::string& key, JsonNode value);
 };
 
-// Parses one message; a duplicate key replaces the earlier value in its place (as Jackson's
-// ObjectNode). The error says where the text is not JSON.
+// Parses one message as Jackson's readValue does: the first JSON value, ignoring what follows
+// it; a duplicate key replaces the earlier value in its place (as ObjectNode). The error says
+// where the text is not JSON.
 Result<JsonNode> ParseCdcJson(std::string_view text);
 
 // JsonNode.asText(): a string's value, a number's or boolean's text, "null" for null and "" for

@@ -1,5 +1,6 @@
 // The Java texts of message values: checked against Jackson 2.14 (as shaded in paimon-bundle
-// 1.4.2) reading with USE_BIG_DECIMAL_FOR_FLOATS and converting to Map<String, Object>.
+// 1.4.2) reading with USE_BIG_DECIMAL_FOR_FLOATS and converting to Map<String, Object>, these
+// cases and 20000 random decimal numbers.
 #include "fjord/cdc/cdc_json.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,11 @@ TEST(CdcJsonTest, NestedTextsAndDuplicateKeys) {
 TEST(CdcJsonTest, BadJsonIsInvalid) {
   EXPECT_FALSE(ParseCdcJson("{\"a\":").ok());
   EXPECT_FALSE(ParseCdcJson("").ok());
+  EXPECT_FALSE(ParseCdcJson(" ").ok());
+  // As Jackson's readValue: what follows the first value is not read.
+  auto first = ParseCdcJson(R"({"a":1} xyz)");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(JavaObjectText(*first), "{a=1}");
   EXPECT_TRUE(IsJavaBigDecimal("-1.5E+3"));
   EXPECT_TRUE(IsJavaBigDecimal(".5"));
   EXPECT_FALSE(IsJavaBigDecimal("AMU="));

@@ -50,7 +50,8 @@ class DebeziumJsonFormat : public CdcFormat {
       FJORD_RETURN_NOT_OK(Add(ctx, *root, schema, *after, ChangeKind::kInsert, &records));
     } else if (op == "u") {
       FJORD_ASSIGN_OR_RAISE(const JsonNode* after, After(ctx, *root));
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, Before(ctx, *root, op));
+      // Only merged over the after image: a `before` that is not an object merges nothing.
+      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.Require(*root, "before", "op", op));
       FJORD_RETURN_NOT_OK(
           Add(ctx, *root, schema, MergeOldRecord(*after, *before), ChangeKind::kDelete, &records));
       FJORD_RETURN_NOT_OK(Add(ctx, *root, schema, *after, ChangeKind::kInsert, &records));

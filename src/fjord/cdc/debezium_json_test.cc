@@ -1,6 +1,7 @@
 // debezium-json: expected values reasoned from Java Paimon 1.4.2's DebeziumJsonRecordParser and
-// DebeziumSchemaUtils; the date/time, base64, bits, BigDecimal and UTF-8 texts were checked
-// against the JDK and Paimon's DateTimeUtils (paimon-bundle 1.4.2) on JDK 17.
+// DebeziumSchemaUtils, and confirmed by running Java's parser (Paimon 1.3.1, whose parser code is
+// the same as 1.4.2's) on these messages on JDK 17; the edge texts of DebeziumTypesTest against
+// the JDK and Paimon's DateTimeUtils.
 #include <gtest/gtest.h>
 
 #include "fjord/cdc/cdc_format.h"
@@ -97,6 +98,16 @@ TEST(DebeziumJsonTest, UpdateDeletesBeforeMergedOverAfterThenInsertsAfter) {
   EXPECT_EQ(Value(records[1], "name"), "new");
 }
 
+TEST(DebeziumJsonTest, UpdateWithNonObjectBeforeMergesNothing) {
+  auto records = DecodeOk(R"({"op":"u","after":{"a":1},"before":"x"})");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
+  EXPECT_EQ(Value(records[0], "a"), "1");
+  EXPECT_EQ(records[1].kind, ChangeKind::kInsert);
+  EXPECT_TRUE(DecodeError(R"({"op":"c","after":"str"})").IsInvalid());
+  EXPECT_TRUE(DecodeError(R"({"op":"c","after":[1]})").IsInvalid());
+}
+
 TEST(DebeziumJsonTest, DeleteUsesBefore) {
   auto records = DecodeOk(R"({"before":{"id":9},"after":null,"op":"d"})");
   ASSERT_EQ(records.size(), 1u);
@@ -165,6 +176,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
     {"type":"int64","optional":true,"field":"i64"},
     {"type":"float","optional":true,"field":"f32"},
     {"type":"double","optional":true,"field":"f64"},
+    {"type":"float64","optional":true,"field":"f64b"},
     {"type":"boolean","optional":true,"field":"b"},
     {"type":"string","optional":true,"field":"s"},
     {"type":"bytes","optional":true,"field":"bin"},
@@ -190,7 +202,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
     {"type":"string","optional":true,"name":"io.debezium.data.Uuid","field":"uuid"},
     {"type":"string","optional":true,"name":"io.debezium.data.Enum",
      "parameters":{"allowed":"a,b"},"field":"en"})";
-  std::string after = R"({"i8":-5,"i16":300,"i32":70000,"i64":null,"f32":1.25,"f64":2.50,
+  std::string after = R"({"i8":-5,"i16":300,"i32":70000,"i64":null,"f32":1.25,"f64":2.50,"f64b":2.5,
     "b":false,"s":"héllo","bin":"aGVsbG8=","d":19000,"ts3":1700000000123,
     "ts6":1700000000123456,"tz":"2023-11-14T22:13:20.5Z","tm":3723500000,"tmillis":3723000,
     "tsn":1700000000123456789,"kd":19000,"dec":12.30,"dec_np":7,"dec_wide":1.5,
@@ -201,7 +213,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
   const CdcRecord& r = records[0];
   EXPECT_EQ(r.database, "db");
   EXPECT_EQ(r.table, "t");
-  ASSERT_EQ(r.columns.size(), 25u);
+  ASSERT_EQ(r.columns.size(), 26u);
 
   EXPECT_EQ(Type(r, "i8"), "TINYINT");
   EXPECT_EQ(Type(r, "i16"), "SMALLINT");  // optional false: still nullable, as Java
@@ -211,6 +223,7 @@ TEST(DebeziumJsonTest, SchemaTypesAndValueTexts) {
   EXPECT_EQ(Type(r, "f32"), "FLOAT");
   EXPECT_EQ(Type(r, "f64"), "DOUBLE");
   EXPECT_EQ(Value(r, "f64"), "2.5");
+  EXPECT_EQ(Type(r, "f64b"), "FLOAT");  // Java maps float64 to FLOAT
   EXPECT_EQ(Type(r, "b"), "BOOLEAN");
   EXPECT_EQ(Value(r, "b"), "false");
   EXPECT_EQ(Value(r, "s"), "héllo");
@@ -293,6 +306,18 @@ TEST(DebeziumTypesTest, ValueTextEdges) {
   EXPECT_EQ(*DebeziumValueText(std::string("2023-11-15T00:13:20+02:00"), zoned, none).value(),
             "2023-11-14 22:13:20.000000");
   EXPECT_FALSE(DebeziumValueText(std::string("2023-11-15 00:13:20"), zoned, none).ok());
+  // As Java 17's Instant.parse: 24:00 is the next midnight, lower-case t and z are read, no leap
+  // second, no minutes-only time, no offset without minutes.
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14T24:00:00Z"), zoned, none).value(),
+            "2023-11-15 00:00:00.000000");
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14t22:13:20z"), zoned, none).value(),
+            "2023-11-14 22:13:20.000000");
+  EXPECT_EQ(*DebeziumValueText(std::string("2023-11-14T22:13:20+02:00:30"), zoned, none).value(),
+            "2023-11-14 20:12:50.000000");
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13:60Z"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13Z"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-11-14T22:13:20+02"), zoned, none).ok());
+  EXPECT_FALSE(DebeziumValueText(std::string("2023-02-29T00:00:00Z"), zoned, none).ok());
   DebeziumField time{"int64", "io.debezium.time.MicroTime", {}};
   EXPECT_EQ(*DebeziumValueText(std::string("3723000000"), time, none).value(), "01:02:03");
   EXPECT_EQ(*DebeziumValueText(std::string("3720000000"), time, none).value(), "01:02");
@@ -318,6 +343,11 @@ TEST(DebeziumTypesTest, Base64AndUtf8AsJava) {
                                         "b\xFF\xF0\x9F\x98")),
             "a\xEF\xBF\xBD"
             "b\xEF\xBF\xBD\xEF\xBF\xBD");
+  // An encoded surrogate is one replacement, complete or cut at the end; E0 80 is three.
+  EXPECT_EQ(DecodeUtf8Lossy("\xED\xA0\x80x"), "\xEF\xBF\xBDx");
+  EXPECT_EQ(DecodeUtf8Lossy("x\xED\xA0"), "x\xEF\xBF\xBD");
+  EXPECT_EQ(DecodeUtf8Lossy("\xE0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(DecodeUtf8Lossy("\xE2\x82\xAC\xF0\x9F\x98\x80"), "\xE2\x82\xAC\xF0\x9F\x98\x80");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "fjord/cdc/mysql_types.h"
 
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <set>
 
 #include "fjord/common/strings.h"

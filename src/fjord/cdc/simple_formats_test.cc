@@ -1,5 +1,6 @@
 // maxwell-json, ogg-json and json: expected records reasoned from Java Paimon 1.4.2's
-// MaxwellRecordParser, OggRecordParser, JsonRecordParser and AbstractJsonRecordParser.
+// MaxwellRecordParser, OggRecordParser, JsonRecordParser and AbstractJsonRecordParser, and
+// confirmed by running those parsers (Paimon 1.3.1, the same code) on these messages.
 #include <gtest/gtest.h>
 
 #include "fjord/cdc/cdc_test_util.h"
