@@ -233,22 +233,7 @@ Status ParseOnError(const Checker& c, const YAML::Node& node, const std::string&
   return Status::OK();
 }
 
-Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& base_dir,
-                  KafkaSourceSpec* out) {
-  FJORD_RETURN_NOT_OK(
-      c.Keys(node, "source",
-             {"type", "bootstrap-servers", "topic", "format", "group-id", "start", "properties",
-              "discovery-interval", "on-error", "dead-letter", "batch-rows", "type-mapping"}));
-  if (!node["bootstrap-servers"]) {
-    return c.Error(node, "source.bootstrap-servers", "missing (host:port[,host:port...])");
-  }
-  FJORD_ASSIGN_OR_RAISE(out->bootstrap_servers,
-                        c.Text(node["bootstrap-servers"], "source.bootstrap-servers"));
-  if (out->bootstrap_servers.empty()) {
-    return c.Error(node["bootstrap-servers"], "source.bootstrap-servers", "must not be empty");
-  }
-  const YAML::Node topic = node["topic"];
-  if (!topic) return c.Error(node, "source.topic", "missing (a topic or a list of topics)");
+Status ParseTopics(const Checker& c, const YAML::Node& topic, KafkaSourceSpec* out) {
   if (topic.IsSequence()) {
     for (const auto& t : topic) {
       FJORD_ASSIGN_OR_RAISE(std::string name, c.Text(t, "source.topic"));
@@ -269,6 +254,38 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
     if (!legal) return c.Error(topic, "source.topic", "not a legal Kafka topic name: '" + t + "'");
     if (!seen.insert(t).second) return c.Error(topic, "source.topic", "'" + t + "' given twice");
   }
+  return Status::OK();
+}
+
+Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                  KafkaSourceSpec* out) {
+  FJORD_RETURN_NOT_OK(c.Keys(node, "source",
+                             {"type", "bootstrap-servers", "topic", "format", "group-id", "start",
+                              "properties", "discovery-interval", "on-error", "dead-letter",
+                              "batch-rows", "type-mapping", "topic-pattern"}));
+  if (!node["bootstrap-servers"]) {
+    return c.Error(node, "source.bootstrap-servers", "missing (host:port[,host:port...])");
+  }
+  FJORD_ASSIGN_OR_RAISE(out->bootstrap_servers,
+                        c.Text(node["bootstrap-servers"], "source.bootstrap-servers"));
+  if (out->bootstrap_servers.empty()) {
+    return c.Error(node["bootstrap-servers"], "source.bootstrap-servers", "must not be empty");
+  }
+  const YAML::Node topic = node["topic"];
+  if (const YAML::Node pattern = node["topic-pattern"]) {
+    if (topic) return c.Error(pattern, "source.topic-pattern", "topic or topic-pattern, not both");
+    FJORD_ASSIGN_OR_RAISE(out->topic_pattern, c.Text(pattern, "source.topic-pattern"));
+    try {
+      std::regex check(out->topic_pattern);
+    } catch (const std::regex_error& e) {
+      return c.Error(pattern, "source.topic-pattern",
+                     std::string("not a regular expression: ") + e.what());
+    }
+  } else if (!topic) {
+    return c.Error(node, "source.topic",
+                   "missing (a topic or a list of topics; or source.topic-pattern)");
+  }
+  if (topic) FJORD_RETURN_NOT_OK(ParseTopics(c, topic, out));
   if (node["format"]) {
     FJORD_ASSIGN_OR_RAISE(out->format, c.Text(node["format"], "source.format"));
     if (out->format != "jsonl" && !IsCdcFormat(out->format)) {

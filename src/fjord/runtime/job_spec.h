@@ -35,6 +35,9 @@ struct DatagenSourceSpec {
 struct KafkaSourceSpec {
   std::string bootstrap_servers;
   std::vector<std::string> topics;
+  // Or every topic whose name matches this regular expression (whole name), looked for again at
+  // each discovery interval: topics created later (a new source table) are read too.
+  std::string topic_pattern;
   std::string format = "jsonl";    // jsonl: one JSON object per message value
   std::string group_id;            // only to commit offsets back for monitoring
   std::string start = "earliest";  // earliest | latest | timestamp:<ms>, without a checkpoint

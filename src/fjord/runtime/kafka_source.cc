@@ -18,6 +18,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -244,7 +245,16 @@ class KafkaSource : public Source, public CdcSource {
   Status Discover() {
     bool first = !discovered_;
     std::vector<Partition> fresh;
-    for (const std::string& topic : kafka_.topics) {
+    std::vector<std::string> topics = kafka_.topics;
+    if (!kafka_.topic_pattern.empty()) {
+      auto matching = MatchingTopics();
+      if (!matching.ok()) {
+        if (!first) return Status::OK();  // looked at again at the next interval
+        return matching.status();
+      }
+      topics = std::move(*matching);
+    }
+    for (const std::string& topic : topics) {
       rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
       const rd_kafka_metadata_t* md = nullptr;
       rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 0, rkt, &md, kMetadataTimeoutMs);
@@ -295,6 +305,25 @@ class KafkaSource : public Source, public CdcSource {
     discovered_ = true;
     next_discovery_ = Clock::now() + std::chrono::milliseconds(kafka_.discovery_interval_ms);
     return Status::OK();
+  }
+
+  // The topics whose names match `topic-pattern` (Kafka's internal ones, "__...", never).
+  Result<std::vector<std::string>> MatchingTopics() {
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return Status::IOError("kafka source: no topic list from ", kafka_.bootstrap_servers, ": ",
+                             rd_kafka_err2str(e));
+    }
+    std::vector<std::string> out;
+    for (int i = 0; i < md->topic_cnt; ++i) {
+      std::string name = md->topics[i].topic;
+      if (name.rfind("__", 0) == 0) continue;
+      if (std::regex_match(name, pattern_)) out.push_back(name);
+    }
+    rd_kafka_metadata_destroy(md);
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   // A partition of a topic created a moment ago may have no leader yet: its watermarks are
@@ -501,8 +530,9 @@ class KafkaSource : public Source, public CdcSource {
   SourceSpec spec_;
   KafkaSourceSpec kafka_;
   TableSchema schema_;
-  std::unique_ptr<cdc::CdcFormat> format_;  // CDC jobs
-  std::deque<Message> held_;                // CDC: polled, not handed out yet
+  std::regex pattern_{kafka_.topic_pattern};  // topic-pattern (checked by the job file)
+  std::unique_ptr<cdc::CdcFormat> format_;    // CDC jobs
+  std::deque<Message> held_;                  // CDC: polled, not handed out yet
   rd_kafka_t* rk_ = nullptr;
   bool resumed_ = false;  // Seek had a position (a checkpoint)
   KafkaOffsets offsets_;
