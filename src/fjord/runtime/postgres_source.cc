@@ -247,6 +247,9 @@ Result<PgConn> PostgresSource::Connect(bool replication) {
     return Status::IOError(Where(), ": cannot connect as user ", spec_.user,
                            replication ? " (replication)" : "", ": ", msg);
   }
+  // Server notices (e.g. CREATE PUBLICATION's) are not errors; libpq would print them.
+  PQsetNoticeProcessor(
+      conn.get(), [](void*, const char*) {}, nullptr);
   return conn;
 }
 
@@ -497,7 +500,9 @@ Status PostgresSource::Seek(const std::string& position) {
   FJORD_ASSIGN_OR_RAISE(repl_, Connect(true));
   FJORD_RETURN_NOT_OK(
       Exec(repl_.get(), "IDENTIFY_SYSTEM", {}, PGRES_TUPLES_OK, "IDENTIFY_SYSTEM").status());
-  FJORD_ASSIGN_OR_RAISE(PgResult wal, Exec(sql_.get(), "SELECT pg_current_wal_lsn()", {},
+  // The insert position, not pg_current_wal_lsn() (the write position): with asynchronous
+  // commits the last transactions may not be written yet.
+  FJORD_ASSIGN_OR_RAISE(PgResult wal, Exec(sql_.get(), "SELECT pg_current_wal_insert_lsn()", {},
                                            PGRES_TUPLES_OK, "reading the WAL end"));
   FJORD_ASSIGN_OR_RAISE(bounded_end_, pgo::ParseLsn(PQgetvalue(wal.get(), 0, 0)));
   FJORD_RETURN_NOT_OK(ResolveTables());
@@ -852,6 +857,14 @@ Status PostgresSource::Next(bool bounded, size_t max_records, const CdcCut& cut,
     }
     char* buf = nullptr;
     int n = PQgetCopyData(repl_.get(), &buf, 1);
+    if (n == 0 && !waited) {
+      // Take what already arrived on the socket before deciding there is nothing.
+      if (PQconsumeInput(repl_.get()) == 0) {
+        return Status::IOError(Where(), ": reading replication slot ", spec_.slot_name, ": ",
+                               PQerrorMessage(repl_.get()));
+      }
+      n = PQgetCopyData(repl_.get(), &buf, 1);
+    }
     if (n == 0) {
       if (waited || !out->empty()) break;
       if (bounded && now - last_ping_ >= std::chrono::milliseconds(spec_.idle_wait_ms)) {
