@@ -302,6 +302,11 @@ Status PostgresSource::ResolveTables() {
     }
     tables_.emplace_back(schema, table);
   }
+  // The snapshot reads them in this order and a position names the table it is in: byte order
+  // of "schema.table", whatever the database's collation.
+  std::sort(tables_.begin(), tables_.end(), [](const auto& x, const auto& y) {
+    return QualifiedName(x.first, x.second) < QualifiedName(y.first, y.second);
+  });
   if (tables_.empty()) {
     std::string schemas;
     for (const auto& s : spec_.schemas) schemas += (schemas.empty() ? "" : ", ") + s;
@@ -401,6 +406,8 @@ Result<uint32_t> PostgresSource::ValueOid(uint32_t oid, const std::string& where
   } else if (kind == "d") {
     FJORD_ASSIGN_OR_RAISE(
         resolved, ValueOid(static_cast<uint32_t>(std::stoul(PQgetvalue(res.get(), 0, 1))), where));
+  } else if (spec_.type_mapping.Has(cdc::TypeMappingMode::kToString)) {
+    resolved = oid;  // STRING, the text as PostgreSQL writes it
   } else {
     return Status::NotImplemented(Where(), ": ", where, " has type ", PQgetvalue(res.get(), 0, 2),
                                   ", which Java Paimon's PostgreSQL CDC does not support");
@@ -467,10 +474,8 @@ Result<cdc::CdcRecord> PostgresSource::MakeRecord(const TableInfo& table, cdc::C
     col.name = c.name;
     col.type = c.type;
     if (v->kind == 't') {
-      auto text = spec_.type_mapping.Has(cdc::TypeMappingMode::kToString) &&
-                          c.value_oid != cdc::pg_oid::kBool && c.value_oid != cdc::pg_oid::kBytea
-                      ? Result<std::string>(v->text)
-                      : cdc::PostgresValueText(c.value_oid, c.typmod, v->text);
+      // Converted whatever the type mapping, as Java's record parser converts its values.
+      auto text = cdc::PostgresValueText(c.value_oid, c.typmod, v->text);
       if (!text.ok()) return text.status().WithContext(Where(), ": column ", c.name, " of ", name);
       col.value = std::move(*text);
     } else if (v->kind == 'b') {
@@ -489,8 +494,12 @@ Status PostgresSource::Seek(const std::string& position) {
   snap_table_.reset();
   cursor_open_ = false;
   held_.reset();
+  decoded_.clear();
   relations_.clear();
   in_txn_ = false;
+  skip_txn_ = false;
+  skip_now_ = 0;
+  confirm_target_ = 0;
   SourcePosition pos;
   if (!position.empty()) {
     FJORD_ASSIGN_OR_RAISE(pos, ParsePosition(position));

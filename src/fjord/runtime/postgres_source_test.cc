@@ -494,5 +494,26 @@ TEST_F(PostgresSourceTest, ClearErrors) {
   EXPECT_THAT(truncated, IsError(StatusCode::kNotImplemented, "table public.u was truncated"));
 }
 
+TEST_F(PostgresSourceTest, UnsupportedTypeIsNamedAndToStringTakesIt) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, span interval); INSERT INTO t VALUES (1, '1 day')");
+  {
+    auto source = Open(Spec(), "");
+    ASSERT_NE(source, nullptr);
+    std::vector<CdcRecord> out;
+    bool end = false;
+    EXPECT_THAT(source->Next(false, 10, nullptr, &out, &end),
+                IsError(StatusCode::kNotImplemented, "column span of public.t has type interval"));
+  }
+  PostgresSourceSpec spec = Spec();
+  spec.type_mapping.Add(cdc::TypeMappingMode::kToString);
+  auto source = Open(spec, "");
+  ASSERT_NE(source, nullptr);
+  std::vector<CdcRecord> r = Read(source.get(), 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(Show(r[0]), "+I t id=1 span=1 day");
+  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::String()->ToString());
+  EXPECT_EQ(r[0].columns[1].type->ToString(), DataType::String()->ToString());
+}
+
 }  // namespace
 }  // namespace fjord::runtime
