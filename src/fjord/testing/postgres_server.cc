@@ -14,7 +14,12 @@ namespace fjord::testing {
 
 namespace {
 
-constexpr const char* kBin = "/usr/lib/postgresql/15/bin";
+// Debian's PostgreSQL 15; FJORD_TEST_POSTGRES_BIN names another directory of initdb, pg_ctl and
+// postgres.
+std::string BinDir() {
+  const char* dir = std::getenv("FJORD_TEST_POSTGRES_BIN");
+  return dir != nullptr && *dir != '\0' ? dir : "/usr/lib/postgresql/15/bin";
+}
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -48,8 +53,8 @@ Result<PGconn*> Open(const PostgresServer& s, const std::string& database) {
 
 std::string PostgresServer::Unavailable() {
   for (const char* tool : {"initdb", "pg_ctl", "postgres"}) {
-    if (!std::filesystem::exists(std::string(kBin) + "/" + tool)) {
-      return std::string("PostgreSQL 15 binaries not found in ") + kBin;
+    if (!std::filesystem::exists(BinDir() + "/" + tool)) {
+      return "PostgreSQL binaries not found in " + BinDir();
     }
   }
   if (geteuid() == 0 && getpwnam("postgres") == nullptr) {
@@ -83,7 +88,7 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   }
   s->port_ = FreePort();
   std::string data = s->dir_ + "/data";
-  std::string initdb = s->run_as_ + kBin + "/initdb -D " + data +
+  std::string initdb = s->run_as_ + BinDir() + "/initdb -D " + data +
                        " -U postgres --auth=trust -E UTF8 --locale=C >" + s->dir_ +
                        "/initdb.log 2>&1";
   if (std::system(initdb.c_str()) != 0) {
@@ -97,7 +102,7 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
             "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
             "shared_buffers = 16MB\nmax_connections = 40\n";
   }
-  std::string start = s->run_as_ + kBin + "/pg_ctl -D " + data + " -l " + s->dir_ +
+  std::string start = s->run_as_ + BinDir() + "/pg_ctl -D " + data + " -l " + s->dir_ +
                       "/server.log -w -t 60 start >/dev/null 2>&1";
   if (std::system(start.c_str()) != 0) {
     return Status::IOError("pg_ctl start failed, see ", s->dir_, "/server.log");
@@ -109,7 +114,7 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
 PostgresServer::~PostgresServer() {
   if (started_) {
     std::string stop =
-        run_as_ + kBin + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop >/dev/null 2>&1";
+        run_as_ + BinDir() + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop >/dev/null 2>&1";
     if (std::system(stop.c_str()) != 0) {
       // Left running: nothing better to do in a destructor.
     }

@@ -1,7 +1,8 @@
 // A private PostgreSQL server for tests (the PostgreSQL CDC source, docs/cdc.md): initdb in a
 // fresh temporary directory, wal_level=logical, trust authentication, listening on 127.0.0.1 at
 // a free port with its unix socket inside the directory; stopped and removed at exit. As root it
-// runs the server as user `postgres` (PostgreSQL refuses root).
+// runs the server as user `postgres` (PostgreSQL refuses root). The binaries: Debian's
+// /usr/lib/postgresql/15/bin, or the directory FJORD_TEST_POSTGRES_BIN names.
 #pragma once
 
 #include <memory>
