@@ -662,6 +662,7 @@ Status PostgresSource::FetchSnapshot(size_t rows) {
     }
     FJORD_ASSIGN_OR_RAISE(cdc::CdcRecord r,
                           MakeRecord(t, cdc::ChangeKind::kInsert, tuple, nullptr, false));
+    r.origin = "postgres " + spec_.database + " snapshot of " + QualifiedName(t.schema, t.name);
     p.records.push_back(std::move(r));
     snap_rows_.push_back(std::move(p));
   }
@@ -763,6 +764,11 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
                               MakeRecord(t, cdc::ChangeKind::kInsert, m.new_tuple, old_row, false));
         p.records.push_back(std::move(after));
       }
+      // The change's place: its transaction (commit LSN) and its number in it.
+      std::string origin = "postgres " + spec_.database + " slot " + spec_.slot_name +
+                           " transaction " + pgo::FormatLsn(txn_lsn_) + " change " +
+                           std::to_string(txn_changes_ + static_cast<int64_t>(decoded_.size()) + 1);
+      for (auto& r : p.records) r.origin = origin;
       decoded_.push_back(std::move(p));
       return Status::OK();
     }

@@ -130,6 +130,7 @@ TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
   EXPECT_EQ(snapshot[0].columns[0].type->ToString(), DataType::Int()->ToString());
   EXPECT_EQ(snapshot[0].columns[1].type->ToString(), DataType::VarChar(10)->ToString());
   EXPECT_EQ(snapshot[2].columns[0].type->ToString(), DataType::BigInt()->ToString());
+  EXPECT_EQ(snapshot[0].origin, "postgres " + db_ + " snapshot of public.a");
 
   Sql("INSERT INTO a VALUES (3, 'three');"
       "UPDATE a SET name = 'uno' WHERE id = 1;"  // default identity, key unchanged: no old row
@@ -146,6 +147,11 @@ TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
                                      "+I b k=10 v=ten", "+I a id=7 name=seven", "+I b k=70 v=x",
                                      "-D b k=10 v=ten"));
   EXPECT_TRUE(Drain(source.get()).empty());
+  ASSERT_EQ(changes.size(), 10u);
+  // The third change of its transaction (-D and +I of the key update share it).
+  EXPECT_THAT(changes[3].origin, ::testing::MatchesRegex(".* slot slot_" + db_ +
+                                                         " transaction [0-9A-F]+/[0-9A-F]+ "
+                                                         "change 3"));
 }
 
 TEST_F(PostgresSourceTest, SchemaChangesMidStream) {
