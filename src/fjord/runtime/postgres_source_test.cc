@@ -1,0 +1,561 @@
+#include "fjord/runtime/postgres_source.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <thread>
+
+#include "fjord/testing/postgres_server.h"
+#include "fjord/testing/test_util.h"
+
+namespace fjord::runtime {
+namespace {
+
+using cdc::CdcRecord;
+using testing::PostgresServer;
+
+// "+I a id=1 name=x" (NULL values as NULL), for comparing whole streams.
+std::string Show(const CdcRecord& r) {
+  std::string out = std::string(cdc::ChangeKindName(r.kind)) + " " + r.table.value_or("?");
+  for (const auto& c : r.columns) out += " " + c.name + "=" + c.value.value_or("NULL");
+  return out;
+}
+
+std::vector<std::string> Show(const std::vector<CdcRecord>& records) {
+  std::vector<std::string> out;
+  for (const auto& r : records) out.push_back(Show(r));
+  return out;
+}
+
+class PostgresSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why = PostgresServer::Unavailable();
+    if (!why.empty()) GTEST_SKIP() << why;
+    std::string error;
+    server_ = PostgresServer::Shared(&error);
+    ASSERT_NE(server_, nullptr) << error;
+    // Short names: identifiers end at 63 bytes.
+    static int counter = 0;
+    db_ = "db" + std::to_string(++counter) + "_" +
+          Lower(::testing::UnitTest::GetInstance()->current_test_info()->name()).substr(0, 20);
+    ASSERT_OK(server_->Execute("postgres", "CREATE DATABASE " + db_));
+  }
+
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+  PostgresSourceSpec Spec() const {
+    PostgresSourceSpec spec;
+    spec.host = server_->host();
+    spec.port = server_->port();
+    spec.database = db_;
+    spec.slot_name = "slot_" + db_;
+    spec.publication_name = "pub_" + db_;
+    spec.idle_wait_ms = 50;
+    return spec;
+  }
+
+  void Sql(const std::string& sql) { ASSERT_OK(server_->Execute(db_, sql)); }
+
+  std::string One(const std::string& sql) {
+    auto rows = server_->Query(db_, sql);
+    if (!rows.ok() || rows->empty() || rows->front().empty()) return "<none>";
+    return rows->front().front();
+  }
+
+  // Reads until `n` records arrived (or 20 s passed), `max` per Next.
+  static std::vector<CdcRecord> Read(CdcSource* source, size_t n, size_t max = 1000,
+                                     const CdcCut& cut = nullptr) {
+    std::vector<CdcRecord> all;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (all.size() < n && std::chrono::steady_clock::now() < deadline) {
+      std::vector<CdcRecord> out;
+      bool end = false;
+      Status st = source->Next(false, max, cut, &out, &end);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      if (!st.ok()) break;
+      for (auto& r : out) all.push_back(std::move(r));
+    }
+    return all;
+  }
+
+  // Reads for `ms` and returns what came (expected: nothing).
+  static std::vector<CdcRecord> Drain(CdcSource* source, int ms = 600) {
+    std::vector<CdcRecord> all;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::vector<CdcRecord> out;
+      bool end = false;
+      EXPECT_OK(source->Next(false, 1000, nullptr, &out, &end));
+      for (auto& r : out) all.push_back(std::move(r));
+    }
+    return all;
+  }
+
+  std::unique_ptr<CdcSource> Open(const PostgresSourceSpec& spec, const std::string& position) {
+    auto source = MakePostgresSource(spec);
+    EXPECT_TRUE(source.ok()) << source.status().ToString();
+    if (!source.ok()) return nullptr;
+    Status st = (*source)->Seek(position);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return st.ok() ? std::move(*source) : nullptr;
+  }
+
+  PostgresServer* server_ = nullptr;
+  std::string db_;
+};
+
+TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY, name varchar(10));"
+      "CREATE TABLE b (k bigint PRIMARY KEY, v text);"
+      "CREATE TABLE other (x int PRIMARY KEY);"
+      "ALTER TABLE b REPLICA IDENTITY FULL;"
+      "INSERT INTO a VALUES (2, 'two'), (1, 'one');"
+      "INSERT INTO b VALUES (10, NULL);"
+      "INSERT INTO other VALUES (5)");
+  PostgresSourceSpec spec = Spec();
+  spec.tables = {"a", "public\\.b"};
+  auto source = Open(spec, "");
+  ASSERT_NE(source, nullptr);
+  // The snapshot: tables in name order, rows in primary key order, all +I.
+  std::vector<CdcRecord> snapshot = Read(source.get(), 3);
+  EXPECT_THAT(Show(snapshot), ::testing::ElementsAre("+I a id=1 name=one", "+I a id=2 name=two",
+                                                     "+I b k=10 v=NULL"));
+  ASSERT_EQ(snapshot.size(), 3u);
+  EXPECT_EQ(snapshot[0].database, db_);
+  EXPECT_EQ(snapshot[0].primary_keys, std::vector<std::string>{"id"});
+  EXPECT_EQ(snapshot[0].columns[0].type->ToString(), DataType::Int()->ToString());
+  EXPECT_EQ(snapshot[0].columns[1].type->ToString(), DataType::VarChar(10)->ToString());
+  EXPECT_EQ(snapshot[2].columns[0].type->ToString(), DataType::BigInt()->ToString());
+  EXPECT_EQ(snapshot[0].origin, "postgres " + db_ + " snapshot of public.a");
+
+  Sql("INSERT INTO a VALUES (3, 'three');"
+      "UPDATE a SET name = 'uno' WHERE id = 1;"  // default identity, key unchanged: no old row
+      "UPDATE a SET id = 4 WHERE id = 2;"        // key changed: the old key is sent
+      "DELETE FROM a WHERE id = 3;"              // the key only
+      "UPDATE b SET v = 'ten' WHERE k = 10;"     // REPLICA IDENTITY FULL: the whole old row
+      "INSERT INTO other VALUES (6);"            // not included
+      "BEGIN; INSERT INTO a VALUES (7, 'seven'); INSERT INTO b VALUES (70, 'x');"
+      "DELETE FROM b WHERE k = 10; COMMIT");
+  std::vector<CdcRecord> changes = Read(source.get(), 10);
+  EXPECT_THAT(Show(changes),
+              ::testing::ElementsAre("+I a id=3 name=three", "+I a id=1 name=uno", "-D a id=2",
+                                     "+I a id=4 name=two", "-D a id=3", "-D b k=10 v=NULL",
+                                     "+I b k=10 v=ten", "+I a id=7 name=seven", "+I b k=70 v=x",
+                                     "-D b k=10 v=ten"));
+  EXPECT_TRUE(Drain(source.get()).empty());
+  ASSERT_EQ(changes.size(), 10u);
+  // The third change of its transaction (-D and +I of the key update share it).
+  EXPECT_THAT(changes[3].origin, ::testing::MatchesRegex(".* slot slot_" + db_ +
+                                                         " transaction [0-9A-F]+/[0-9A-F]+ "
+                                                         "change 3"));
+}
+
+TEST_F(PostgresSourceTest, SchemaChangesMidStream) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, name varchar(10));"
+      "INSERT INTO t VALUES (1, 'a')");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  ASSERT_EQ(Read(source.get(), 1).size(), 1u);
+  Sql("INSERT INTO t VALUES (2, 'b');"
+      "ALTER TABLE t ADD COLUMN extra numeric(8,3);"
+      "INSERT INTO t VALUES (3, 'c', 1.5);"
+      "ALTER TABLE t ALTER COLUMN id TYPE bigint, ALTER COLUMN name TYPE varchar(20);"
+      "INSERT INTO t VALUES (4, 'a longer name', NULL)");
+  std::vector<CdcRecord> r = Read(source.get(), 3);
+  EXPECT_THAT(Show(r), ::testing::ElementsAre("+I t id=2 name=b", "+I t id=3 name=c extra=1.500",
+                                              "+I t id=4 name=a longer name extra=NULL"));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::Int()->ToString());
+  EXPECT_EQ(r[1].columns[2].type->ToString(), DataType::Decimal(8, 3)->ToString());
+  EXPECT_EQ(r[2].columns[0].type->ToString(), DataType::BigInt()->ToString());
+  EXPECT_EQ(r[2].columns[1].type->ToString(), DataType::VarChar(20)->ToString());
+  EXPECT_EQ(r[2].primary_keys, std::vector<std::string>{"id"});
+}
+
+TEST_F(PostgresSourceTest, PositionsResumeMidTransactionAndCommittedConfirmsTheSlot) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY)");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  EXPECT_TRUE(Drain(source.get(), 300).empty());  // the snapshot: empty
+  std::string start = source->Position();
+  Sql("BEGIN; INSERT INTO t SELECT generate_series(1, 5); COMMIT;"
+      "BEGIN; INSERT INTO t SELECT generate_series(6, 8); COMMIT");
+  // One record per call: positions inside the first transaction.
+  std::vector<CdcRecord> first = Read(source.get(), 3, 1);
+  ASSERT_EQ(first.size(), 3u);
+  std::string mid = source->Position();
+  EXPECT_NE(mid.find("\"skip\":3"), std::string::npos) << mid;
+  std::vector<CdcRecord> rest = Read(source.get(), 3, 1);
+  ASSERT_EQ(rest.size(), 3u);
+  std::string into_second = source->Position();  // 5 of the first, 1 of the second
+
+  // A new source at `mid` delivers exactly the rest: ids 4..8.
+  source.reset();  // the slot can serve one connection at a time
+  auto resumed = Open(Spec(), mid);
+  ASSERT_NE(resumed, nullptr);
+  EXPECT_THAT(
+      Show(Read(resumed.get(), 5)),
+      ::testing::ElementsAre("+I t id=4", "+I t id=5", "+I t id=6", "+I t id=7", "+I t id=8"));
+  EXPECT_TRUE(Drain(resumed.get(), 300).empty());
+  resumed.reset();
+
+  // Nothing confirmed yet: the start position still has everything.
+  auto from_start = Open(Spec(), start);
+  ASSERT_NE(from_start, nullptr);
+  EXPECT_EQ(Read(from_start.get(), 8).size(), 8u);
+  // Committed up to `into_second`: the slot moves to the end of the first transaction only.
+  std::string before =
+      One("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE "
+          "slot_name = 'slot_" +
+          db_ + "'");
+  from_start->Committed(into_second);
+  Drain(from_start.get(), 300);  // the status update goes out from Next
+  std::string after =
+      One("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE "
+          "slot_name = 'slot_" +
+          db_ + "'");
+  EXPECT_EQ(One("SELECT '" + after + "'::pg_lsn > '" + before + "'::pg_lsn"), "t")
+      << before << " -> " << after;
+  // Exactly to the position's "lsn" (the first transaction, whole), not into the second one.
+  EXPECT_NE(into_second.find("\"lsn\":\"" + after + "\""), std::string::npos)
+      << into_second << " confirmed " << after;
+  from_start.reset();
+
+  // The restart from `into_second` (not confirmed beyond) still gets ids 7 and 8.
+  auto after_crash = Open(Spec(), into_second);
+  ASSERT_NE(after_crash, nullptr);
+  EXPECT_THAT(Show(Read(after_crash.get(), 2)), ::testing::ElementsAre("+I t id=7", "+I t id=8"));
+  after_crash.reset();
+  // The start position is behind the confirmed one now: refused, naming the slot.
+  auto source2 = MakePostgresSource(Spec());
+  ASSERT_TRUE(source2.ok());
+  EXPECT_THAT((*source2)->Seek(start), IsError(StatusCode::kInvalid, "slot_" + db_));
+}
+
+TEST_F(PostgresSourceTest, TypesAndValuesAsJava) {
+  // timestamptz values are wall-clock times of the process's zone (as Java's, of the JVM's).
+  setenv("TZ", "UTC", 1);
+  tzset();
+  Sql("CREATE TYPE mood AS ENUM ('sad', 'happy');"
+      "CREATE TABLE ty (id int PRIMARY KEY, i2 int2, i8 int8, n numeric(10,2), nn numeric,"
+      " f4 float4, f8 float8, b bool, t text, vc varchar(5), c char(3), by bytea, d date,"
+      " tm time(3), ts timestamp(3), ts6 timestamp, tz timestamptz, j json, jb jsonb, u uuid,"
+      " ai int4[], at text[], m mood);"
+      "ALTER TABLE ty REPLICA IDENTITY FULL");
+  const std::string row =
+      "-3, 9000000000, 12.5, 0.1, 1.5, 2.25, true, 'txt', 'ab', 'x', '\\x00ff', '2024-02-29',"
+      " '10:11:12.345', '2024-01-02 03:04:05.6', '2024-01-02 03:04:05.123456',"
+      " '2024-01-02 03:04:05.5+02', '{\"a\":1}', '{\"b\":  2}',"
+      " 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{1,NULL,3}', '{\"x y\",z}', 'happy'";
+  Sql("INSERT INTO ty VALUES (1, " + row + "); INSERT INTO ty (id) VALUES (2)");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  std::vector<CdcRecord> snapshot = Read(source.get(), 2);
+  Sql("INSERT INTO ty VALUES (3, " + row + "); INSERT INTO ty (id) VALUES (4)");
+  std::vector<CdcRecord> streamed = Read(source.get(), 2);
+  ASSERT_EQ(snapshot.size(), 2u);
+  ASSERT_EQ(streamed.size(), 2u);
+
+  // Types: Java's PostgresTypeUtils.toDataType.
+  const std::vector<std::pair<std::string, DataTypePtr>> types = {
+      {"id", DataType::Int()},
+      {"i2", DataType::SmallInt()},
+      {"i8", DataType::BigInt()},
+      {"n", DataType::Decimal(10, 2)},
+      {"nn", DataType::Decimal(38, 18)},
+      {"f4", DataType::Float()},
+      {"f8", DataType::Double()},
+      {"b", DataType::Boolean()},
+      {"t", DataType::String()},
+      {"vc", DataType::VarChar(5)},
+      {"c", DataType::Char(3)},
+      {"by", DataType::Bytes()},
+      {"d", DataType::Date()},
+      {"tm", DataType::Time(3)},
+      {"ts", DataType::Timestamp(3)},
+      {"ts6", DataType::Timestamp(6)},
+      {"tz", DataType::TimestampLtz(6)},
+      {"j", DataType::String()},
+      {"jb", DataType::String()},
+      {"u", DataType::String()},
+      {"ai", DataType::Array(DataType::Int())},
+      {"at", DataType::Array(DataType::String())},
+      {"m", DataType::String()}};
+  // Values: the text castFromCdcValueString takes, as Java's PostgresRecordParser gives it.
+  const std::vector<std::string> values = {"-3",
+                                           "9000000000",
+                                           "12.50",
+                                           "0.1",
+                                           "1.5",
+                                           "2.25",
+                                           "true",
+                                           "txt",
+                                           "ab",
+                                           "x  ",
+                                           std::string("\0\xff", 2),
+                                           "2024-02-29",
+                                           "10:11:12.345",
+                                           "2024-01-02 03:04:05.600",
+                                           "2024-01-02 03:04:05.123456",
+                                           "2024-01-02 01:04:05.500000",
+                                           "{\"a\":1}",
+                                           "{\"b\": 2}",
+                                           "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                                           "[\"1\",null,\"3\"]",
+                                           "[\"x y\",\"z\"]",
+                                           "happy"};
+  for (const auto* records : {&snapshot, &streamed}) {
+    const CdcRecord& full = (*records)[0];
+    const CdcRecord& nulls = (*records)[1];
+    ASSERT_EQ(full.columns.size(), types.size());
+    ASSERT_EQ(nulls.columns.size(), types.size());
+    for (size_t i = 0; i < types.size(); ++i) {
+      EXPECT_EQ(full.columns[i].name, types[i].first);
+      EXPECT_EQ(full.columns[i].type->ToString(), types[i].second->ToString()) << types[i].first;
+      if (i > 0) {
+        EXPECT_EQ(full.columns[i].value.value_or("NULL"), values[i - 1]) << types[i].first;
+        EXPECT_FALSE(nulls.columns[i].value.has_value()) << types[i].first;
+      }
+    }
+  }
+  // An update of the full row: -D of the old row, +I of the new, one message.
+  Sql("UPDATE ty SET b = false, by = '\\x41' WHERE id = 1");
+  std::vector<CdcRecord> update = Read(source.get(), 2, 1);
+  ASSERT_EQ(update.size(), 2u);
+  EXPECT_EQ(update[0].kind, cdc::ChangeKind::kDelete);
+  EXPECT_EQ(update[0].Find("b")->value, "true");
+  EXPECT_EQ(update[1].kind, cdc::ChangeKind::kInsert);
+  EXPECT_EQ(update[1].Find("b")->value, "false");
+  EXPECT_EQ(update[1].Find("by")->value, "A");
+}
+
+TEST_F(PostgresSourceTest, SnapshotResumesAfterTheLastKeyHandedOut) {
+  Sql("CREATE TABLE big (id int PRIMARY KEY, v text);"
+      "CREATE TABLE small (id int PRIMARY KEY);"
+      "INSERT INTO big SELECT i, 'v' || i FROM generate_series(1, 10) i;"
+      "INSERT INTO small VALUES (1), (2)");
+  PostgresSourceSpec spec = Spec();
+  spec.snapshot_fetch_rows = 3;
+  std::string position;
+  {
+    auto source = Open(spec, "");
+    ASSERT_NE(source, nullptr);
+    EXPECT_THAT(Show(Read(source.get(), 4, 1)),
+                ::testing::ElementsAre("+I big id=1 v=v1", "+I big id=2 v=v2", "+I big id=3 v=v3",
+                                       "+I big id=4 v=v4"));
+    position = source->Position();
+  }
+  EXPECT_NE(position.find("\"table\":\"public.big\",\"after\":[\"4\"]"), std::string::npos)
+      << position;
+  // Meanwhile (the crashed job's exported snapshot is gone): a new row and an update.
+  Sql("INSERT INTO big VALUES (11, 'v11'); UPDATE big SET v = 'changed' WHERE id = 2");
+  auto resumed = Open(spec, position);
+  ASSERT_NE(resumed, nullptr);
+  // The rest of the snapshot in a new snapshot (so with id 11), then the slot's changes since
+  // its creation, replayed over it: the same rows in the end.
+  EXPECT_THAT(Show(Read(resumed.get(), 11)),
+              ::testing::ElementsAre("+I big id=5 v=v5", "+I big id=6 v=v6", "+I big id=7 v=v7",
+                                     "+I big id=8 v=v8", "+I big id=9 v=v9", "+I big id=10 v=v10",
+                                     "+I big id=11 v=v11", "+I small id=1", "+I small id=2",
+                                     "+I big id=11 v=v11", "+I big id=2 v=changed"));
+}
+
+TEST_F(PostgresSourceTest, CutKeepsAMessageBackWhole) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);"
+      "ALTER TABLE b REPLICA IDENTITY FULL; INSERT INTO b VALUES (1)");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  ASSERT_EQ(Read(source.get(), 1).size(), 1u);
+  Sql("BEGIN; INSERT INTO a VALUES (1); INSERT INTO a VALUES (2);"
+      "UPDATE b SET id = 5 WHERE id = 1; INSERT INTO a VALUES (3); COMMIT");
+  // The whole transaction is on the socket before the first Next.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CdcCut cut = [](const CdcRecord& r) { return r.table == "b"; };
+  std::vector<std::vector<std::string>> batches;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  size_t total = 0;
+  while (total < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::vector<CdcRecord> out;
+    bool end = false;
+    ASSERT_OK(source->Next(false, 100, cut, &out, &end));
+    if (!out.empty()) batches.push_back(Show(out));
+    total += out.size();
+  }
+  // The update of b (-D and +I, one message) starts a batch and is not split.
+  EXPECT_THAT(batches, ::testing::ElementsAre(
+                           ::testing::ElementsAre("+I a id=1", "+I a id=2"),
+                           ::testing::ElementsAre("-D b id=1", "+I b id=5", "+I a id=3")));
+}
+
+// Next(bounded) until it says end (or 20 s pass); `*ended` whether it did.
+std::vector<std::string> ReadBounded(CdcSource* source, bool* ended) {
+  std::vector<std::string> got;
+  bool end = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!end && std::chrono::steady_clock::now() < deadline) {
+    std::vector<CdcRecord> out;
+    Status st = source->Next(true, 100, nullptr, &out, &end);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    if (!st.ok()) break;
+    for (const auto& r : out) got.push_back(Show(r));
+  }
+  *ended = end;
+  return got;
+}
+
+TEST_F(PostgresSourceTest, BoundedEndsAtTheWalEndOfSeek) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1)");
+  std::string position;
+  bool end = false;
+  {
+    // From the beginning: the snapshot, then the stream up to the WAL end of Seek.
+    auto source = Open(Spec(), "");
+    ASSERT_NE(source, nullptr);
+    EXPECT_THAT(ReadBounded(source.get(), &end), ::testing::ElementsAre("+I t id=1"));
+    EXPECT_TRUE(end);
+    position = source->Position();
+  }
+  // Committed asynchronously (the test server's synchronous_commit is off): still before the
+  // WAL end the next Seek reads.
+  Sql("INSERT INTO t VALUES (2); INSERT INTO t VALUES (3)");
+  auto source = Open(Spec(), position);
+  ASSERT_NE(source, nullptr);
+  EXPECT_THAT(ReadBounded(source.get(), &end), ::testing::ElementsAre("+I t id=2", "+I t id=3"));
+  EXPECT_TRUE(end);
+}
+
+TEST_F(PostgresSourceTest, ClearErrors) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY); CREATE TABLE u (id int PRIMARY KEY)");
+  PostgresSourceSpec spec = Spec();
+  {
+    PostgresSourceSpec bad = spec;
+    bad.port = 1;
+    ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(bad));
+    EXPECT_THAT(source->Seek(""), IsError(StatusCode::kIOError, "127.0.0.1:1 database " + db_));
+  }
+  {
+    PostgresSourceSpec bad = spec;
+    bad.database = "no_such_db";
+    ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(bad));
+    EXPECT_THAT(source->Seek(""), IsError(StatusCode::kIOError, "no_such_db"));
+  }
+  {
+    PostgresSourceSpec bad = spec;
+    bad.tables = {"nothing.*"};
+    ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(bad));
+    EXPECT_THAT(source->Seek(""), IsError(StatusCode::kNotFound, "no table of schema(s) public"));
+  }
+  {
+    PostgresSourceSpec bad = spec;
+    bad.tables = {"("};
+    EXPECT_THAT(MakePostgresSource(bad), IsError(StatusCode::kInvalid, "bad table pattern '('"));
+  }
+  {
+    PostgresSourceSpec bad = spec;
+    bad.create_slot = false;
+    ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(bad));
+    EXPECT_THAT(source->Seek(""),
+                IsError(StatusCode::kNotFound, "replication slot " + spec.slot_name));
+  }
+  {
+    // A publication someone made that lacks an included table.
+    PostgresSourceSpec other = spec;
+    other.publication_name = "only_t";
+    Sql("CREATE PUBLICATION only_t FOR TABLE t");
+    ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(other));
+    EXPECT_THAT(source->Seek(""), IsError(StatusCode::kInvalid,
+                                          "table public.u is not in "
+                                          "publication only_t"));
+  }
+  // The slot in use by another source.
+  auto first = Open(spec, "");
+  ASSERT_NE(first, nullptr);
+  Drain(first.get(), 200);  // the (empty) snapshot, then streaming
+  ASSERT_OK_AND_ASSIGN(auto second, MakePostgresSource(spec));
+  Status st = second->Seek(first->Position());
+  EXPECT_THAT(st, IsError(StatusCode::kIOError, spec.slot_name));
+  EXPECT_THAT(st, IsError(StatusCode::kIOError, "active"));
+  first.reset();
+
+  // A truncate of an included table (a publication that publishes them) is refused by name.
+  Sql("CREATE PUBLICATION with_truncate FOR TABLE t, u");
+  PostgresSourceSpec truncating = spec;
+  truncating.publication_name = "with_truncate";
+  truncating.slot_name = spec.slot_name + "_2";
+  auto source = Open(truncating, "");
+  ASSERT_NE(source, nullptr);
+  Drain(source.get(), 200);
+  Sql("INSERT INTO u VALUES (1); TRUNCATE u");
+  Status truncated;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (truncated.ok() && std::chrono::steady_clock::now() < deadline) {
+    std::vector<CdcRecord> out;
+    bool end = false;
+    truncated = source->Next(false, 100, nullptr, &out, &end);
+  }
+  EXPECT_THAT(truncated, IsError(StatusCode::kNotImplemented, "table public.u was truncated"));
+}
+
+TEST_F(PostgresSourceTest, UnsupportedTypeIsNamedAndToStringTakesIt) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, span interval); INSERT INTO t VALUES (1, '1 day')");
+  {
+    auto source = Open(Spec(), "");
+    ASSERT_NE(source, nullptr);
+    std::vector<CdcRecord> out;
+    bool end = false;
+    EXPECT_THAT(source->Next(false, 10, nullptr, &out, &end),
+                IsError(StatusCode::kNotImplemented, "column span of public.t has type interval"));
+  }
+  PostgresSourceSpec spec = Spec();
+  spec.type_mapping.Add(cdc::TypeMappingMode::kToString);
+  auto source = Open(spec, "");
+  ASSERT_NE(source, nullptr);
+  std::vector<CdcRecord> r = Read(source.get(), 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(Show(r[0]), "+I t id=1 span=1 day");
+  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::String()->ToString());
+  EXPECT_EQ(r[0].columns[1].type->ToString(), DataType::String()->ToString());
+}
+
+TEST_F(PostgresSourceTest, TableWithoutPrimaryKeyIsReadAgainAfterACrashInside) {
+  Sql("CREATE TABLE logs (line text); INSERT INTO logs VALUES ('a'), ('b'), ('c')");
+  PostgresSourceSpec spec = Spec();
+  spec.snapshot_fetch_rows = 1;
+  std::string position;
+  {
+    auto source = Open(spec, "");
+    ASSERT_NE(source, nullptr);
+    ASSERT_EQ(Read(source.get(), 2, 1).size(), 2u);
+    position = source->Position();
+  }
+  EXPECT_NE(position.find("\"table\":\"public.logs\",\"after\":null,\"rows\":2"), std::string::npos)
+      << position;
+  auto resumed = Open(spec, position);
+  ASSERT_NE(resumed, nullptr);
+  std::vector<CdcRecord> again = Read(resumed.get(), 3);
+  EXPECT_EQ(again.size(), 3u);  // all three rows again: two of them twice in all
+  EXPECT_TRUE(again.empty() || again[0].primary_keys.empty());
+}
+
+TEST_F(PostgresSourceTest, FreshStartWithAnExistingSlotSnapshotsThenReplaysTheSlot) {
+  Sql("CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a')");
+  {
+    auto source = Open(Spec(), "");
+    ASSERT_NE(source, nullptr);
+    ASSERT_EQ(Read(source.get(), 1).size(), 1u);
+  }
+  // Changes the slot holds (nothing was confirmed), then a start without position.
+  Sql("INSERT INTO t VALUES (2, 'b'); UPDATE t SET v = 'a2' WHERE id = 1");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  EXPECT_THAT(
+      Show(Read(source.get(), 4)),
+      ::testing::ElementsAre("+I t id=1 v=a2", "+I t id=2 v=b", "+I t id=2 v=b", "+I t id=1 v=a2"));
+}
+
+}  // namespace
+}  // namespace fjord::runtime
