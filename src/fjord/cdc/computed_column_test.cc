@@ -120,17 +120,23 @@ TEST(ComputedColumnTest, DateFormatPatterns) {
   EXPECT_EQ(Eval("x=date_format(ts, [yyyy])", v), "2024");
   EXPECT_EQ(Eval("x=date_format(ts, k K)", "2024-01-01 00:30:00"), "24 0");
   EXPECT_EQ(Eval("x=date_format(ts, A)", "1970-01-01 00:00:01.5"), "1500");
+  // Years: year-of-era (y) and proleptic (u) with Java's signs and reductions.
+  EXPECT_EQ(Eval("x=date_format(b, G yyyy uuuu uu, 0)", "-62167219200"), "BC 0001 0000 00");
+  EXPECT_EQ(Eval("x=date_format(b, yyyy yyyyy yyy, 0)", "327400000000"), "+12344 12344 12344");
   // A comma in the pattern cuts it, as in Java: the rest is taken for a precision.
   EXPECT_THAT(Eval("x=date_format(ts, MMM d, yyyy)", v),
               ::testing::HasSubstr("precision 'yyyy' is not an integer"));
+  // Java prints week-based fields by the JVM's locale; Fjord refuses them.
   EXPECT_THAT(Eval("x=date_format(ts, YYYY)", v), ::testing::HasSubstr("letter 'Y' is not"));
   EXPECT_THAT(Eval("x=date_format(ts, HH:mm z)", v), ::testing::HasSubstr("letter 'z' is not"));
   EXPECT_THAT(Eval("x=date_format(ts, HHH)", v), ::testing::HasSubstr("too many pattern letters"));
   EXPECT_THAT(Eval("x=date_format(ts, dd#)", v), ::testing::HasSubstr("reserved character '#'"));
   EXPECT_THAT(Eval("x=date_format(ts, 'open)", v), ::testing::HasSubstr("incomplete string"));
   EXPECT_THAT(Eval("x=date_format(ts, yyyy])", v), ::testing::HasSubstr("without a previous"));
-  // A fixed-width field too narrow for its value fails when printing, as in Java.
-  EXPECT_THAT(Eval("x=date_format(ts, nn)", v), ::testing::HasSubstr("maximum print width of 2"));
+  // n, N, A: the count is a minimum width.
+  EXPECT_EQ(Eval("x=date_format(ts, nn)", v), "123000000");
+  EXPECT_EQ(Eval("x=date_format(ts, nnnnnnnnnn)", v), "0123000000");
+  EXPECT_EQ(Eval("x=date_format(ts, g)", v), "60369");  // the modified Julian day
   EXPECT_THAT(Eval("x=date_format(ts)", v), ::testing::HasSubstr("takes 1 or 2 arguments"));
 }
 

@@ -174,6 +174,7 @@ int MaxCount(char letter) {
     case 'n':
     case 'N':
     case 'A':
+    case 'g':
       return 19;
     case 'S':
       return 9;
@@ -246,7 +247,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         return Status::Invalid("date_format pattern '", std::string(pattern), "': letter '",
                                std::string(1, ch),
                                "' is not supported (Fjord prints G y u M L Q q d D E a h K k H m "
-                               "s S n N A)");
+                               "s S n N A g)");
       }
       if (count > max) {
         return Status::Invalid("date_format pattern '", std::string(pattern),
@@ -310,16 +311,6 @@ Result<std::string> DateTimePattern::Format(const LocalDateTime& t) const {
     if (count == 4) return full;
     if (count == 5) return full.substr(0, 1);
     return short_form;
-  };
-  auto fixed = [&](char letter, int64_t v, int count) -> Result<std::string> {
-    // appendValue(field, count): at most `count` digits.
-    std::string digits = std::to_string(v);
-    if (static_cast<int>(digits.size()) > count) {
-      return Status::Invalid("date_format: field '", std::string(1, letter),
-                             "' cannot be printed as the value ", v,
-                             " exceeds the maximum print width of ", count);
-    }
-    return Pad(v, count);
   };
   for (const Item& it : items_) {
     const int n = it.count;
@@ -401,18 +392,17 @@ Result<std::string> DateTimePattern::Format(const LocalDateTime& t) const {
         out += Pad(v, n);
         break;
       }
+      case 'g':  // the modified Julian day, SignStyle.NORMAL
+        out += Number(days + 40587, n, false);
+        break;
       case 'n':
       case 'N':
       case 'A': {
+        // appendValue(field, count, 19, NOT_NEGATIVE): `count` is a minimum width.
         int64_t v = it.letter == 'n'   ? t.nano
                     : it.letter == 'N' ? nano_of_day
                                        : nano_of_day / 1000000;
-        if (n == 1) {
-          out += std::to_string(v);
-        } else {
-          FJORD_ASSIGN_OR_RAISE(std::string s, fixed(it.letter, v, n));
-          out += s;
-        }
+        out += Pad(v, n);
         break;
       }
       default:
