@@ -92,6 +92,9 @@ TEST(ComputedColumnTest, EpochNumbersAreUtc) {
   // Java's truncating division leaves a negative nano-of-millisecond, which it refuses.
   EXPECT_THAT(Eval("x=year(b, 6)", "-1500"), ::testing::HasSubstr("negative epoch number"));
   EXPECT_THAT(Eval("x=year(b, 9)", "-1"), ::testing::HasSubstr("negative epoch number"));
+  // Java keeps the epoch day in an int: far epochs wrap as in Java (checked against Java).
+  EXPECT_EQ(Eval("x=year(b, 3)", "9223372036854775807"), "-1701532");
+  EXPECT_EQ(Eval("x=hour(b, 3)", "9223372036854775807"), "7");
   // A precision on a text column reads its values as numbers too.
   EXPECT_EQ(Eval("x=year(s, 3)", "1700000000000"), "2023");
   EXPECT_THAT(Eval("x=year(s, 3)", "2024-01-01"), ::testing::HasSubstr("not an epoch number"));

@@ -140,8 +140,15 @@ Result<LocalDateTime> ParseJavaDateTimeText(std::string_view text) {
 
 LocalDateTime LocalDateTimeFromEpochMillis(int64_t millis, int32_t nano_of_milli) {
   constexpr int64_t kDay = 86400000;
-  int64_t days = FloorDiv(millis, kDay);
-  int64_t ms = FloorMod(millis, kDay);
+  // Java keeps the day in an int: (int) (millis / day), then one less for a negative time of
+  // day, wrapping as Java's int does (only beyond some 5.8 million years).
+  int32_t date = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(millis / kDay)));
+  int64_t ms = millis % kDay;
+  if (ms < 0) {
+    date = static_cast<int32_t>(static_cast<uint32_t>(date) - 1u);
+    ms += kDay;
+  }
+  int64_t days = date;
   CivilDate d = CivilFromDays(days);
   LocalDateTime t;
   t.year = d.year;

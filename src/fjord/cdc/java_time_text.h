@@ -30,7 +30,8 @@ struct LocalDateTime {
 // "24:00:00" is midnight of the next day. Anything else is Invalid naming the text.
 Result<LocalDateTime> ParseJavaDateTimeText(std::string_view text);
 
-// Java's Timestamp.fromEpochMillis(millis, nanos).toLocalDateTime(): the UTC wall clock.
+// Java's Timestamp.fromEpochMillis(millis, nanos).toLocalDateTime(): the UTC wall clock (its
+// day count an int, as in Java).
 LocalDateTime LocalDateTimeFromEpochMillis(int64_t millis, int32_t nano_of_milli);
 
 // A compiled java.time.format.DateTimeFormatter pattern (Locale US texts). The letters Fjord
