@@ -36,7 +36,7 @@ std::string JavaTrim(std::string_view text) {
   return std::string(text.substr(b, e - b));
 }
 
-std::string Join(const std::vector<std::string>& parts) {
+std::string JoinComma(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;

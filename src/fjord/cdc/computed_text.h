@@ -22,7 +22,7 @@ std::vector<std::string> JavaSplit(std::string_view text, char ch);
 // String.trim(): every character up to U+0020 off both ends.
 std::string JavaTrim(std::string_view text);
 // "a, b, c".
-std::string Join(const std::vector<std::string>& parts);
+std::string JoinComma(const std::vector<std::string>& parts);
 
 // Integer.parseInt / Long.parseLong / Short.parseShort: an optional sign, then decimal digits,
 // in range; nullopt otherwise.

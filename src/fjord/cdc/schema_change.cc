@@ -336,6 +336,10 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
   for (const CdcColumn& column : record.columns) {
     // Java lower-cases the record's names when the catalog is not case-sensitive; the table's
     // names are already lower-case then.
+    if (!column.type) {
+      return Status::Invalid("record column ", column.name, " for Paimon table ", table,
+                             " has no type");
+    }
     const std::string name = case_sensitive ? column.name : Lower(column.name);
     if (!named.insert(name).second) continue;  // a second column of the same name adds nothing
     auto it = by_name.find(name);
