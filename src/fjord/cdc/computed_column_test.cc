@@ -219,6 +219,19 @@ TEST(ComputedColumnTest, UpperLowerTrim) {
   EXPECT_EQ(Eval("x=upper(s)", "abc Xy1"), "ABC XY1");
   EXPECT_EQ(Eval("x=lower(s)", "ABC Xy1"), "abc xy1");
   EXPECT_EQ(Eval("x=upper(s)", "\xC3\xA4"), "\xC3\x84");  // ä -> Ä
+  // Java's one-to-many and context mappings (outputs checked against Java 17).
+  EXPECT_EQ(Eval("x=upper(s)",
+                 "stra\xC3\x9F"
+                 "e"),
+            "STRASSE");                                     // ß
+  EXPECT_EQ(Eval("x=upper(s)", "\xEF\xAC\x81ne"), "FINE");  // the fi ligature
+  EXPECT_EQ(Eval("x=lower(s)",
+                 "\xC4\xB0"
+                 "a"),
+            "i\xCC\x87"
+            "a");  // İ
+  EXPECT_EQ(Eval("x=lower(s)", "\xCE\x9F\xCE\xA3 \xCE\xA3"),
+            "\xCE\xBF\xCF\x82 \xCF\x83");  // final sigma
   EXPECT_EQ(Eval("x=trim(s)", " \t a b \n"), "a b");
   EXPECT_EQ(TypeOf("x=trim(s)"), "STRING");
   EXPECT_THAT(Eval("x=upper(c)", "a"),
