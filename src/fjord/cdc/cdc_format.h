@@ -45,9 +45,10 @@ class CdcFormat {
   virtual ~CdcFormat() = default;
   // The format's name, as in the job file ("debezium-json").
   virtual const char* name() const = 0;
-  // Appends the records of `message` to `out`. A tombstone or a message that holds no change
-  // (Debezium's schema-change events, transaction markers) appends nothing. A message that is
-  // not valid for the format is Invalid naming message.origin and what is wrong with it.
+  // Appends the records of `message` to `out`. A tombstone (no value, or the JSON null) and a
+  // canal DDL message append nothing. A message that is not valid for the format is Invalid
+  // naming message.origin and what is wrong with it; as in Java this includes messages without
+  // an op such as Debezium's schema-change events and transaction markers.
   virtual Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) = 0;
 };
 
