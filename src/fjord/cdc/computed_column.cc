@@ -191,7 +191,7 @@ Result<ComputedColumn> ComputedColumn::Make(const std::string& text, const Split
     std::optional<int32_t> end;
     if (lit.size() == 2) end = ParseJavaInt(lit[1]);
     if (!begin || (lit.size() == 2 && !end)) {
-      return bad("the substring indexes [", Join(lit), "] are not all integers");
+      return bad("the substring indexes [", JoinComma(lit), "] are not all integers");
     }
     if (*begin < 0) return bad("the begin index (", *begin, ") of 'substring' must be >= 0");
     if (end && *end <= *begin) {

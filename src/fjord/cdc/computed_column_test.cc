@@ -92,6 +92,9 @@ TEST(ComputedColumnTest, EpochNumbersAreUtc) {
   // Java's truncating division leaves a negative nano-of-millisecond, which it refuses.
   EXPECT_THAT(Eval("x=year(b, 6)", "-1500"), ::testing::HasSubstr("negative epoch number"));
   EXPECT_THAT(Eval("x=year(b, 9)", "-1"), ::testing::HasSubstr("negative epoch number"));
+  // Java keeps the epoch day in an int: far epochs wrap as in Java (checked against Java).
+  EXPECT_EQ(Eval("x=year(b, 3)", "9223372036854775807"), "-1701532");
+  EXPECT_EQ(Eval("x=hour(b, 3)", "9223372036854775807"), "7");
   // A precision on a text column reads its values as numbers too.
   EXPECT_EQ(Eval("x=year(s, 3)", "1700000000000"), "2023");
   EXPECT_THAT(Eval("x=year(s, 3)", "2024-01-01"), ::testing::HasSubstr("not an epoch number"));
@@ -120,17 +123,23 @@ TEST(ComputedColumnTest, DateFormatPatterns) {
   EXPECT_EQ(Eval("x=date_format(ts, [yyyy])", v), "2024");
   EXPECT_EQ(Eval("x=date_format(ts, k K)", "2024-01-01 00:30:00"), "24 0");
   EXPECT_EQ(Eval("x=date_format(ts, A)", "1970-01-01 00:00:01.5"), "1500");
+  // Years: year-of-era (y) and proleptic (u) with Java's signs and reductions.
+  EXPECT_EQ(Eval("x=date_format(b, G yyyy uuuu uu, 0)", "-62167219200"), "BC 0001 0000 00");
+  EXPECT_EQ(Eval("x=date_format(b, yyyy yyyyy yyy, 0)", "327400000000"), "+12344 12344 12344");
   // A comma in the pattern cuts it, as in Java: the rest is taken for a precision.
   EXPECT_THAT(Eval("x=date_format(ts, MMM d, yyyy)", v),
               ::testing::HasSubstr("precision 'yyyy' is not an integer"));
+  // Java prints week-based fields by the JVM's locale; Fjord refuses them.
   EXPECT_THAT(Eval("x=date_format(ts, YYYY)", v), ::testing::HasSubstr("letter 'Y' is not"));
   EXPECT_THAT(Eval("x=date_format(ts, HH:mm z)", v), ::testing::HasSubstr("letter 'z' is not"));
   EXPECT_THAT(Eval("x=date_format(ts, HHH)", v), ::testing::HasSubstr("too many pattern letters"));
   EXPECT_THAT(Eval("x=date_format(ts, dd#)", v), ::testing::HasSubstr("reserved character '#'"));
   EXPECT_THAT(Eval("x=date_format(ts, 'open)", v), ::testing::HasSubstr("incomplete string"));
   EXPECT_THAT(Eval("x=date_format(ts, yyyy])", v), ::testing::HasSubstr("without a previous"));
-  // A fixed-width field too narrow for its value fails when printing, as in Java.
-  EXPECT_THAT(Eval("x=date_format(ts, nn)", v), ::testing::HasSubstr("maximum print width of 2"));
+  // n, N, A: the count is a minimum width.
+  EXPECT_EQ(Eval("x=date_format(ts, nn)", v), "123000000");
+  EXPECT_EQ(Eval("x=date_format(ts, nnnnnnnnnn)", v), "0123000000");
+  EXPECT_EQ(Eval("x=date_format(ts, g)", v), "60369");  // the modified Julian day
   EXPECT_THAT(Eval("x=date_format(ts)", v), ::testing::HasSubstr("takes 1 or 2 arguments"));
 }
 
@@ -147,6 +156,8 @@ TEST(ComputedColumnTest, Substring) {
   EXPECT_EQ(Eval("x=substring(s, 1, 3)", "h\xF0\x9F\x98\x80llo"), "\xF0\x9F\x98\x80");
   EXPECT_EQ(Eval("x=substring(s, 3)", "h\xF0\x9F\x98\x80llo"), "llo");
   EXPECT_EQ(Eval("x=substring(s, 1, 3)", "h\xC3\xA9llo"), "\xC3\xA9l");
+  // A cut through the pair leaves a lone surrogate, which Paimon's BinaryString writes as '?'.
+  EXPECT_EQ(Eval("x=substring(s, 1, 2)", "h\xF0\x9F\x98\x80llo"), "?");
   EXPECT_THAT(Eval("x=substring(s, -1)", "a"), ::testing::HasSubstr("must be >= 0"));
   EXPECT_THAT(Eval("x=substring(s, 3, 3)", "a"), ::testing::HasSubstr("must be larger"));
   EXPECT_THAT(Eval("x=substring(s, a)", "a"), ::testing::HasSubstr("not all integers"));
@@ -208,6 +219,19 @@ TEST(ComputedColumnTest, UpperLowerTrim) {
   EXPECT_EQ(Eval("x=upper(s)", "abc Xy1"), "ABC XY1");
   EXPECT_EQ(Eval("x=lower(s)", "ABC Xy1"), "abc xy1");
   EXPECT_EQ(Eval("x=upper(s)", "\xC3\xA4"), "\xC3\x84");  // ä -> Ä
+  // Java's one-to-many and context mappings (outputs checked against Java 17).
+  EXPECT_EQ(Eval("x=upper(s)",
+                 "stra\xC3\x9F"
+                 "e"),
+            "STRASSE");                                     // ß
+  EXPECT_EQ(Eval("x=upper(s)", "\xEF\xAC\x81ne"), "FINE");  // the fi ligature
+  EXPECT_EQ(Eval("x=lower(s)",
+                 "\xC4\xB0"
+                 "a"),
+            "i\xCC\x87"
+            "a");  // İ
+  EXPECT_EQ(Eval("x=lower(s)", "\xCE\x9F\xCE\xA3 \xCE\xA3"),
+            "\xCE\xBF\xCF\x82 \xCF\x83");  // final sigma
   EXPECT_EQ(Eval("x=trim(s)", " \t a b \n"), "a b");
   EXPECT_EQ(TypeOf("x=trim(s)"), "STRING");
   EXPECT_THAT(Eval("x=upper(c)", "a"),
@@ -274,6 +298,14 @@ TEST(ComputedColumnTest, ComputedColumnsReferenceEarlierOnesInJavasOrder) {
   EXPECT_EQ(chain[0].name(), "x");
   EXPECT_EQ(chain[1].name(), "z");
   EXPECT_EQ(chain[2].name(), "y");
+
+  // Several columns on one: Java 1.4.2 orders this set a, c1, b, q, zz, aa.
+  ASSERT_OK_AND_ASSIGN(auto fan, ParseComputedColumns({"a=year(ts)", "zz=cast(a)", "b=cast(a)",
+                                                       "c1=cast(a)", "q=cast(b)", "aa=cast(zz)"},
+                                                      Fields()));
+  std::vector<std::string> names;
+  for (const ComputedColumn& c : fan) names.push_back(c.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "c1", "b", "q", "zz", "aa"}));
 }
 
 TEST(ComputedColumnTest, CyclesAndDuplicates) {

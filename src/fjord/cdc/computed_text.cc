@@ -36,7 +36,7 @@ std::string JavaTrim(std::string_view text) {
   return std::string(text.substr(b, e - b));
 }
 
-std::string Join(const std::vector<std::string>& parts) {
+std::string JoinComma(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
@@ -338,21 +338,93 @@ Result<std::string> TruncateText(const std::string& text, const DataType& type, 
   }
 }
 
+namespace {
+
+// The unconditional one-to-many upper-case mappings of Unicode's SpecialCasing that Java's
+// String.toUpperCase makes outside the Greek extended block: ß, ŉ, ǰ, ΐ, ΰ, և and the Latin
+// and Armenian ligatures.
+const char* SpecialUpper(uint32_t cp) {
+  switch (cp) {
+    case 0x00DF:
+      return "SS";
+    case 0x0149:
+      return "\u02BCN";
+    case 0x01F0:
+      return "J\u030C";
+    case 0x0390:
+      return "\u0399\u0308\u0301";
+    case 0x03B0:
+      return "\u03A5\u0308\u0301";
+    case 0x0587:
+      return "\u0535\u0552";
+    case 0xFB00:
+      return "FF";
+    case 0xFB01:
+      return "FI";
+    case 0xFB02:
+      return "FL";
+    case 0xFB03:
+      return "FFI";
+    case 0xFB04:
+      return "FFL";
+    case 0xFB05:
+      return "ST";
+    case 0xFB06:
+      return "ST";
+    case 0xFB13:
+      return "\u0544\u0546";
+    case 0xFB14:
+      return "\u0544\u0535";
+    case 0xFB15:
+      return "\u0544\u053B";
+    case 0xFB16:
+      return "\u054E\u0546";
+    case 0xFB17:
+      return "\u0544\u053D";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 std::string JavaCase(std::string_view text, bool upper) {
   static locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+  auto letter = [&](uint32_t cp) {
+    return utf8 != static_cast<locale_t>(0) && iswalpha_l(static_cast<wint_t>(cp), utf8);
+  };
+  std::vector<std::pair<uint32_t, std::string_view>> cps = CodePoints(text);
   std::string out;
   out.reserve(text.size());
-  for (const auto& [cp, bytes] : CodePoints(text)) {
+  for (size_t i = 0; i < cps.size(); ++i) {
+    const auto& [cp, bytes] = cps[i];
     if (cp < 0x80) {
       char c = static_cast<char>(cp);
       out.push_back(upper ? UpperChar(c) : LowerChar(c));
-    } else if (utf8 != static_cast<locale_t>(0) && bytes.size() > 1) {
-      wint_t m = upper ? towupper_l(static_cast<wint_t>(cp), utf8)
-                       : towlower_l(static_cast<wint_t>(cp), utf8);
-      AppendUtf8(static_cast<uint32_t>(m), &out);
-    } else {
-      out += bytes;
+      continue;
     }
+    if (bytes.size() == 1 || utf8 == static_cast<locale_t>(0)) {
+      out += bytes;  // not valid UTF-8, or no case tables: kept
+      continue;
+    }
+    if (upper) {
+      if (const char* special = SpecialUpper(cp)) {
+        out += special;
+        continue;
+      }
+    } else if (cp == 0x0130) {  // İ: i and a combining dot above
+      out += "i\u0307";
+      continue;
+    } else if (cp == 0x03A3) {
+      // Σ at the end of a word (after a letter, before none) is the final ς.
+      bool after = i > 0 && letter(cps[i - 1].first);
+      bool before = i + 1 < cps.size() && letter(cps[i + 1].first);
+      AppendUtf8(after && !before ? 0x03C2 : 0x03C3, &out);
+      continue;
+    }
+    wint_t m = upper ? towupper_l(static_cast<wint_t>(cp), utf8)
+                     : towlower_l(static_cast<wint_t>(cp), utf8);
+    AppendUtf8(static_cast<uint32_t>(m), &out);
   }
   return out;
 }

@@ -22,7 +22,7 @@ std::vector<std::string> JavaSplit(std::string_view text, char ch);
 // String.trim(): every character up to U+0020 off both ends.
 std::string JavaTrim(std::string_view text);
 // "a, b, c".
-std::string Join(const std::vector<std::string>& parts);
+std::string JoinComma(const std::vector<std::string>& parts);
 
 // Integer.parseInt / Long.parseLong / Short.parseShort: an optional sign, then decimal digits,
 // in range; nullopt otherwise.
@@ -46,8 +46,11 @@ std::optional<std::string> Utf16Substring(std::string_view text, int64_t begin,
 // "unsupported type".
 Result<std::string> TruncateText(const std::string& text, const DataType& type, int32_t width);
 
-// String.toUpperCase() / toLowerCase(): ASCII exactly, other characters by the C library's
-// simple case mapping of C.UTF-8 (Java's one-to-many mappings such as 'ß' to "SS" are not made).
+// String.toUpperCase() / toLowerCase() (a locale that is not Turkish or Lithuanian): ASCII
+// exactly, other characters by the C library's simple case mapping of C.UTF-8, with Java's
+// one-to-many mappings for ß, ŉ, ǰ, ΐ, ΰ, և and the Latin and Armenian ligatures (not those of
+// the Greek extended block), İ lowered to i and a combining dot, and a word's final Σ lowered to ς
+// (a letter before it, none after it: a simplification of Unicode's rule).
 std::string JavaCase(std::string_view text, bool upper);
 
 // Java's DfsSort.sortKeys over (computed column, the name its first argument gives): those not

@@ -140,8 +140,15 @@ Result<LocalDateTime> ParseJavaDateTimeText(std::string_view text) {
 
 LocalDateTime LocalDateTimeFromEpochMillis(int64_t millis, int32_t nano_of_milli) {
   constexpr int64_t kDay = 86400000;
-  int64_t days = FloorDiv(millis, kDay);
-  int64_t ms = FloorMod(millis, kDay);
+  // Java keeps the day in an int: (int) (millis / day), then one less for a negative time of
+  // day, wrapping as Java's int does (only beyond some 5.8 million years).
+  int32_t date = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(millis / kDay)));
+  int64_t ms = millis % kDay;
+  if (ms < 0) {
+    date = static_cast<int32_t>(static_cast<uint32_t>(date) - 1u);
+    ms += kDay;
+  }
+  int64_t days = date;
   CivilDate d = CivilFromDays(days);
   LocalDateTime t;
   t.year = d.year;
@@ -174,6 +181,7 @@ int MaxCount(char letter) {
     case 'n':
     case 'N':
     case 'A':
+    case 'g':
       return 19;
     case 'S':
       return 9;
@@ -246,7 +254,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         return Status::Invalid("date_format pattern '", std::string(pattern), "': letter '",
                                std::string(1, ch),
                                "' is not supported (Fjord prints G y u M L Q q d D E a h K k H m "
-                               "s S n N A)");
+                               "s S n N A g)");
       }
       if (count > max) {
         return Status::Invalid("date_format pattern '", std::string(pattern),
@@ -310,16 +318,6 @@ Result<std::string> DateTimePattern::Format(const LocalDateTime& t) const {
     if (count == 4) return full;
     if (count == 5) return full.substr(0, 1);
     return short_form;
-  };
-  auto fixed = [&](char letter, int64_t v, int count) -> Result<std::string> {
-    // appendValue(field, count): at most `count` digits.
-    std::string digits = std::to_string(v);
-    if (static_cast<int>(digits.size()) > count) {
-      return Status::Invalid("date_format: field '", std::string(1, letter),
-                             "' cannot be printed as the value ", v,
-                             " exceeds the maximum print width of ", count);
-    }
-    return Pad(v, count);
   };
   for (const Item& it : items_) {
     const int n = it.count;
@@ -401,18 +399,17 @@ Result<std::string> DateTimePattern::Format(const LocalDateTime& t) const {
         out += Pad(v, n);
         break;
       }
+      case 'g':  // the modified Julian day, SignStyle.NORMAL
+        out += Number(days + 40587, n, false);
+        break;
       case 'n':
       case 'N':
       case 'A': {
+        // appendValue(field, count, 19, NOT_NEGATIVE): `count` is a minimum width.
         int64_t v = it.letter == 'n'   ? t.nano
                     : it.letter == 'N' ? nano_of_day
                                        : nano_of_day / 1000000;
-        if (n == 1) {
-          out += std::to_string(v);
-        } else {
-          FJORD_ASSIGN_OR_RAISE(std::string s, fixed(it.letter, v, n));
-          out += s;
-        }
+        out += Pad(v, n);
         break;
       }
       default:

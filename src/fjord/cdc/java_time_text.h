@@ -30,17 +30,18 @@ struct LocalDateTime {
 // "24:00:00" is midnight of the next day. Anything else is Invalid naming the text.
 Result<LocalDateTime> ParseJavaDateTimeText(std::string_view text);
 
-// Java's Timestamp.fromEpochMillis(millis, nanos).toLocalDateTime(): the UTC wall clock.
+// Java's Timestamp.fromEpochMillis(millis, nanos).toLocalDateTime(): the UTC wall clock (its
+// day count an int, as in Java).
 LocalDateTime LocalDateTimeFromEpochMillis(int64_t millis, int32_t nano_of_milli);
 
 // A compiled java.time.format.DateTimeFormatter pattern (Locale US texts). The letters Fjord
-// prints: G y u M L Q q d D E a h K k H m s S n N A, with Java's counts; quoted text, '' and
+// prints: G y u M L Q q d D E a h K k H m s S n N A g, with Java's counts; quoted text, '' and
 // [optional] sections (printed: a LocalDateTime has every field they can hold). Other letters
-// (week-based fields, zones, offsets, padding) are Invalid at Compile, naming the letter.
+// (week-based and locale week fields e c w W Y F, day periods B, zones, offsets,
+// padding) are Invalid at Compile, naming the letter.
 class DateTimePattern {
  public:
   static Result<DateTimePattern> Compile(std::string_view pattern);
-  // Fails as Java does at printing: a fixed-width field whose value does not fit.
   Result<std::string> Format(const LocalDateTime& t) const;
 
  private:

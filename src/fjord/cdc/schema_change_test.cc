@@ -380,6 +380,29 @@ TEST(PlanSchemaChangeTest, ArrayAndMapValuesWiden) {
   EXPECT_EQ(plan.ignored[0].column, "n");
 }
 
+TEST(PlanSchemaChangeTest, DeeperNestingAndMultisets) {
+  auto fields = Table(
+      "id INT NOT NULL, a ARRAY<ROW<x INT>>, m MAP<STRING, ROW<x INT>>, "
+      "r ROW<a INT, b ROW<c INT>>, ms MULTISET<INT>, mr MULTISET<ROW<x INT>>, "
+      "mb MULTISET<BIGINT>");
+  ASSERT_OK_AND_ASSIGN(auto plan,
+                       Plan(fields, Rec({Col("id", "INT"), Col("a", "ARRAY<ROW<x INT, y INT>>"),
+                                         Col("m", "MAP<STRING, ROW<x BIGINT, y INT>>"),
+                                         Col("r", "ROW<a INT, b ROW<c BIGINT, d STRING>>"),
+                                         Col("mb", "MULTISET<INT>")})));
+  ASSERT_EQ(plan.alter_types.size(), 3u);
+  EXPECT_EQ(plan.alter_types[0].to->ToString(), "ARRAY<ROW<`x` INT, `y` INT>>");
+  EXPECT_EQ(plan.alter_types[1].to->ToString(), "MAP<STRING, ROW<`x` BIGINT, `y` INT>>");
+  EXPECT_EQ(plan.alter_types[2].to->ToString(), "ROW<`a` INT, `b` ROW<`c` BIGINT, `d` STRING>>");
+  ASSERT_EQ(plan.ignored.size(), 1u);  // a narrowed MULTISET element is ignored
+  EXPECT_EQ(plan.ignored[0].column, "mb");
+  // Widening inside a MULTISET, or adding to its ROW, fails as Java's schema manager fails.
+  EXPECT_THAT(Plan(fields, Rec({Col("id", "INT"), Col("ms", "MULTISET<BIGINT>")})),
+              IsError(StatusCode::kInvalid, "does not reach inside a MULTISET"));
+  EXPECT_THAT(Plan(fields, Rec({Col("id", "INT"), Col("mr", "MULTISET<ROW<x INT, y INT>>")})),
+              IsError(StatusCode::kInvalid, "does not reach inside a MULTISET"));
+}
+
 TEST(PlanSchemaChangeTest, NestedCommentFollowsTheRecord) {
   auto fields = Table("id INT NOT NULL, r ROW<a INT>");
   DataTypePtr commented =
