@@ -1,6 +1,7 @@
 #include "fjord/runtime/cdc_source.h"
 
 #include "fjord/runtime/cdc_decode.h"
+#include "fjord/runtime/postgres_source.h"
 
 namespace fjord::runtime {
 
@@ -25,6 +26,12 @@ Result<bool> TakeCdcMessage(cdc::CdcFormat& format, const cdc::CdcMessage& messa
 }
 
 Result<std::unique_ptr<CdcSource>> MakeCdcSource(const JobSpec& spec) {
+  if (spec.source.type == "postgres") {
+    PostgresSourceSpec pg = spec.source.postgres;
+    auto source = MakePostgresSource(pg);
+    if (!source.ok()) return source.status().WithContext(spec.file + ": source");
+    return source;
+  }
   FJORD_ASSIGN_OR_RAISE(cdc::TypeMapping mapping,
                         cdc::TypeMapping::Parse(spec.source.type_mapping));
   FJORD_ASSIGN_OR_RAISE(std::unique_ptr<cdc::CdcFormat> format,

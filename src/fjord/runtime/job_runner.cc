@@ -157,9 +157,6 @@ class Job {
       FJORD_ASSIGN_OR_RAISE(tables_, runtime::CdcTables::Make(spec_));
       FJORD_ASSIGN_OR_RAISE(cdc_source_, runtime::MakeCdcSource(spec_));
       cut_ = [this](const cdc::CdcRecord& record) { return Cut(record); };
-      if (options_.bounded && cdc_source_ == nullptr) {
-        return Status::Invalid(spec_.file, ": --bounded needs a source with an end");
-      }
     } else {
       FJORD_ASSIGN_OR_RAISE(std::unique_ptr<SinkTable> sink, OpenSink("", spec_.sink.table));
       FJORD_ASSIGN_OR_RAISE(source_,

@@ -335,10 +335,76 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
   return ParseOnError(c, node, base_dir, &out->on_error, &out->dead_letter);
 }
 
+Status ParsePostgres(const Checker& c, const YAML::Node& node, PostgresSourceSpec* out) {
+  FJORD_RETURN_NOT_OK(
+      c.Keys(node, "source",
+             {"type", "host", "port", "user", "password", "database", "schemas", "tables", "slot",
+              "publication", "create-slot", "create-publication", "status-interval",
+              "snapshot-fetch-rows", "batch-rows", "type-mapping"}));
+  if (!node["database"]) return c.Error(node, "source.database", "missing (the database to read)");
+  FJORD_ASSIGN_OR_RAISE(out->database, c.Text(node["database"], "source.database"));
+  if (node["host"]) {
+    FJORD_ASSIGN_OR_RAISE(out->host, c.Text(node["host"], "source.host"));
+  }
+  if (node["port"]) {
+    FJORD_ASSIGN_OR_RAISE(int64_t port, c.Integer(node["port"], "source.port", 1));
+    if (port > 65535) return c.Error(node["port"], "source.port", "at most 65535");
+    out->port = static_cast<int>(port);
+  }
+  if (node["user"]) {
+    FJORD_ASSIGN_OR_RAISE(out->user, c.Text(node["user"], "source.user"));
+  }
+  if (node["password"]) {
+    FJORD_ASSIGN_OR_RAISE(out->password, c.Text(node["password"], "source.password"));
+  }
+  if (node["schemas"]) {
+    FJORD_ASSIGN_OR_RAISE(out->schemas, c.List(node["schemas"], "source.schemas"));
+  }
+  if (node["tables"]) {
+    FJORD_ASSIGN_OR_RAISE(out->tables, c.List(node["tables"], "source.tables"));
+    for (const std::string& t : out->tables) {
+      try {
+        std::regex check(t);
+      } catch (const std::regex_error& e) {
+        return c.Error(node["tables"], "source.tables",
+                       "'" + t + "' is not a regular expression: " + e.what());
+      }
+    }
+  }
+  if (node["slot"]) {
+    FJORD_ASSIGN_OR_RAISE(out->slot_name, c.Text(node["slot"], "source.slot"));
+  }
+  if (node["publication"]) {
+    FJORD_ASSIGN_OR_RAISE(out->publication_name, c.Text(node["publication"], "source.publication"));
+  }
+  const std::pair<const char*, bool*> flags[] = {{"create-slot", &out->create_slot},
+                                                 {"create-publication", &out->create_publication}};
+  for (const auto& [key, target] : flags) {
+    if (!node[key]) continue;
+    std::string name = std::string("source.") + key;
+    FJORD_ASSIGN_OR_RAISE(std::string text, c.Text(node[key], name));
+    if (text != "true" && text != "false") {
+      return c.Error(node[key], name, "must be true or false, got '" + text + "'");
+    }
+    *target = text == "true";
+  }
+  if (node["status-interval"]) {
+    FJORD_ASSIGN_OR_RAISE(out->status_interval_ms,
+                          c.Duration(node["status-interval"], "source.status-interval"));
+  }
+  if (node["snapshot-fetch-rows"]) {
+    FJORD_ASSIGN_OR_RAISE(out->snapshot_fetch_rows,
+                          c.Integer(node["snapshot-fetch-rows"], "source.snapshot-fetch-rows", 1));
+  }
+  return Status::OK();
+}
+
 Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& base_dir,
                    SourceSpec* out) {
   if (!node.IsMap()) return c.Error(node, "source", "must be a mapping");
-  if (!node["type"]) return c.Error(node, "source.type", "missing (files, datagen or kafka)");
+  if (!node["type"]) {
+    return c.Error(node, "source.type", "missing (files, datagen, kafka or postgres)");
+  }
   FJORD_ASSIGN_OR_RAISE(out->type, c.Text(node["type"], "source.type"));
   if (out->type == "files") {
     FJORD_RETURN_NOT_OK(c.Keys(node, "source",
@@ -392,23 +458,26 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
       FJORD_ASSIGN_OR_RAISE(int64_t seed, c.Integer(node["seed"], "source.seed", 0));
       d.seed = static_cast<uint64_t>(seed);
     }
+  } else if (out->type == "postgres") {
+    FJORD_RETURN_NOT_OK(ParsePostgres(c, node, &out->postgres));
   } else if (out->type == "kafka") {
     FJORD_RETURN_NOT_OK(ParseKafka(c, node, base_dir, &out->kafka));
     if (IsCdcFormat(out->kafka.format)) out->cdc_format = out->kafka.format;
   } else {
     return c.Error(node["type"], "source.type",
-                   "unknown source type '" + out->type + "' (files, datagen or kafka)");
+                   "unknown source type '" + out->type + "' (files, datagen, kafka or postgres)");
   }
   if (node["batch-rows"]) {
     FJORD_ASSIGN_OR_RAISE(out->batch_rows, c.Integer(node["batch-rows"], "source.batch-rows", 1));
   }
   if (const YAML::Node mapping = node["type-mapping"]) {
-    if (out->cdc_format.empty()) {
+    if (out->cdc_format.empty() && out->type != "postgres") {
       return c.Error(mapping, "source.type-mapping", "only for a CDC format (docs/cdc.md)");
     }
     FJORD_ASSIGN_OR_RAISE(out->type_mapping, c.List(mapping, "source.type-mapping"));
     auto parsed = cdc::TypeMapping::Parse(out->type_mapping);
     if (!parsed.ok()) return c.Error(mapping, "source.type-mapping", parsed.status().message());
+    out->postgres.type_mapping = *parsed;
   }
   return Status::OK();
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/cdc/cdc_format.h"
 #include "fjord/result.h"
 
 namespace fjord::runtime {
@@ -48,6 +49,34 @@ struct KafkaSourceSpec {
   std::string dead_letter;
 };
 
+// `source.type: postgres` (docs/cdc.md, "The PostgreSQL source").
+struct PostgresSourceSpec {
+  std::string host = "127.0.0.1";
+  int port = 5432;
+  std::string user = "postgres";
+  std::string password;  // empty: none (trust, or ~/.pgpass / PGPASSWORD as libpq reads them)
+  std::string database;
+  // The schemas whose tables are included (exact names); empty: "public".
+  std::vector<std::string> schemas;
+  // Regular expressions (ECMAScript, whole match) on the table name or on "schema.table", as
+  // Java's postgres_sync_table --table_name; a table is included when one matches. Empty: every
+  // table of `schemas`.
+  std::vector<std::string> tables;
+  std::string slot_name = "fjord";
+  std::string publication_name = "fjord";
+  // Create the slot / the publication (FOR TABLE the included tables, publishing inserts,
+  // updates and deletes) when missing; otherwise a missing one is NotFound.
+  bool create_slot = true;
+  bool create_publication = true;
+  // How often a standby status update goes to the server (also what keeps the walsender from
+  // timing the connection out).
+  int64_t status_interval_ms = 10000;
+  int64_t idle_wait_ms = 150;
+  // Rows fetched per query of the initial snapshot.
+  int64_t snapshot_fetch_rows = 5000;
+  cdc::TypeMapping type_mapping;  // to-string maps every column to STRING
+};
+
 struct SourceSpec {
   std::string type;  // files | datagen | kafka
   // A CDC job (docs/cdc.md): the files' lines or the Kafka message values are messages of this
@@ -57,6 +86,7 @@ struct SourceSpec {
   FilesSourceSpec files;
   DatagenSourceSpec datagen;
   KafkaSourceSpec kafka;
+  PostgresSourceSpec postgres;
   int64_t batch_rows = 4096;  // rows per batch read from the source
 };
 
@@ -96,7 +126,7 @@ struct JobSpec {
   PipelineSpec pipeline;
 
   // The source delivers change records (a CDC format), not rows of the table.
-  bool cdc() const { return !source.cdc_format.empty(); }
+  bool cdc() const { return !source.cdc_format.empty() || source.type == "postgres"; }
 };
 
 // Parses YAML text; `file` names errors, `base_dir` resolves relative paths.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "fjord/cdc/pgoutput.h"
 #include "fjord/cdc/postgres_types.h"
@@ -145,6 +146,8 @@ class PostgresSource : public CdcSource {
     if (spec_.schemas.empty()) spec_.schemas.push_back("public");
   }
 
+  ~PostgresSource() override { ConfirmAtClose(); }
+
   Status Seek(const std::string& position) override;
   Status Next(bool bounded, size_t max_records, const CdcCut& cut, std::vector<cdc::CdcRecord>* out,
               bool* end) override;
@@ -176,6 +179,9 @@ class PostgresSource : public CdcSource {
   Status StartStreaming(uint64_t lsn);
   Status HandleMessage(const pgo::Message& m);
   Status SendStatus(bool reply_requested);
+  // The confirmation of the last committed checkpoint, sent before the connection closes (Next
+  // sends them otherwise), then the end of the COPY stream; best effort, bounded to a second.
+  void ConfirmAtClose();
   // Hands out pending_ if the cut rule lets it; false when it stays for the next call.
   bool HandOut(const CdcCut& cut, std::vector<cdc::CdcRecord>* out);
 
@@ -698,6 +704,25 @@ Status PostgresSource::SendStatus(bool reply_requested) {
   confirm_sent_ = lsn;
   last_status_ = std::chrono::steady_clock::now();
   return Status::OK();
+}
+
+void PostgresSource::ConfirmAtClose() {
+  if (!repl_ || !streaming_ || confirm_target_.load() <= confirm_sent_) return;
+  if (!SendStatus(false).ok()) return;
+  if (PQputCopyEnd(repl_.get(), nullptr) != 1) return;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (PQflush(repl_.get()) < 0 || !PQconsumeInput(repl_.get())) return;
+    char* buffer = nullptr;
+    while (PQgetCopyData(repl_.get(), &buffer, 1) > 0) PQfreemem(buffer);
+    if (!PQisBusy(repl_.get())) {
+      PGresult* res = PQgetResult(repl_.get());
+      if (!res) return;  // the server ended the stream: it has the confirmation
+      PQclear(res);
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 Status PostgresSource::HandleMessage(const pgo::Message& m) {
