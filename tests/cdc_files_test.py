@@ -5,7 +5,9 @@ A producer writes Debezium change events (with the schema envelope) of a small s
 files: inserts, updates (before and after images), deletes of two source tables, `orders` and
 `customers`, plus a third table the job excludes. Mid-stream `orders` gets a new column `note`
 (used in the same batch as it appears) and its `qty` widens from int32 to int64 (values beyond
-INT follow); later a narrowing of `qty` back to int32 is ignored (logged). A database-sync job
+INT follow); later a narrowing of `qty` back to int32 is ignored (logged), and `customers`
+drops `vip` and renames `name` to `fullname` (as in Paimon: the dropped column stays, NULL in
+rows written after; the renamed one is a new column, the old one NULL after). A database-sync job
 (`sink.warehouse` + `sink.database`, table prefix `ods_`, excluding `audit`) runs with 100 ms
 checkpoints and is killed with SIGKILL at random moments and restarted; a table-sync job reads
 the `orders` events alone into one table with a computed column. At the end both run --bounded
@@ -45,6 +47,7 @@ class Shop:
         self.note_added = False
         self.qty_wide = False
         self.narrowed = False
+        self.renamed = False  # customers: vip dropped, name renamed to fullname
 
     def order_fields(self):
         qty = "int64" if self.qty_wide and not self.narrowed else "int32"
@@ -56,9 +59,22 @@ class Shop:
             fs.append(field("note", "string"))
         return fs
 
-    @staticmethod
-    def customer_fields():
+    def customer_fields(self):
+        if self.renamed:
+            return [field("id", "int32", False), field("fullname", "string")]
         return [field("id", "int32", False), field("name", "string"), field("vip", "boolean")]
+
+    def wire_customer(self, row):
+        """A row as the source sends it now (a before image of an older row too)."""
+        if row is None or not self.renamed:
+            return row
+        return {"id": row["id"], "fullname": row.get("fullname", row.get("name"))}
+
+    def customer_row(self, i):
+        name = self.rng.choice(["ann", "bo", "cy", "dé"])
+        if self.renamed:
+            return {"id": i, "fullname": name}
+        return {"id": i, "name": name, "vip": self.rng.choice([True, False, None])}
 
     @staticmethod
     def envelope(table, fields, before, after, op, ts):
@@ -107,11 +123,11 @@ class Shop:
                 make, wire = self.order_row, self.wire_order
             elif pick < 0.9:
                 table, rows, fields = "customers", self.customers, self.customer_fields()
-                make = lambda i: {"id": i, "name": r.choice(["ann", "bo", "cy", "dé"]),  # noqa
-                                  "vip": r.choice([True, False, None])}
-                wire = lambda x: x  # noqa
+                make = self.customer_row
+                wire = self.wire_customer
             else:
-                table, rows, fields = "audit", self.audit, self.customer_fields()
+                table, rows, fields = "audit", self.audit, [
+                    field("id", "int32", False), field("name", "string"), field("vip", "boolean")]
                 make = lambda i: {"id": i, "name": "x", "vip": None}  # noqa
                 wire = lambda x: x  # noqa
             key = r.randint(1, 60)
@@ -179,7 +195,7 @@ def main():
     for name in jobs:
         start(name)
     deadline = time.time() + args.seconds
-    phase_times = [args.seconds * 0.3, args.seconds * 0.55, args.seconds * 0.8]
+    phase_times = [args.seconds * 0.3, args.seconds * 0.55, args.seconds * 0.8, args.seconds * 0.65]
     began = time.time()
     while time.time() < deadline:
         elapsed = time.time() - began
@@ -189,6 +205,8 @@ def main():
             shop.qty_wide = True
         if not shop.narrowed and elapsed > phase_times[2]:
             shop.narrowed = True
+        if not shop.renamed and elapsed > phase_times[3]:
+            shop.renamed = True
         write_file(shop.events(rng.randint(5, 40), int(time.time() * 1000)))
         time.sleep(rng.uniform(0.02, 0.15))
         for name, p in list(procs.items()):
@@ -244,8 +262,9 @@ def main():
 
     compare("ods.db/ods_orders", cat("ods.db/ods_orders"),
             {k: expect_order(v) for k, v in shop.orders.items()})
+    customer_columns = ["id", "name", "vip"] + (["fullname"] if shop.renamed else [])
     compare("ods.db/ods_customers", cat("ods.db/ods_customers"),
-            {k: dict(v) for k, v in shop.customers.items()})
+            {k: {c: v.get(c) for c in customer_columns} for k, v in shop.customers.items()})
     compare("one.db/orders", cat("one.db/orders"),
             {k: expect_order(v, True) for k, v in shop.orders.items()})
     if os.path.exists(os.path.join(work, "wh", "ods.db", "ods_audit")):
