@@ -7,7 +7,9 @@
 //   fjord_kafka_produce BROKERS produce-keyed TOPIC       as produce, lines
 //   "PARTITION<TAB>KEY<TAB>VALUE":
 //                                                         each message with that key (the CDC
-//                                                         benchmark's Debezium messages)
+//                                                         benchmark's Debezium messages);
+//                                                         PARTITION -1: by the key, as Java's
+//                                                         default partitioner does
 //   fjord_kafka_produce BROKERS committed TOPIC GROUP     print the sum of GROUP's committed
 //                                                         offsets over TOPIC's partitions
 #include <librdkafka/rdkafka.h>
@@ -41,6 +43,10 @@ rd_kafka_t* NewClient(rd_kafka_type_t type, const char* brokers) {
        (rd_kafka_conf_set(conf, "enable.idempotence", "true", err, sizeof(err)) !=
             RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(conf, "linger.ms", "5", err, sizeof(err)) != RD_KAFKA_CONF_OK ||
+        // a message produced without a partition goes where Java's default partitioner puts
+        // its key (murmur2 of the key bytes), as a Kafka Connect producer would
+        rd_kafka_conf_set(conf, "partitioner", "murmur2_random", err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(conf, "topic.metadata.refresh.interval.ms", "500", err, sizeof(err)) !=
             RD_KAFKA_CONF_OK))) {
     std::cerr << err << "\n";
@@ -114,6 +120,7 @@ int Produce(const char* brokers, const char* topic, bool keyed) {
     size_t tab = line.find('\t');
     if (tab == std::string::npos) return Fail("line without PARTITION<TAB>: " + line);
     int32_t partition = std::atoi(line.substr(0, tab).c_str());
+    if (partition < 0) partition = RD_KAFKA_PARTITION_UA;
     std::string key;
     size_t value_at = tab + 1;
     if (keyed) {
