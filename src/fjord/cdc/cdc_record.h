@@ -35,6 +35,8 @@ struct CdcRecord {
   std::vector<CdcColumn> columns;         // in the message's order
   std::vector<std::string> primary_keys;  // as the message names them; may be empty
   std::optional<std::string> comment;     // table comment, when the message carries one
+  // Where the record's message came from (CdcMessage::origin), set by the source, for errors.
+  std::string origin;
 
   // The column named `name` (exact match), or null.
   const CdcColumn* Find(const std::string& name) const;

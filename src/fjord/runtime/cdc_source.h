@@ -4,11 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/cdc_record.h"
 #include "fjord/result.h"
+#include "fjord/runtime/job_spec.h"
 #include "fjord/runtime/metrics.h"
 
 namespace fjord::runtime {
@@ -40,5 +43,14 @@ class CdcSource {
   virtual int64_t idle_wait_ms() const = 0;
   virtual std::vector<SourceLagMetric> Lag() { return {}; }
 };
+
+// The CDC source of `spec` (its type with `source.format` a CDC format).
+Result<std::unique_ptr<CdcSource>> MakeCdcSource(const JobSpec& spec);
+
+// Internal: the files and Kafka sources in CDC mode (each line or message value one message).
+std::unique_ptr<CdcSource> MakeFilesCdcSource(const SourceSpec& spec,
+                                              std::unique_ptr<cdc::CdcFormat> format);
+Result<std::unique_ptr<CdcSource>> MakeKafkaCdcSource(const SourceSpec& spec,
+                                                      std::unique_ptr<cdc::CdcFormat> format);
 
 }  // namespace fjord::runtime

@@ -21,7 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kMagic = "FJORD-CHECKPOINT\n";
-constexpr uint32_t kVersion = 1;
+// 1: one table's messages per pending commit; 2: a (table, messages) list.
+constexpr uint32_t kVersion = 2;
 constexpr std::string_view kPrefix = "checkpoint-";
 
 void PutU32(std::string* out, uint32_t v) {
@@ -147,7 +148,11 @@ std::string EncodeCheckpoint(const CheckpointState& state) {
   for (const PendingCommit& p : state.pending) {
     PutI64(&out, p.checkpoint_id);
     PutBytes(&out, p.source_position);
-    PutBytes(&out, p.messages);
+    PutI64(&out, static_cast<int64_t>(p.tables.size()));
+    for (const auto& [table, messages] : p.tables) {
+      PutBytes(&out, table);
+      PutBytes(&out, messages);
+    }
   }
   uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size()));
   PutU32(&out, static_cast<uint32_t>(crc));
@@ -168,7 +173,7 @@ Result<CheckpointState> DecodeCheckpoint(std::string_view bytes, std::string_vie
   }
   Reader r(body.substr(kMagic.size()), source);
   FJORD_ASSIGN_OR_RAISE(uint32_t version, r.U32());
-  if (version != kVersion) {
+  if (version != 1 && version != kVersion) {
     return Status::Corruption(source, ": checkpoint format version ", version,
                               " (this Fjord reads ", kVersion, ")");
   }
@@ -183,7 +188,16 @@ Result<CheckpointState> DecodeCheckpoint(std::string_view bytes, std::string_vie
     PendingCommit p;
     FJORD_ASSIGN_OR_RAISE(p.checkpoint_id, r.I64());
     FJORD_ASSIGN_OR_RAISE(p.source_position, r.Bytes());
-    FJORD_ASSIGN_OR_RAISE(p.messages, r.Bytes());
+    if (version == 1) {
+      FJORD_ASSIGN_OR_RAISE(p.tables[""], r.Bytes());
+    } else {
+      FJORD_ASSIGN_OR_RAISE(int64_t tables, r.I64());
+      if (tables < 0 || tables > (1 << 20)) return r.Fail("bad table count");
+      for (int64_t t = 0; t < tables; ++t) {
+        FJORD_ASSIGN_OR_RAISE(std::string table, r.Bytes());
+        FJORD_ASSIGN_OR_RAISE(p.tables[table], r.Bytes());
+      }
+    }
     s.pending.push_back(std::move(p));
   }
   if (!r.AtEnd()) return r.Fail("trailing bytes");

@@ -6,12 +6,13 @@
 //
 // A checkpoint file holds the checkpoint id, the commit user, the job name, the source position
 // at the barrier and every committable not yet known to be committed (its checkpoint id, the
-// source position it ends at and its serialized CommitMessages). Its bytes are versioned and end
-// with a CRC-32: a torn, truncated or damaged file is refused naming it, never skipped (falling
-// back to an older checkpoint would re-read rows already committed).
+// source position it ends at and, per table of the job, its serialized CommitMessages). Its bytes
+// are versioned and end with a CRC-32: a torn, truncated or damaged file is refused naming it,
+// never skipped (falling back to an older checkpoint would re-read rows already committed).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ namespace fjord::runtime {
 struct PendingCommit {
   int64_t checkpoint_id = 0;
   std::string source_position;  // where the source stood at this checkpoint's barrier
-  std::string messages;         // CommitMessages::Serialize
+  // Per table (its name in the job; "" for the one table of a plain job), the serialized
+  // CommitMessages (CommitMessages::Serialize). Tables without anything to commit are left out.
+  std::map<std::string, std::string> tables;
 };
 
 struct CheckpointState {

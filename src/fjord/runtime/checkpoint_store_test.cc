@@ -1,6 +1,7 @@
 #include "fjord/runtime/checkpoint_store.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,8 +17,8 @@ CheckpointState Sample(int64_t id) {
   s.commit_user = "user-1";
   s.job_name = "job";
   s.source_position = R"({"file":"a","offset":12,"line":3})";
-  s.pending.push_back({id - 1, "p1", std::string("\0\1\2bytes", 8)});
-  s.pending.push_back({id, s.source_position, "more"});
+  s.pending.push_back({id - 1, "p1", {{"", std::string("\0\1\2bytes", 8)}}});
+  s.pending.push_back({id, s.source_position, {{"db.a", "more"}, {"db.b", "other"}}});
   return s;
 }
 
@@ -31,8 +32,41 @@ TEST(CheckpointStoreTest, RoundTrip) {
   EXPECT_EQ(back.source_position, s.source_position);
   ASSERT_EQ(back.pending.size(), 2u);
   EXPECT_EQ(back.pending[0].checkpoint_id, 6);
-  EXPECT_EQ(back.pending[0].messages, std::string("\0\1\2bytes", 8));
+  EXPECT_EQ(back.pending[0].tables, s.pending[0].tables);
   EXPECT_EQ(back.pending[1].source_position, s.source_position);
+  EXPECT_EQ(back.pending[1].tables, s.pending[1].tables);
+}
+
+// Checkpoints of Fjord before CDC jobs (format version 1: one table's messages per pending
+// commit) are read as the messages of the job's one table.
+TEST(CheckpointStoreTest, ReadsVersionOne) {
+  auto u32 = [](std::string* out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  auto i64 = [](std::string* out, int64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out->push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+  };
+  auto bytes = [&](std::string* out, const std::string& b) {
+    i64(out, static_cast<int64_t>(b.size()));
+    out->append(b);
+  };
+  std::string v1 = "FJORD-CHECKPOINT\n";
+  u32(&v1, 1);
+  i64(&v1, 5);
+  bytes(&v1, "user");
+  bytes(&v1, "job");
+  bytes(&v1, "pos");
+  i64(&v1, 1);
+  i64(&v1, 5);
+  bytes(&v1, "pos");
+  bytes(&v1, "msgs");
+  u32(&v1, static_cast<uint32_t>(
+               crc32(0L, reinterpret_cast<const Bytef*>(v1.data()), static_cast<uInt>(v1.size()))));
+  ASSERT_OK_AND_ASSIGN(CheckpointState back, DecodeCheckpoint(v1, "old"));
+  EXPECT_EQ(back.checkpoint_id, 5);
+  ASSERT_EQ(back.pending.size(), 1u);
+  EXPECT_EQ(back.pending[0].tables, (std::map<std::string, std::string>{{"", "msgs"}}));
 }
 
 TEST(CheckpointStoreTest, DamagedOrTornRefused) {

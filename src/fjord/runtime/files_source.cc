@@ -11,7 +11,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
+#include "fjord/runtime/cdc_decode.h"
+#include "fjord/runtime/cdc_source.h"
 #include "fjord/runtime/source.h"
 
 namespace fjord::runtime {
@@ -22,10 +25,23 @@ namespace fs = std::filesystem;
 
 constexpr size_t kChunkBytes = 1 << 20;
 
-class FilesSource : public Source {
+// What a reader made of a chunk of whole records: how much of it it took (a CDC source may
+// keep the rest for the next call) and whether that gave anything to hand out.
+struct Taken {
+  size_t bytes = 0;
+  int64_t lines = 0;
+  bool produced = false;
+};
+using TakeChunk = std::function<Result<Taken>(const std::string& text, const std::string& path)>;
+
+// Rows of the table (Source) or, with a CDC format, change records (CdcSource): each line one
+// message.
+class FilesSource : public Source, public CdcSource {
  public:
   FilesSource(SourceSpec spec, TableSchema schema)
       : spec_(std::move(spec)), files_(spec_.files), schema_(std::move(schema)) {}
+  FilesSource(SourceSpec spec, std::unique_ptr<cdc::CdcFormat> format)
+      : spec_(std::move(spec)), files_(spec_.files), format_(std::move(format)) {}
 
   Status Seek(const std::string& position) override {
     file_.clear();
@@ -78,6 +94,78 @@ class FilesSource : public Source {
   int64_t idle_wait_ms() const override { return files_.poll_interval_ms; }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next(bool bounded, bool* end) override {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    FJORD_RETURN_NOT_OK(
+        Read(bounded, end, [&](const std::string& text, const std::string& path) -> Result<Taken> {
+          int64_t lines = 0;
+          Cut(text, static_cast<size_t>(spec_.batch_rows), &lines);
+          if (text.back() != '\n') ++lines;  // the last, without its break
+          auto parsed = ParseChunk(text, files_.format == "csv", header_, files_.csv_null, schema_,
+                                   path, line_);
+          if (parsed.ok()) {
+            batch = std::move(*parsed);
+          } else if (!files_.dead_letter.empty() &&
+                     parsed.status().code() == StatusCode::kInvalid) {
+            FJORD_ASSIGN_OR_RAISE(batch, Salvage(text, path));
+          } else {
+            return parsed.status();
+          }
+          return Taken{text.size(), lines, batch->num_rows() > 0};
+        }).status());
+    return batch;
+  }
+
+  Status Next(bool bounded, size_t max_records, const CdcCut& cut, std::vector<cdc::CdcRecord>* out,
+              bool* end) override {
+    return Read(bounded, end,
+                [&](const std::string& text, const std::string& path) -> Result<Taken> {
+                  Taken taken;
+                  std::string letters;
+                  size_t pos = 0;
+                  while (pos < text.size() && out->size() < max_records) {
+                    size_t eol = text.find('\n', pos);
+                    size_t next = eol == std::string::npos ? text.size() : eol + 1;
+                    std::string line = text.substr(pos, next - pos);
+                    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) {
+                      line.pop_back();
+                    }
+                    if (line.find_first_not_of(" \t") != std::string::npos) {
+                      cdc::CdcMessage message;
+                      message.value = line;
+                      int64_t number = line_ + taken.lines;
+                      message.origin = "file " + path + " line " + std::to_string(number);
+                      FJORD_ASSIGN_OR_RAISE(
+                          bool took,
+                          TakeCdcMessage(*format_, message, cut, !files_.dead_letter.empty(), out,
+                                         [&](const std::string& error) {
+                                           nlohmann::json j;
+                                           j["file"] = path;
+                                           j["line"] = number;
+                                           j["error"] = error;
+                                           j["record"] = line;
+                                           letters += j.dump() + "\n";
+                                         }));
+                      if (!took) break;
+                    }
+                    pos = next;
+                    taken.bytes = next;
+                    ++taken.lines;
+                  }
+                  if (!letters.empty()) {
+                    FJORD_RETURN_NOT_OK(
+                        AppendDeadLetters(files_.dead_letter, letters, &dead_letter_bytes_));
+                  }
+                  taken.produced = !out->empty();
+                  return taken;
+                })
+        .status();
+  }
+
+ private:
+  // Reads whole records from the position and hands them to `take`; the position moves past
+  // what it took. True once `take` produced something; false when nothing more is there now
+  // (`*end` with `bounded` when nothing more is there at all).
+  Result<bool> Read(bool bounded, bool* end, const TakeChunk& take) {
     *end = false;
     // The directory is listed again only when the files known give nothing more.
     bool fresh = false;
@@ -98,7 +186,7 @@ class FilesSource : public Source {
           FJORD_ASSIGN_OR_RAISE(bool again, relist());
           if (again) continue;
           *end = bounded;
-          return nullptr;
+          return false;
         }
         FJORD_RETURN_NOT_OK(Open(*later));
         continue;
@@ -110,14 +198,14 @@ class FilesSource : public Source {
             FJORD_ASSIGN_OR_RAISE(bool again, relist());
             if (again) continue;
           }
-          if (!has_later && !bounded) return nullptr;  // the header is still being written
+          if (!has_later && !bounded) return false;  // the header is still being written
           FJORD_ASSIGN_OR_RAISE(std::string rest, ReadAt(Path(file_), 0, kChunkBytes));
           if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
             return Status::Invalid(Path(file_), " line 1: CSV header without a line break");
           }
           if (!has_later) {
             *end = bounded;
-            return nullptr;
+            return false;
           }
           FJORD_RETURN_NOT_OK(Open(*later));
           continue;
@@ -160,27 +248,17 @@ class FilesSource : public Source {
         FJORD_ASSIGN_OR_RAISE(bool again, relist());
         if (again) continue;
         *end = bounded;
-        return nullptr;
+        return false;
       }
       text.resize(cut);
-      std::shared_ptr<arrow::RecordBatch> batch;
-      auto parsed =
-          ParseChunk(text, files_.format == "csv", header_, files_.csv_null, schema_, path, line_);
-      if (parsed.ok()) {
-        batch = std::move(*parsed);
-      } else if (!files_.dead_letter.empty() && parsed.status().code() == StatusCode::kInvalid) {
-        FJORD_ASSIGN_OR_RAISE(batch, Salvage(text, path));
-      } else {
-        return parsed.status();
-      }
-      offset_ += static_cast<int64_t>(cut);
-      line_ += lines;
-      if (batch->num_rows() == 0) continue;  // blank lines only
-      return batch;
+      FJORD_ASSIGN_OR_RAISE(Taken taken, take(text, path));
+      offset_ += static_cast<int64_t>(taken.bytes);
+      line_ += taken.lines;
+      if (!taken.produced) continue;  // blank lines or dead letters only
+      return true;
     }
   }
 
- private:
   std::string Path(const std::string& name) const {
     return (fs::path(files_.path) / name).string();
   }
@@ -305,7 +383,8 @@ class FilesSource : public Source {
   SourceSpec spec_;
   FilesSourceSpec files_;
   TableSchema schema_;
-  std::string file_;  // current file name; empty before the first
+  std::unique_ptr<cdc::CdcFormat> format_;  // CDC jobs
+  std::string file_;                        // current file name; empty before the first
   int64_t offset_ = 0;
   int64_t line_ = 1;
   std::string header_;
@@ -318,6 +397,11 @@ class FilesSource : public Source {
 
 std::unique_ptr<Source> MakeFilesSource(const SourceSpec& spec, const TableSchema& schema) {
   return std::make_unique<FilesSource>(spec, schema);
+}
+
+std::unique_ptr<CdcSource> MakeFilesCdcSource(const SourceSpec& spec,
+                                              std::unique_ptr<cdc::CdcFormat> format) {
+  return std::make_unique<FilesSource>(spec, std::move(format));
 }
 
 }  // namespace fjord::runtime

@@ -6,6 +6,13 @@
 // writer has answered, persists the checkpoint (id, commit user, source position at the barrier,
 // every committable not yet committed) and then commits the committables in order, each with
 // identifier = its checkpoint id. One checkpoint at a time.
+//
+// A job writes one table, or (CDC jobs, docs/cdc.md) many: each writer thread keeps a TableWrite
+// per table it got rows of, a checkpoint holds the committables of every table and commits them
+// table by table with the same identifier. A CDC job creates tables as their first records
+// arrive and, before changing a table's schema, takes a checkpoint at the position before the
+// records that need the change and waits for its commit; then the writers of that table reopen
+// with the new schema.
 
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
@@ -23,6 +30,9 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/job.h"
 #include "fjord/runtime/bounded_queue.h"
+#include "fjord/runtime/cdc_rows.h"
+#include "fjord/runtime/cdc_source.h"
+#include "fjord/runtime/cdc_tables.h"
 #include "fjord/runtime/channel.h"
 #include "fjord/runtime/checkpoint_store.h"
 #include "fjord/runtime/fault_hook.h"
@@ -50,17 +60,35 @@ using Clock = std::chrono::steady_clock;
 // Commits (or checkpoints) failing this many times in a row fail the job (a restart retries).
 constexpr int kMaxCommitFailures = 3;
 
+// One table of the job: "" for the table of a plain job, "database.table" in CDC jobs.
+struct SinkTable {
+  std::string name;
+  std::shared_ptr<Table> table;
+  std::optional<RowRouter> router;
+  bool unaware = false;                                     // bucket-unaware append table
+  std::shared_ptr<runtime::SharedBucketAssigner> assigner;  // dynamic-bucket tables
+  std::unique_ptr<TableCommit> committer;  // the committer thread's (and Restore's)
+  int generation = 0;                      // bumped when its schema changed: writers reopen
+};
+
 struct WriterItem {
+  SinkTable* sink = nullptr;  // the table of `batch`, or the one to `drop`
+  std::shared_ptr<Table> table;
+  std::shared_ptr<runtime::SharedBucketAssigner> assigner;
+  int generation = 0;
   std::shared_ptr<arrow::RecordBatch> batch;
   int64_t barrier = 0;  // > 0: a checkpoint barrier
   bool final = false;   // the last checkpoint of the run: wait for running compactions
+  bool drop = false;    // the table's schema changed: close its writer (all is committed)
   bool stop = false;
 };
+
+using TableMessages = std::map<std::string, CommitMessages>;
 
 struct Ack {
   int64_t checkpoint = 0;
   Status status;
-  CommitMessages messages;
+  TableMessages messages;
   bool stop = false;  // tells the committer to end
 };
 
@@ -70,8 +98,28 @@ struct InFlight {
   int64_t id = 0;
   std::string position;
   int acks = 0;
-  CommitMessages messages;
+  TableMessages messages;
 };
+
+WriteMetrics Add(WriteMetrics a, const WriteMetrics& b) {
+  a.records_written += b.records_written;
+  a.records_dropped += b.records_dropped;
+  a.files_written += b.files_written;
+  a.spills += b.spills;
+  a.compactions += b.compactions;
+  a.compaction_bytes_in += b.compaction_bytes_in;
+  a.compaction_bytes_out += b.compaction_bytes_out;
+  a.compaction_millis += b.compaction_millis;
+  a.compaction_waits += b.compaction_waits;
+  a.compaction_wait_millis += b.compaction_wait_millis;
+  return a;
+}
+
+int64_t NewRows(const TableMessages& messages) {
+  int64_t rows = 0;
+  for (const auto& [name, m] : messages) rows += m.new_row_count();
+  return rows;
+}
 
 class Job {
  public:
@@ -101,31 +149,23 @@ class Job {
   // Checks the job against its table: sink options, routing, the source.
   Status Prepare() {
     EnsureArrowCompute();  // Take, for routing
-    auto table = Table::Open(spec_.sink.table);
-    if (table.ok() && std::getenv("FJORD_TEST_FAULT_RATE")) {
-      table = Table::Open(spec_.sink.table, runtime::MaybeInjectFaults((*table)->io()));
-    }
-    if (!table.ok()) return table.status().WithContext(spec_.file + ": sink.table");
-    table_ = std::move(*table);
-    const FileStoreTable& store = *table_->store();
-    // Routing and bucket assignment see the table with the sink's options, as the writers do.
-    auto effective = store.WithDynamicOptions(spec_.sink.options);
-    if (!effective.ok()) return effective.status().WithContext(spec_.file + ": sink.options");
-    auto router = RowRouter::Make((*effective)->schema(), (*effective)->core_options());
-    if (!router.ok()) return router.status().WithContext(spec_.file + ": sink.table");
-    runtime_router_ = std::move(*router);
-    if (runtime_router_->dynamic()) {
-      FJORD_ASSIGN_OR_RAISE(assigner_, runtime::SharedBucketAssigner::Make(**effective));
-    }
-    unaware_ = runtime_router_->total_buckets() < 0 && !runtime_router_->dynamic();
     write_options_.dynamic_options = spec_.sink.options;
     commit_options_.dynamic_options = spec_.sink.options;
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;
-    // Opens one writer and committer now so that refused options fail before anything runs.
-    FJORD_RETURN_NOT_OK(
-        table_->NewWrite(write_options_).status().WithContext(spec_.file + ": sink"));
-    FJORD_ASSIGN_OR_RAISE(source_, runtime::MakeSource(spec_.source, store.schema()));
+    if (spec_.cdc()) {
+      FJORD_ASSIGN_OR_RAISE(tables_, runtime::CdcTables::Make(spec_));
+      FJORD_ASSIGN_OR_RAISE(cdc_source_, runtime::MakeCdcSource(spec_));
+      cut_ = [this](const cdc::CdcRecord& record) { return Cut(record); };
+      if (options_.bounded && cdc_source_ == nullptr) {
+        return Status::Invalid(spec_.file, ": --bounded needs a source with an end");
+      }
+    } else {
+      FJORD_ASSIGN_OR_RAISE(std::unique_ptr<SinkTable> sink, OpenSink("", spec_.sink.table));
+      FJORD_ASSIGN_OR_RAISE(source_,
+                            runtime::MakeSource(spec_.source, sink->table->store()->schema()));
+      AddSink(std::move(sink));
+    }
     if (options_.bounded && spec_.source.type == "datagen" && spec_.source.datagen.rows < 0) {
       return Status::Invalid(spec_.file, ": --bounded needs source.rows for a datagen source");
     }
@@ -142,6 +182,88 @@ class Job {
       *options_.progress << "\r\033[K";  // clear the status line first
     }
     if (options_.log) *options_.log << line << std::endl;
+  }
+
+  // Opens table `name` at `path` with the job's writer options: its routing, its bucket
+  // assigner, and (once the commit user is known) its committer. Options the writers refuse fail
+  // here, before anything runs.
+  Result<std::unique_ptr<SinkTable>> OpenSink(const std::string& name, const std::string& path) {
+    auto table = Table::Open(path);
+    if (table.ok() && std::getenv("FJORD_TEST_FAULT_RATE")) {
+      table = Table::Open(path, runtime::MaybeInjectFaults((*table)->io()));
+    }
+    std::string what = name.empty() ? spec_.file + ": sink.table" : spec_.file + ": table " + name;
+    if (!table.ok()) return table.status().WithContext(what);
+    auto sink = std::make_unique<SinkTable>();
+    sink->name = name;
+    sink->table = std::move(*table);
+    const FileStoreTable& store = *sink->table->store();
+    // Routing and bucket assignment see the table with the sink's options, as the writers do.
+    auto effective = store.WithDynamicOptions(spec_.sink.options);
+    if (!effective.ok()) return effective.status().WithContext(spec_.file + ": sink.options");
+    auto router = RowRouter::Make((*effective)->schema(), (*effective)->core_options());
+    if (!router.ok()) return router.status().WithContext(what);
+    sink->router = std::move(*router);
+    if (sink->router->dynamic()) {
+      FJORD_ASSIGN_OR_RAISE(sink->assigner, runtime::SharedBucketAssigner::Make(**effective));
+    }
+    sink->unaware = sink->router->total_buckets() < 0 && !sink->router->dynamic();
+    FJORD_RETURN_NOT_OK(sink->table->NewWrite(write_options_).status().WithContext(what));
+    if (!commit_user_.empty()) {
+      FJORD_ASSIGN_OR_RAISE(sink->committer, sink->table->NewCommit(commit_user_, commit_options_));
+    }
+    return sink;
+  }
+
+  SinkTable* AddSink(std::unique_ptr<SinkTable> sink) {
+    std::lock_guard<std::mutex> lock(sinks_mu_);
+    SinkTable* raw = sink.get();
+    by_name_[sink->name] = raw;
+    sinks_.push_back(std::move(sink));
+    return raw;
+  }
+
+  SinkTable* FindSink(const std::string& name) {
+    std::lock_guard<std::mutex> lock(sinks_mu_);
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+
+  // The job's table `name`, opened when the job has not written it yet (CDC jobs).
+  Result<SinkTable*> GetSink(const std::string& name) {
+    if (SinkTable* sink = FindSink(name)) return sink;
+    if (!tables_)
+      return Status::Invalid("state-dir ", spec_.pipeline.state_dir, " has committables of table '",
+                             name, "', not of this job's table");
+    FJORD_ASSIGN_OR_RAISE(std::unique_ptr<SinkTable> sink,
+                          OpenSink(name, tables_->TablePath(name)));
+    return AddSink(std::move(sink));
+  }
+
+  // After ALTER TABLE: the table's new schema for routing, committing and the writers, which
+  // close their writer of it (everything of it is committed: SyncCheckpoint) and open a new one
+  // with its next rows.
+  Status ReopenSink(const std::string& name) {
+    SinkTable* sink = FindSink(name);
+    if (!sink) return Status::OK();  // not written in this run
+    FJORD_ASSIGN_OR_RAISE(std::unique_ptr<SinkTable> fresh,
+                          OpenSink(name, tables_->TablePath(name)));
+    {
+      std::lock_guard<std::mutex> lock(sinks_mu_);
+      sink->table = std::move(fresh->table);
+      sink->router = std::move(fresh->router);
+      sink->assigner = std::move(fresh->assigner);
+      sink->unaware = fresh->unaware;
+      sink->committer = std::move(fresh->committer);
+      ++sink->generation;
+    }
+    for (auto& q : queues_) {
+      WriterItem drop;
+      drop.sink = sink;
+      drop.drop = true;
+      q->Push(std::move(drop));
+    }
+    return Status::OK();
   }
 
   // The terminal's status line, at most twice a second.
@@ -166,12 +288,32 @@ class Job {
             {runtime::kPropertyCheckpoint, std::to_string(checkpoint)}};
   }
 
+  // Where a job without checkpoints resumes: the latest snapshot of the job among its tables.
+  Result<std::optional<runtime::TableResume>> FindResume() {
+    std::vector<SinkTable*> candidates;
+    if (tables_) {
+      FJORD_ASSIGN_OR_RAISE(std::vector<std::string> names, tables_->ExistingTables());
+      for (const std::string& name : names) {
+        FJORD_ASSIGN_OR_RAISE(SinkTable * sink, GetSink(name));
+        candidates.push_back(sink);
+      }
+    } else {
+      candidates.push_back(sinks_.front().get());
+    }
+    std::optional<runtime::TableResume> best;
+    for (SinkTable* sink : candidates) {
+      FJORD_ASSIGN_OR_RAISE(std::optional<runtime::TableResume> resume,
+                            runtime::FindResumeInTable(*sink->table->store(), spec_.pipeline.name));
+      if (resume && (!best || resume->checkpoint_id > best->checkpoint_id)) best = resume;
+    }
+    return best;
+  }
+
   // The latest checkpoint's committables re-committed, then the source sought.
   Status Restore() {
     FJORD_RETURN_NOT_OK(store_->Init());
     FJORD_ASSIGN_OR_RAISE(std::optional<CheckpointState> latest, store_->LoadLatest());
     FJORD_ASSIGN_OR_RAISE(std::optional<std::string> stored_user, store_->StoredCommitUser());
-    const FileStoreTable& store = *table_->store();
     std::string position;
     if (latest) {
       if (latest->job_name != spec_.pipeline.name) {
@@ -188,10 +330,9 @@ class Job {
       summary_.restored_from = "state-dir";
       summary_.restored_checkpoint = latest->checkpoint_id;
     } else {
-      // No checkpoint: the job's latest snapshot, if the table has one, says where it stands
+      // No checkpoint: the job's latest snapshot, if a table has one, says where it stands
       // (also when only the checkpoints were lost and the commit user is still there).
-      FJORD_ASSIGN_OR_RAISE(std::optional<runtime::TableResume> resume,
-                            runtime::FindResumeInTable(store, spec_.pipeline.name));
+      FJORD_ASSIGN_OR_RAISE(std::optional<runtime::TableResume> resume, FindResume());
       if (resume) {
         if (stored_user && *stored_user != resume->commit_user) {
           return Status::Invalid("state-dir ", spec_.pipeline.state_dir, " has commit user ",
@@ -216,66 +357,85 @@ class Job {
       }
     }
     FJORD_RETURN_NOT_OK(store_->CommitUser(commit_user_).status());
-    FJORD_ASSIGN_OR_RAISE(committer_, table_->NewCommit(commit_user_, commit_options_));
-    if (latest) {
-      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> committed,
-                            runtime::LatestCommittedIdentifier(store, commit_user_));
-      // The marker covers a table whose snapshots of this user have all expired.
-      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> marked, store_->LoadCommitted());
-      if (marked && (!committed || *marked > *committed)) {
-        if (*marked > latest->checkpoint_id) {
-          return Status::Corruption("state-dir ", spec_.pipeline.state_dir, ": committed marks ",
-                                    "checkpoint ", *marked, " beyond the latest checkpoint ",
-                                    latest->checkpoint_id);
+    for (auto& sink : sinks_) {
+      FJORD_ASSIGN_OR_RAISE(sink->committer, sink->table->NewCommit(commit_user_, commit_options_));
+    }
+    if (latest) FJORD_RETURN_NOT_OK(RecommitPending(*latest));
+    summary_.last_checkpoint = last_checkpoint_;
+    return tables_ ? cdc_source_->Seek(position) : source_->Seek(position);
+  }
+
+  // The committables of the latest checkpoint that no table holds yet, committed now (Java's
+  // filter-committed rule per table, with the state directory's `committed` marker for a table
+  // whose snapshots of this user have all expired).
+  Status RecommitPending(const CheckpointState& latest) {
+    FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> marked, store_->LoadCommitted());
+    if (marked && *marked > latest.checkpoint_id) {
+      return Status::Corruption("state-dir ", spec_.pipeline.state_dir, ": committed marks ",
+                                "checkpoint ", *marked, " beyond the latest checkpoint ",
+                                latest.checkpoint_id);
+    }
+    std::map<std::string, std::optional<int64_t>> committed_of;
+    std::string source = store_->CheckpointPath(latest.checkpoint_id);
+    for (const PendingCommit& p : latest.pending) {
+      bool any_new = false;
+      for (const auto& [name, bytes] : p.tables) {
+        FJORD_ASSIGN_OR_RAISE(SinkTable * sink, GetSink(name));
+        const FileStoreTable& store = *sink->table->store();
+        if (!committed_of.count(name)) {
+          FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> committed,
+                                runtime::LatestCommittedIdentifier(store, commit_user_));
+          if (marked && (!committed || *marked > *committed)) committed = marked;
+          if (committed && *committed > latest.checkpoint_id) {
+            // An older copy of the state directory: its position is before rows committed.
+            return Status::Invalid(
+                "state-dir ", spec_.pipeline.state_dir, " is stale: its latest checkpoint is ",
+                latest.checkpoint_id, " but table ", name.empty() ? spec_.sink.table : name,
+                " holds checkpoint ", *committed,
+                " of this job; empty the state directory to resume from the table alone");
+          }
+          committed_of[name] = committed;
         }
-        committed = marked;
-      }
-      if (committed && *committed > latest->checkpoint_id) {
-        // An older copy of the state directory: its position is before rows already committed.
-        return Status::Invalid(
-            "state-dir ", spec_.pipeline.state_dir, " is stale: its latest checkpoint is ",
-            latest->checkpoint_id, " but the table holds checkpoint ", *committed,
-            " of this job; empty the state directory to resume from the table alone");
-      }
-      std::string source = store_->CheckpointPath(latest->checkpoint_id);
-      for (const PendingCommit& p : latest->pending) {
-        if (committed && p.checkpoint_id <= *committed) {
-          ++summary_.already_committed;
-          continue;
-        }
-        FJORD_ASSIGN_OR_RAISE(CommitMessages messages,
-                              CommitMessages::Deserialize(p.messages, source));
+        const std::optional<int64_t>& committed = committed_of[name];
+        if (committed && p.checkpoint_id <= *committed) continue;
+        FJORD_ASSIGN_OR_RAISE(CommitMessages messages, CommitMessages::Deserialize(bytes, source));
         FJORD_RETURN_NOT_OK(runtime::CheckFilesExist(store, messages, source));
-        committer_->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
-        FJORD_ASSIGN_OR_RAISE(CommitResult r, committer_->Commit(messages, p.checkpoint_id));
-        if (r.already_committed) {
-          ++summary_.already_committed;
-        } else {
-          ++summary_.recommitted;
+        sink->committer->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
+        FJORD_ASSIGN_OR_RAISE(CommitResult r, sink->committer->Commit(messages, p.checkpoint_id));
+        if (!r.already_committed) {
+          any_new = true;
           ++metrics_.recommitted;
         }
       }
-      if (!latest->pending.empty()) {
-        FJORD_RETURN_NOT_OK(store_->MarkCommitted(latest->pending.back().checkpoint_id));
+      if (any_new) {
+        ++summary_.recommitted;
+      } else {
+        ++summary_.already_committed;
       }
     }
-    if (latest) {
-      Log("restored checkpoint " + std::to_string(latest->checkpoint_id) + " (" +
-          std::to_string(latest->pending.size()) +
-          " pending: " + std::to_string(summary_.recommitted) + " re-committed, " +
-          std::to_string(summary_.already_committed) + " already committed)");
+    if (!latest.pending.empty()) {
+      FJORD_RETURN_NOT_OK(store_->MarkCommitted(latest.pending.back().checkpoint_id));
     }
-    summary_.last_checkpoint = last_checkpoint_;
-    return source_->Seek(position);
+    Log("restored checkpoint " + std::to_string(latest.checkpoint_id) + " (" +
+        std::to_string(latest.pending.size()) +
+        " pending: " + std::to_string(summary_.recommitted) + " re-committed, " +
+        std::to_string(summary_.already_committed) + " already committed)");
+    return Status::OK();
   }
 
   Status StartThreads() {
     int n = spec_.pipeline.parallelism;
+    initial_writes_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       queues_.push_back(std::make_unique<BoundedQueue<WriterItem>>(
           static_cast<size_t>(spec_.pipeline.queue_batches)));
-      FJORD_ASSIGN_OR_RAISE(auto writer, api::NewTableWrite(*table_, write_options_, assigner_));
-      writers_.push_back(std::move(writer));
+      if (!tables_) {
+        // A plain job's writers all hold a writer of its table from the start: each checkpoint
+        // commits it, rows or not (a snapshot per checkpoint, as Flink).
+        SinkTable* sink = sinks_.front().get();
+        FJORD_ASSIGN_OR_RAISE(initial_writes_[static_cast<size_t>(i)],
+                              api::NewTableWrite(*sink->table, write_options_, sink->assigner));
+      }
     }
     metrics_.writer_buckets.resize(static_cast<size_t>(n));
     metrics_.writer_metrics.resize(static_cast<size_t>(n));
@@ -305,7 +465,12 @@ class Job {
     stop.stop = true;
     acks_.Push(std::move(stop), true);
     committer_thread_.join();
-    Status st = committer_->Close();
+    Status st;
+    for (auto& sink : sinks_) {
+      if (!sink->committer) continue;
+      Status closed = sink->committer->Close();
+      if (st.ok()) st = closed;
+    }
     return st;
   }
 
@@ -320,17 +485,39 @@ class Job {
   }
 
   void WriterLoop(int index) {
-    TableWrite* writer = writers_[static_cast<size_t>(index)].get();
+    struct Open {
+      int generation = 0;
+      std::unique_ptr<TableWrite> write;
+    };
+    std::map<SinkTable*, Open> writes;  // the tables this writer got rows of
+    if (!tables_) {
+      writes[sinks_.front().get()].write = std::move(initial_writes_[static_cast<size_t>(index)]);
+    }
     bool failed = false;
     while (true) {
       WriterItem item = queues_[static_cast<size_t>(index)]->Pop();
       if (item.stop) return;
       if (failed) continue;  // drain, so that the source never blocks on a dead writer
+      if (item.drop) {
+        writes.erase(item.sink);
+        continue;
+      }
       if (item.batch) {
+        Open& open = writes[item.sink];
+        Status st;
+        if (!open.write || open.generation != item.generation) {
+          auto made = api::NewTableWrite(*item.table, write_options_, item.assigner);
+          if (made.ok()) {
+            open.write = std::move(*made);
+            open.generation = item.generation;
+          } else {
+            st = made.status();
+          }
+        }
         struct ArrowArray array;
         struct ArrowSchema schema;
-        Status st = FromArrowStatus(arrow::ExportRecordBatch(*item.batch, &array, &schema));
-        if (st.ok()) st = writer->Write(&schema, &array);
+        if (st.ok()) st = FromArrowStatus(arrow::ExportRecordBatch(*item.batch, &array, &schema));
+        if (st.ok()) st = open.write->Write(&schema, &array);
         if (!st.ok()) {
           failed = true;
           Fail(st);
@@ -339,16 +526,24 @@ class Job {
       }
       Ack ack;
       ack.checkpoint = item.barrier;
-      auto messages = writer->PrepareCommit(item.barrier, /*wait_compaction=*/item.final);
-      if (messages.ok()) {
-        ack.messages = std::move(*messages);
-        std::vector<BucketStats> buckets = writer->bucket_metrics();
+      std::vector<BucketStats> buckets;
+      WriteMetrics totals;
+      for (auto& [sink, open] : writes) {
+        auto messages = open.write->PrepareCommit(item.barrier, /*wait_compaction=*/item.final);
+        if (!messages.ok()) {
+          ack.status = messages.status();
+          failed = true;
+          break;
+        }
+        ack.messages[sink->name].Append(*messages);
+        std::vector<BucketStats> mine = open.write->bucket_metrics();
+        buckets.insert(buckets.end(), mine.begin(), mine.end());
+        totals = Add(totals, open.write->metrics());
+      }
+      if (ack.status.ok()) {
         std::lock_guard<std::mutex> lock(metrics_.mu);
         metrics_.writer_buckets[static_cast<size_t>(index)] = std::move(buckets);
-        metrics_.writer_metrics[static_cast<size_t>(index)] = writer->metrics();
-      } else {
-        ack.status = messages.status();
-        failed = true;
+        metrics_.writer_metrics[static_cast<size_t>(index)] = totals;
       }
       acks_.Push(std::move(ack), true);
     }
@@ -372,7 +567,9 @@ class Job {
           continue;
         }
         if (!inflight_ || inflight_->id != ack.checkpoint) continue;
-        inflight_->messages.Append(ack.messages);
+        for (const auto& [name, messages] : ack.messages) {
+          inflight_->messages[name].Append(messages);
+        }
         if (++inflight_->acks < spec_.pipeline.parallelism) continue;
         done = std::move(*inflight_);
       }
@@ -388,11 +585,14 @@ class Job {
   // Persists the checkpoint, then commits what is pending, in order.
   Status Complete(InFlight& cp) {
     auto started = Clock::now();
-    FJORD_ASSIGN_OR_RAISE(std::string bytes, cp.messages.Serialize());
     PendingCommit mine;
     mine.checkpoint_id = cp.id;
     mine.source_position = cp.position;
-    mine.messages = std::move(bytes);
+    for (const auto& [name, messages] : cp.messages) {
+      // A plain job commits its table at every checkpoint; a CDC job the tables with changes.
+      if (tables_ && messages.empty()) continue;
+      FJORD_ASSIGN_OR_RAISE(mine.tables[name], messages.Serialize());
+    }
     pending_.push_back(std::move(mine));
     CheckpointState state;
     state.checkpoint_id = cp.id;
@@ -420,42 +620,60 @@ class Job {
     }
     // The checkpoint is complete: from here a restart resumes at cp.position and commits
     // `pending_` first.
-    int64_t rows = cp.messages.new_row_count();
+    int64_t rows = NewRows(cp.messages);
     std::string committed;
     int64_t last_committed = 0;
     while (!pending_.empty()) {
       const PendingCommit& p = pending_.front();
-      CommitMessages messages = p.checkpoint_id == cp.id ? cp.messages : CommitMessages();
-      if (p.checkpoint_id != cp.id) {
-        FJORD_ASSIGN_OR_RAISE(messages, CommitMessages::Deserialize(p.messages, "pending commit"));
+      Status failed;
+      for (const auto& [name, bytes] : p.tables) {
+        CommitMessages messages;
+        if (p.checkpoint_id == cp.id) {
+          messages = cp.messages[name];
+        } else {
+          FJORD_ASSIGN_OR_RAISE(messages, CommitMessages::Deserialize(bytes, "pending commit"));
+        }
+        SinkTable* sink = FindSink(name);
+        if (!sink) return Status::Internal("checkpoint ", p.checkpoint_id, ": no table ", name);
+        sink->committer->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
+        auto commit_started = Clock::now();
+        // A table committed before a failure of another is found committed when retried.
+        auto result = sink->committer->Commit(messages, p.checkpoint_id);
+        metrics_.commit_micros_sum +=
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - commit_started)
+                .count();
+        ++metrics_.commits;
+        if (!result.ok()) {
+          failed = result.status();
+          if (!name.empty()) failed = failed.WithContext("table " + name);
+          break;
+        }
+        if (result->snapshot_id) {
+          committed += (name.empty() ? "" : " " + name) + " snapshot " +
+                       std::to_string(*result->snapshot_id);
+          metrics_.latest_snapshot = *result->snapshot_id;
+          CountSnapshots(*sink);
+        }
+        metrics_.records_out += messages.new_row_count();
       }
-      committer_->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
-      auto commit_started = Clock::now();
-      auto result = committer_->Commit(messages, p.checkpoint_id);
-      metrics_.commit_micros_sum +=
-          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - commit_started)
-              .count();
-      ++metrics_.commits;
-      if (!result.ok()) {
+      if (!failed.ok()) {
         ++metrics_.commit_failures;
         std::lock_guard<std::mutex> lock(mu_);
         ++summary_.commit_failures;
         Log("checkpoint " + std::to_string(p.checkpoint_id) +
-            ": commit failed, kept pending: " + result.status().ToString());
+            ": commit failed, kept pending: " + failed.ToString());
         if (final_checkpoint_ == cp.id || ++consecutive_commit_failures_ >= kMaxCommitFailures) {
-          return result.status().WithContext("checkpoint " + std::to_string(p.checkpoint_id) +
-                                             " could not be committed");
+          return failed.WithContext("checkpoint " + std::to_string(p.checkpoint_id) +
+                                    " could not be committed");
         }
         break;
       }
       consecutive_commit_failures_ = 0;
-      if (result->snapshot_id) {
-        committed += " snapshot " + std::to_string(*result->snapshot_id);
-        metrics_.latest_snapshot = *result->snapshot_id;
-        CountSnapshots();
+      if (tables_) {
+        cdc_source_->Committed(p.source_position);
+      } else {
+        source_->Committed(p.source_position);
       }
-      metrics_.records_out += messages.new_row_count();
-      source_->Committed(p.source_position);
       last_committed = p.checkpoint_id;
       pending_.erase(pending_.begin());
     }
@@ -480,8 +698,8 @@ class Job {
   }
 
   // `fjord_job_table_snapshots` (expiration may have run in the commit).
-  void CountSnapshots() {
-    const SnapshotManager& snapshots = table_->store()->snapshots();
+  void CountSnapshots(const SinkTable& sink) {
+    const SnapshotManager& snapshots = sink.table->store()->snapshots();
     auto earliest = snapshots.EarliestId();
     auto latest = snapshots.LatestId();
     if (earliest.ok() && latest.ok() && *earliest && *latest) {
@@ -494,7 +712,7 @@ class Job {
     auto now = Clock::now();
     double seconds = std::chrono::duration<double>(now - last_sample_).count();
     if (seconds < 1.0) return;
-    std::vector<runtime::SourceLagMetric> lag = source_->Lag();
+    std::vector<runtime::SourceLagMetric> lag = tables_ ? cdc_source_->Lag() : source_->Lag();
     int64_t in = metrics_.records_in.load();
     int64_t out = metrics_.records_out.load();
     std::lock_guard<std::mutex> lock(metrics_.mu);
@@ -506,18 +724,21 @@ class Job {
     last_sample_ = now;
   }
 
-  // Sends the barrier of the next checkpoint (position: where the source stands now). A
-  // dynamic-bucket table's hash index files of the keys assigned so far go into the checkpoint
-  // here, beside what the writers will prepare.
-  Status TriggerCheckpoint(bool final) {
-    CommitMessages index;
-    if (assigner_) {
-      auto prepared = assigner_->PrepareCommit();
+  // Sends the barrier of the next checkpoint (position: where the source stands now, or
+  // `position`). A dynamic-bucket table's hash index files of the keys assigned so far go into
+  // the checkpoint here, beside what the writers will prepare. `wait`: the writers wait for their
+  // running compactions and a failure of this checkpoint fails the run (the final checkpoint,
+  // and the one before a schema change).
+  Status TriggerCheckpoint(bool wait, const std::string* position = nullptr) {
+    TableMessages index;
+    for (auto& sink : sinks_) {
+      if (!sink->assigner) continue;
+      auto prepared = sink->assigner->PrepareCommit();
       if (!prepared.ok()) {
         return prepared.status().WithContext("checkpoint " + std::to_string(last_checkpoint_ + 1) +
                                              ": hash index");
       }
-      index = std::move(*prepared);
+      index[sink->name].Append(*prepared);
     }
     WriterItem barrier;
     {
@@ -525,30 +746,41 @@ class Job {
       InFlight cp;
       cp.started = Clock::now();
       cp.id = ++last_checkpoint_;
-      cp.position = source_->Position();
+      cp.position = position ? *position : SourcePosition();
       cp.messages = std::move(index);
-      if (final) final_checkpoint_ = cp.id;
+      if (wait) final_checkpoint_ = cp.id;
       inflight_ = std::move(cp);
       barrier.barrier = inflight_->id;
-      barrier.final = final;
+      barrier.final = wait;
     }
     for (auto& q : queues_) q->Push(barrier);
     return Status::OK();
   }
 
-  // Routes a batch's rows to the writers' queues.
-  Status Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  std::string SourcePosition() const {
+    return tables_ ? cdc_source_->Position() : source_->Position();
+  }
+
+  // Routes a batch's rows of `sink` to the writers' queues.
+  Status Route(SinkTable* sink, const std::shared_ptr<arrow::RecordBatch>& batch) {
     int n = spec_.pipeline.parallelism;
-    // Dynamic buckets: every key is assigned here, before its barrier, even for one writer.
-    if (unaware_ || (n == 1 && !assigner_)) {
+    auto item_of = [&](std::shared_ptr<arrow::RecordBatch> rows) {
       WriterItem item;
-      item.batch = batch;
-      queues_[static_cast<size_t>(next_writer_)]->Push(std::move(item));
-      if (unaware_) next_writer_ = (next_writer_ + 1) % n;
+      item.sink = sink;
+      item.table = sink->table;
+      item.assigner = sink->assigner;
+      item.generation = sink->generation;
+      item.batch = std::move(rows);
+      return item;
+    };
+    // Dynamic buckets: every key is assigned here, before its barrier, even for one writer.
+    if (sink->unaware || (n == 1 && !sink->assigner)) {
+      queues_[static_cast<size_t>(next_writer_)]->Push(item_of(batch));
+      if (sink->unaware) next_writer_ = (next_writer_ + 1) % n;
       return Status::OK();
     }
     // The router reads the table's columns; a trailing _row_kind column is carried along.
-    FJORD_ASSIGN_OR_RAISE(auto routes, runtime_router_->Route(*batch, assigner_.get()));
+    FJORD_ASSIGN_OR_RAISE(auto routes, sink->router->Route(*batch, sink->assigner.get()));
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(n));
     for (const auto& [pb, indices] : routes) {
       auto& target = rows[static_cast<size_t>(runtime::SelectChannel(pb.first, pb.second, n))];
@@ -557,9 +789,9 @@ class Job {
     for (int w = 0; w < n; ++w) {
       auto& indices = rows[static_cast<size_t>(w)];
       if (indices.empty()) continue;
-      WriterItem item;
+      std::shared_ptr<arrow::RecordBatch> part;
       if (indices.size() == static_cast<size_t>(batch->num_rows())) {
-        item.batch = batch;
+        part = batch;
       } else {
         std::sort(indices.begin(), indices.end());  // keep the source's order
         arrow::Int64Builder builder;
@@ -568,9 +800,105 @@ class Job {
         if (!index_array.ok()) return Status::Internal("cannot route rows");
         auto taken = arrow::compute::Take(batch, *index_array);
         if (!taken.ok()) return Status::Internal("cannot route rows: ", taken.status().message());
-        item.batch = taken->record_batch();
+        part = taken->record_batch();
       }
-      queues_[static_cast<size_t>(w)]->Push(std::move(item));
+      queues_[static_cast<size_t>(w)]->Push(item_of(std::move(part)));
+    }
+    return Status::OK();
+  }
+
+  // A plain job's next batch to the writers. False when the source had nothing now.
+  Result<bool> StepRows(bool* end) {
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch,
+                          source_->Next(options_.bounded, end));
+    if (!batch) return false;
+    summary_.rows_read += batch->num_rows();
+    metrics_.records_in += batch->num_rows();
+    FJORD_RETURN_NOT_OK(Route(sinks_.front().get(), batch));
+    return true;
+  }
+
+  // CDC: asked by the source of every record before it joins a batch; true makes the record's
+  // message start a batch (its table must be created or changed first). Errors surface when the
+  // record is taken.
+  bool Cut(const cdc::CdcRecord& record) {
+    auto target = tables_->Target(record);
+    if (!target.ok()) return true;
+    if (!*target) return false;
+    auto needs = tables_->NeedsChange(**target, record, &cdc_log_);
+    return !needs.ok() || *needs;
+  }
+
+  void FlushCdcLog() {
+    for (const std::string& line : cdc_log_) Log(line);
+    cdc_log_.clear();
+    const runtime::CdcTableEvents& events = tables_->events();
+    metrics_.cdc_tables_created = events.created;
+    metrics_.cdc_schema_changes = events.altered;
+    metrics_.cdc_schema_changes_ignored = events.ignored;
+  }
+
+  // A CDC job's next records: tables created or changed first (the records asking it open the
+  // batch: Cut), then each table's rows to the writers. False when the source had nothing now.
+  Result<bool> StepCdc(bool* end) {
+    std::vector<cdc::CdcRecord> records;
+    std::string before = cdc_source_->Position();
+    Status read = cdc_source_->Next(options_.bounded, static_cast<size_t>(spec_.source.batch_rows),
+                                    cut_, &records, end);
+    FlushCdcLog();
+    FJORD_RETURN_NOT_OK(read);
+    if (records.empty()) return false;
+    summary_.rows_read += static_cast<int64_t>(records.size());
+    metrics_.records_in += static_cast<int64_t>(records.size());
+    std::vector<std::string> targets(records.size());
+    bool synced = false;
+    for (size_t i = 0; i < records.size(); ++i) {
+      FJORD_ASSIGN_OR_RAISE(std::optional<std::string> target, tables_->Target(records[i]));
+      if (!target) continue;
+      targets[i] = *target;
+      FJORD_ASSIGN_OR_RAISE(bool change, tables_->NeedsChange(*target, records[i], &cdc_log_));
+      if (!change) continue;
+      FJORD_ASSIGN_OR_RAISE(bool exists, tables_->Exists(*target));
+      if (exists && !synced) {
+        // Everything before these records committed, so that the table's writers can reopen
+        // with the new schema (a crash after the ALTER resumes here and finds it done).
+        FJORD_RETURN_NOT_OK(SyncCheckpoint(before));
+        synced = true;
+      }
+      auto altered = tables_->Apply(*target, records[i], &cdc_log_);
+      FlushCdcLog();
+      FJORD_RETURN_NOT_OK(altered.status());
+      if (*altered) FJORD_RETURN_NOT_OK(ReopenSink(*target));
+    }
+    // Each table's records as one batch, in the order of the stream.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const cdc::CdcRecord*>> by_table;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (targets[i].empty()) continue;
+      FJORD_RETURN_NOT_OK(tables_->Compute(targets[i], &records[i]));
+      auto& list = by_table[targets[i]];
+      if (list.empty()) order.push_back(targets[i]);
+      list.push_back(&records[i]);
+    }
+    for (const std::string& name : order) {
+      FJORD_ASSIGN_OR_RAISE(SinkTable * sink, GetSink(name));
+      FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch,
+                            runtime::RecordsToBatch(sink->table->schema(), by_table[name]));
+      FJORD_RETURN_NOT_OK(Route(sink, batch));
+    }
+    return true;
+  }
+
+  // A checkpoint at `position` (before records that change a table), waited for and committed.
+  Status SyncCheckpoint(const std::string& position) {
+    WaitIdle();
+    FJORD_RETURN_NOT_OK(Failure());
+    FJORD_RETURN_NOT_OK(TriggerCheckpoint(/*wait=*/true, &position));
+    WaitIdle();
+    FJORD_RETURN_NOT_OK(Failure());
+    if (metrics_.pending_committables.load() != 0) {
+      return Status::IOError("checkpoint ", last_checkpoint_,
+                             " before a schema change was not committed; a restart retries it");
     }
     return Status::OK();
   }
@@ -592,12 +920,8 @@ class Job {
         next_checkpoint = Clock::now() + interval;
       }
       bool end = false;
-      FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch,
-                            source_->Next(options_.bounded, &end));
-      if (batch) {
-        summary_.rows_read += batch->num_rows();
-        metrics_.records_in += batch->num_rows();
-        FJORD_RETURN_NOT_OK(Route(batch));
+      FJORD_ASSIGN_OR_RAISE(bool read, tables_ ? StepCdc(&end) : StepRows(&end));
+      if (read) {
         if (source_delay_ms_ > 0) {
           std::this_thread::sleep_for(std::chrono::milliseconds(source_delay_ms_));
         }
@@ -607,7 +931,8 @@ class Job {
         idle = true;
       }
       if (idle) {
-        auto wait = std::chrono::milliseconds(source_->idle_wait_ms());
+        auto wait = std::chrono::milliseconds(tables_ ? cdc_source_->idle_wait_ms()
+                                                      : source_->idle_wait_ms());
         auto until = std::min(Clock::now() + wait, next_checkpoint);
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait_until(lock, until, [&] { return !failure_.ok() || StopRequested(); });
@@ -668,19 +993,23 @@ class Job {
   JobSpec spec_;
   JobRunOptions options_;
   runtime::JobMetrics metrics_;
-  std::unique_ptr<Table> table_;
-  std::optional<RowRouter> runtime_router_;
-  bool unaware_ = false;
-  std::shared_ptr<runtime::SharedBucketAssigner> assigner_;  // dynamic-bucket tables
+  // The job's tables; the source thread adds them, the committer thread looks them up.
+  std::mutex sinks_mu_;
+  std::vector<std::unique_ptr<SinkTable>> sinks_;
+  std::map<std::string, SinkTable*> by_name_;
+  std::vector<std::unique_ptr<TableWrite>> initial_writes_;  // a plain job's, per writer
   WriteOptions write_options_;
   CommitOptions commit_options_;
-  std::unique_ptr<runtime::Source> source_;
+  std::unique_ptr<runtime::Source> source_;  // a plain job's
+  // CDC jobs: the source of change records, the tables and the batch cut.
+  std::unique_ptr<runtime::CdcSource> cdc_source_;
+  std::unique_ptr<runtime::CdcTables> tables_;
+  runtime::CdcCut cut_;
+  std::vector<std::string> cdc_log_;
   std::unique_ptr<CheckpointStore> store_;
   std::string commit_user_;
-  std::unique_ptr<TableCommit> committer_;  // used by the committer thread after Restore
 
   std::vector<std::unique_ptr<BoundedQueue<WriterItem>>> queues_;
-  std::vector<std::unique_ptr<TableWrite>> writers_;
   std::vector<std::thread> threads_;
   std::thread committer_thread_;
   BoundedQueue<Ack> acks_{1024};

@@ -2,11 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "fjord/cdc/cdc_format.h"
 #include "fjord/runtime/kafka_source.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -98,11 +101,117 @@ class Checker {
     return p.lexically_normal().string();
   }
 
+  // A list: a YAML sequence or one comma-separated value.
+  Result<std::vector<std::string>> List(const YAML::Node& node, const std::string& key) const {
+    std::vector<std::string> out;
+    if (node.IsSequence()) {
+      for (const auto& item : node) {
+        FJORD_ASSIGN_OR_RAISE(std::string v, Text(item, key));
+        out.push_back(v);
+      }
+    } else {
+      FJORD_ASSIGN_OR_RAISE(std::string v, Text(node, key));
+      out = SplitList(v);
+    }
+    for (const std::string& v : out) {
+      if (v.empty()) return Error(node, key, "has an empty item");
+    }
+    return out;
+  }
+  static std::vector<std::string> SplitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      size_t b = part.find_first_not_of(" \t");
+      size_t e = part.find_last_not_of(" \t");
+      out.push_back(b == std::string::npos ? "" : part.substr(b, e - b + 1));
+    }
+    return out;
+  }
   const std::string& file() const { return file_; }
 
  private:
   std::string file_;
 };
+
+bool IsCdcFormat(const std::string& name) {
+  const auto& names = cdc::CdcFormatNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string CdcFormatList() {
+  std::string out;
+  for (const std::string& n : cdc::CdcFormatNames()) out += ", " + n;
+  return out;
+}
+
+// The sink keys of CDC jobs: table sync (`table`) or database sync (`warehouse` + `database`).
+Status ParseCdcSink(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                    SinkSpec* out) {
+  bool database_sync = node["warehouse"] || node["database"];
+  if (database_sync && node["table"]) {
+    return c.Error(node["table"], "sink.table",
+                   "table sync (sink.table) or database sync (sink.warehouse and sink.database), "
+                   "not both");
+  }
+  if (!database_sync && !node["table"]) {
+    return c.Error(node, "sink.table",
+                   "missing (table sync: the table directory; database sync: sink.warehouse and "
+                   "sink.database)");
+  }
+  if (database_sync) {
+    if (!node["warehouse"]) return c.Error(node, "sink.warehouse", "missing");
+    if (!node["database"]) return c.Error(node, "sink.database", "missing");
+    FJORD_ASSIGN_OR_RAISE(out->warehouse, c.Path(node["warehouse"], "sink.warehouse", base_dir));
+    FJORD_ASSIGN_OR_RAISE(out->database, c.Text(node["database"], "sink.database"));
+    if (out->database.empty()) return c.Error(node["database"], "sink.database", "is empty");
+  }
+  if (node["primary-key"]) {
+    FJORD_ASSIGN_OR_RAISE(out->primary_key, c.List(node["primary-key"], "sink.primary-key"));
+  }
+  if (node["partition-keys"]) {
+    FJORD_ASSIGN_OR_RAISE(out->partition_keys,
+                          c.List(node["partition-keys"], "sink.partition-keys"));
+  }
+  if (const YAML::Node options = node["table-options"]) {
+    if (!options.IsMap()) return c.Error(options, "sink.table-options", "must be a mapping");
+    for (const auto& kv : options) {
+      std::string key = kv.first.Scalar();
+      FJORD_ASSIGN_OR_RAISE(std::string value, c.Text(kv.second, "sink.table-options." + key));
+      out->table_options.emplace_back(key, value);
+    }
+  }
+  if (const YAML::Node computed = node["computed-columns"]) {
+    if (!computed.IsSequence()) {
+      return c.Error(computed, "sink.computed-columns",
+                     "must be a list of \"name=function(args)\"");
+    }
+    for (const auto& item : computed) {
+      FJORD_ASSIGN_OR_RAISE(std::string text, c.Text(item, "sink.computed-columns"));
+      out->computed_columns.push_back(text);
+    }
+  }
+  const std::pair<const char*, std::string*> patterns[] = {
+      {"including-tables", &out->including_tables},
+      {"excluding-tables", &out->excluding_tables},
+      {"table-prefix", &out->table_prefix},
+      {"table-suffix", &out->table_suffix}};
+  for (const auto& [key, target] : patterns) {
+    if (!node[key]) continue;
+    std::string name = std::string("sink.") + key;
+    if (!database_sync) return c.Error(node[key], name, "only for database sync");
+    FJORD_ASSIGN_OR_RAISE(*target, c.Text(node[key], name));
+    if (std::string(key).find("tables") != std::string::npos) {
+      try {
+        std::regex check(*target);
+      } catch (const std::regex_error& e) {
+        return c.Error(node[key], name, std::string("not a regular expression: ") + e.what());
+      }
+    }
+  }
+  return Status::OK();
+}
 
 // `source.on-error` and `source.dead-letter` (files and kafka sources).
 Status ParseOnError(const Checker& c, const YAML::Node& node, const std::string& base_dir,
@@ -129,7 +238,7 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
   FJORD_RETURN_NOT_OK(
       c.Keys(node, "source",
              {"type", "bootstrap-servers", "topic", "format", "group-id", "start", "properties",
-              "discovery-interval", "on-error", "dead-letter", "batch-rows"}));
+              "discovery-interval", "on-error", "dead-letter", "batch-rows", "type-mapping"}));
   if (!node["bootstrap-servers"]) {
     return c.Error(node, "source.bootstrap-servers", "missing (host:port[,host:port...])");
   }
@@ -162,10 +271,11 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
   }
   if (node["format"]) {
     FJORD_ASSIGN_OR_RAISE(out->format, c.Text(node["format"], "source.format"));
-    if (out->format != "jsonl") {
-      return c.Error(
-          node["format"], "source.format",
-          "unknown format '" + out->format + "' (kafka: jsonl, one JSON object per message value)");
+    if (out->format != "jsonl" && !IsCdcFormat(out->format)) {
+      return c.Error(node["format"], "source.format",
+                     "unknown format '" + out->format +
+                         "' (kafka: jsonl, one JSON object per message value" + CdcFormatList() +
+                         ")");
     }
   }
   if (node["group-id"]) {
@@ -216,7 +326,7 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   if (out->type == "files") {
     FJORD_RETURN_NOT_OK(c.Keys(node, "source",
                                {"type", "path", "pattern", "format", "csv-null", "poll-interval",
-                                "batch-rows", "on-error", "dead-letter"}));
+                                "batch-rows", "on-error", "dead-letter", "type-mapping"}));
     if (!node["path"]) return c.Error(node, "source.path", "missing (the directory to read)");
     FJORD_ASSIGN_OR_RAISE(out->files.path, c.Path(node["path"], "source.path", base_dir));
     if (node["pattern"]) {
@@ -224,9 +334,13 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
     }
     if (node["format"]) {
       FJORD_ASSIGN_OR_RAISE(out->files.format, c.Text(node["format"], "source.format"));
-      if (out->files.format != "jsonl" && out->files.format != "csv") {
-        return c.Error(node["format"], "source.format",
-                       "unknown format '" + out->files.format + "' (jsonl or csv)");
+      if (IsCdcFormat(out->files.format)) {
+        out->cdc_format = out->files.format;
+        out->files.format = "jsonl";  // one message per line
+      } else if (out->files.format != "jsonl" && out->files.format != "csv") {
+        return c.Error(
+            node["format"], "source.format",
+            "unknown format '" + out->files.format + "' (jsonl, csv" + CdcFormatList() + ")");
       }
     }
     if (node["csv-null"]) {
@@ -263,6 +377,7 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
     }
   } else if (out->type == "kafka") {
     FJORD_RETURN_NOT_OK(ParseKafka(c, node, base_dir, &out->kafka));
+    if (IsCdcFormat(out->kafka.format)) out->cdc_format = out->kafka.format;
   } else {
     return c.Error(node["type"], "source.type",
                    "unknown source type '" + out->type + "' (files, datagen or kafka)");
@@ -270,14 +385,31 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   if (node["batch-rows"]) {
     FJORD_ASSIGN_OR_RAISE(out->batch_rows, c.Integer(node["batch-rows"], "source.batch-rows", 1));
   }
+  if (const YAML::Node mapping = node["type-mapping"]) {
+    if (out->cdc_format.empty()) {
+      return c.Error(mapping, "source.type-mapping", "only for a CDC format (docs/cdc.md)");
+    }
+    FJORD_ASSIGN_OR_RAISE(out->type_mapping, c.List(mapping, "source.type-mapping"));
+    auto parsed = cdc::TypeMapping::Parse(out->type_mapping);
+    if (!parsed.ok()) return c.Error(mapping, "source.type-mapping", parsed.status().message());
+  }
   return Status::OK();
 }
 
-Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& base_dir, bool cdc,
                  SinkSpec* out) {
-  FJORD_RETURN_NOT_OK(c.Keys(node, "sink", {"table", "options"}));
-  if (!node["table"]) return c.Error(node, "sink.table", "missing (the table directory)");
-  FJORD_ASSIGN_OR_RAISE(out->table, c.Path(node["table"], "sink.table", base_dir));
+  if (!cdc) {
+    FJORD_RETURN_NOT_OK(c.Keys(node, "sink", {"table", "options"}));
+  } else {
+    FJORD_RETURN_NOT_OK(
+        c.Keys(node, "sink",
+               {"table", "options", "warehouse", "database", "primary-key", "partition-keys",
+                "table-options", "computed-columns", "including-tables", "excluding-tables",
+                "table-prefix", "table-suffix"}));
+  }
+  if (node["table"]) {
+    FJORD_ASSIGN_OR_RAISE(out->table, c.Path(node["table"], "sink.table", base_dir));
+  }
   if (const YAML::Node options = node["options"]) {
     if (!options.IsMap()) return c.Error(options, "sink.options", "must be a mapping");
     for (const auto& kv : options) {
@@ -285,7 +417,11 @@ Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& ba
       FJORD_ASSIGN_OR_RAISE(out->options[key], c.Text(kv.second, "sink.options." + key));
     }
   }
-  return Status::OK();
+  if (!cdc) {
+    if (!node["table"]) return c.Error(node, "sink.table", "missing (the table directory)");
+    return Status::OK();
+  }
+  return ParseCdcSink(c, node, base_dir, out);
 }
 
 Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string& base_dir,
@@ -380,7 +516,7 @@ Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
       if (!root[key]) return Status::Invalid(file, ": ", key, ": missing");
     }
     FJORD_RETURN_NOT_OK(ParseSource(c, root["source"], base_dir, &job.source));
-    FJORD_RETURN_NOT_OK(ParseSink(c, root["sink"], base_dir, &job.sink));
+    FJORD_RETURN_NOT_OK(ParseSink(c, root["sink"], base_dir, job.cdc(), &job.sink));
     FJORD_RETURN_NOT_OK(ParsePipeline(c, root["pipeline"], base_dir, &job.pipeline));
   } catch (const YAML::Exception& e) {
     return Status::Invalid(file, " line ", e.mark.line + 1, ": ", e.msg);

@@ -47,6 +47,10 @@ struct KafkaSourceSpec {
 
 struct SourceSpec {
   std::string type;  // files | datagen | kafka
+  // A CDC job (docs/cdc.md): the files' lines or the Kafka message values are messages of this
+  // CDC format (debezium-json, canal-json, maxwell-json, ogg-json, json); empty: rows of the table.
+  std::string cdc_format;
+  std::vector<std::string> type_mapping;  // CDC: Java's type mapping options
   FilesSourceSpec files;
   DatagenSourceSpec datagen;
   KafkaSourceSpec kafka;
@@ -54,8 +58,19 @@ struct SourceSpec {
 };
 
 struct SinkSpec {
-  std::string table;                           // table directory
+  std::string table;                           // table directory (table sync)
   std::map<std::string, std::string> options;  // dynamic table options for this job's writers
+  // CDC jobs (docs/cdc.md). Database sync: every source table into `database` of `warehouse`.
+  std::string warehouse;
+  std::string database;
+  std::vector<std::string> primary_key;     // for tables the job creates; else the messages'
+  std::vector<std::string> partition_keys;  // for tables the job creates
+  std::vector<std::pair<std::string, std::string>> table_options;  // for tables the job creates
+  std::vector<std::string> computed_columns;                       // "name=function(args)"
+  std::string including_tables = ".*";  // database sync: source table names (regex, whole)
+  std::string excluding_tables;         // database sync: source table names left out (regex)
+  std::string table_prefix;             // database sync: Paimon table = prefix + name + suffix
+  std::string table_suffix;
 };
 
 struct PipelineSpec {
@@ -76,6 +91,9 @@ struct JobSpec {
   SourceSpec source;
   SinkSpec sink;
   PipelineSpec pipeline;
+
+  // The source delivers change records (a CDC format), not rows of the table.
+  bool cdc() const { return !source.cdc_format.empty(); }
 };
 
 // Parses YAML text; `file` names errors, `base_dir` resolves relative paths.

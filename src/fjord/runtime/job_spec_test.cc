@@ -139,5 +139,109 @@ TEST(JobSpecTest, Durations) {
   EXPECT_FALSE(ParseDurationMillis("1 day").ok());
 }
 
+TEST(JobSpecTest, CdcDatabaseSync) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"y(
+source: {type: kafka, bootstrap-servers: "h:1", topic: [a, b], format: debezium-json,
+         type-mapping: [to-nullable, char-to-string]}
+sink:
+  warehouse: wh
+  database: ods
+  including-tables: "orders|items"
+  excluding-tables: "tmp_.*"
+  table-prefix: ods_
+  table-suffix: _rt
+  primary-key: id
+  partition-keys: [dt]
+  computed-columns: ["dt=date_format(ts, yyyy-MM-dd)"]
+  table-options: {bucket: "4", changelog-producer: input}
+  options: {write-buffer-size: 64 mb}
+pipeline: {state-dir: s}
+)y",
+                                                 "job.yaml", "/base"));
+  EXPECT_TRUE(job.cdc());
+  EXPECT_EQ(job.source.cdc_format, "debezium-json");
+  EXPECT_EQ(job.source.type_mapping, (std::vector<std::string>{"to-nullable", "char-to-string"}));
+  EXPECT_EQ(job.sink.warehouse, "/base/wh");
+  EXPECT_EQ(job.sink.database, "ods");
+  EXPECT_EQ(job.sink.including_tables, "orders|items");
+  EXPECT_EQ(job.sink.excluding_tables, "tmp_.*");
+  EXPECT_EQ(job.sink.table_prefix, "ods_");
+  EXPECT_EQ(job.sink.table_suffix, "_rt");
+  EXPECT_EQ(job.sink.primary_key, (std::vector<std::string>{"id"}));
+  EXPECT_EQ(job.sink.partition_keys, (std::vector<std::string>{"dt"}));
+  EXPECT_EQ(job.sink.computed_columns.size(), 1u);
+  ASSERT_EQ(job.sink.table_options.size(), 2u);
+  EXPECT_EQ(job.sink.table_options[0], (std::pair<std::string, std::string>{"bucket", "4"}));
+  EXPECT_TRUE(job.sink.table.empty());
+}
+
+TEST(JobSpecTest, CdcTableSyncFromFiles) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
+source: {type: files, path: in, format: canal-json}
+sink: {table: wh/db.db/t, primary-key: [id, k]}
+pipeline: {state-dir: s}
+)",
+                                                 "job.yaml", "/base"));
+  EXPECT_TRUE(job.cdc());
+  EXPECT_EQ(job.source.cdc_format, "canal-json");
+  EXPECT_EQ(job.source.files.format, "jsonl");
+  EXPECT_EQ(job.sink.table, "/base/wh/db.db/t");
+  EXPECT_EQ(job.sink.primary_key, (std::vector<std::string>{"id", "k"}));
+}
+
+TEST(JobSpecTest, CdcKeysRefused) {
+  // CDC keys without a CDC format, and the other way round.
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in}
+sink: {table: t, primary-key: [id]}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "job.yaml line 3: sink.primary-key: unknown key"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, type-mapping: [to-string]}
+sink: {table: t}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid,
+                       "job.yaml line 2: source.type-mapping: only for a CDC format"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: debezium-json, type-mapping: [to-strin]}
+sink: {table: t}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "unsupported type mapping option 'to-strin'"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: debezium-json}
+sink: {table: t, warehouse: w, database: d}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "not both"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: debezium-json}
+sink: {warehouse: w}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "sink.database: missing"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: debezium-json}
+sink: {table: w/d.db/t, table-prefix: x}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "sink.table-prefix: only for database sync"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: debezium-json}
+sink: {warehouse: w, database: d, including-tables: "a("}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "sink.including-tables: not a regular expression"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: files, path: in, format: avro-json}
+sink: {table: t}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid,
+                       "unknown format 'avro-json' (jsonl, csv, debezium-json"));
+}
+
 }  // namespace
 }  // namespace fjord::runtime

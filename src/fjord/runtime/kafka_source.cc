@@ -15,11 +15,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "fjord/runtime/cdc_decode.h"
+#include "fjord/runtime/cdc_source.h"
 #include "fjord/runtime/source.h"
 
 namespace fjord::runtime {
@@ -49,12 +53,17 @@ struct Message {
   Partition partition;
   int64_t offset;
   std::string value;
+  std::optional<std::string> key;
+  bool tombstone = false;  // no value
 };
 
-class KafkaSource : public Source {
+// Rows of the table (Source) or, with a CDC format, change records (CdcSource).
+class KafkaSource : public Source, public CdcSource {
  public:
   KafkaSource(SourceSpec spec, TableSchema schema)
       : spec_(std::move(spec)), kafka_(spec_.kafka), schema_(std::move(schema)) {}
+  KafkaSource(SourceSpec spec, std::unique_ptr<cdc::CdcFormat> format)
+      : spec_(std::move(spec)), kafka_(spec_.kafka), format_(std::move(format)) {}
 
   ~KafkaSource() override {
     if (rk_) {
@@ -114,6 +123,7 @@ class KafkaSource : public Source {
     ends_.clear();
     ends_known_ = false;
     discovered_ = false;
+    held_.clear();
     rd_kafka_assign(rk_, nullptr);
     return SeekDeadLetter();
   }
@@ -175,6 +185,57 @@ class KafkaSource : public Source {
       for (const Message& m : messages) offsets_[m.partition] = m.offset + 1;
       if (batch->num_rows() > 0) return batch;
     }
+  }
+
+  Status Next(bool bounded, size_t max_records, const CdcCut& cut, std::vector<cdc::CdcRecord>* out,
+              bool* end) override {
+    *end = false;
+    if (held_.empty()) {
+      CommitToGroup(/*async=*/true);
+      if (!discovered_ || (!bounded && Clock::now() >= next_discovery_)) {
+        FJORD_RETURN_NOT_OK(Discover());
+      }
+      if (bounded && !ends_known_) FJORD_RETURN_NOT_OK(ReadEnds());
+      if (bounded && AtEnds()) {
+        *end = true;
+        return Status::OK();
+      }
+      std::vector<Message> messages;
+      FJORD_RETURN_NOT_OK(Poll(bounded, &messages));
+      if (messages.empty()) {
+        if (bounded) AdvancePastGaps();
+        if (bounded && AtEnds()) *end = true;
+        return Status::OK();
+      }
+      held_.assign(messages.begin(), messages.end());
+    }
+    // Messages taken move the position past them; one the cut keeps back stays first.
+    std::string letters;
+    while (!held_.empty() && out->size() < max_records) {
+      const Message& m = held_.front();
+      cdc::CdcMessage message;
+      message.key = m.key;
+      if (!m.tombstone) message.value = m.value;
+      message.origin = Name(m.partition) + " offset " + std::to_string(m.offset);
+      FJORD_ASSIGN_OR_RAISE(bool took,
+                            TakeCdcMessage(*format_, message, cut, !kafka_.dead_letter.empty(), out,
+                                           [&](const std::string& error) {
+                                             nlohmann::json j;
+                                             j["topic"] = m.partition.first;
+                                             j["partition"] = m.partition.second;
+                                             j["offset"] = m.offset;
+                                             j["error"] = error;
+                                             j["record"] = m.value;
+                                             letters += j.dump() + "\n";
+                                           }));
+      if (!took) break;
+      offsets_[m.partition] = m.offset + 1;
+      held_.pop_front();
+    }
+    if (!letters.empty()) {
+      FJORD_RETURN_NOT_OK(AppendDeadLetters(kafka_.dead_letter, letters, &dead_letter_bytes_));
+    }
+    return Status::OK();
   }
 
  private:
@@ -352,8 +413,10 @@ class KafkaSource : public Source {
         if (end == ends_.end() || offset >= end->second) skip = true;
       }
       if (!skip) {
-        out->push_back(
-            Message{p, offset, std::string(static_cast<const char*>(m->payload), m->len)});
+        Message message{p, offset, std::string(), std::nullopt, m->payload == nullptr};
+        if (m->payload) message.value.assign(static_cast<const char*>(m->payload), m->len);
+        if (m->key) message.key.emplace(static_cast<const char*>(m->key), m->key_len);
+        out->push_back(std::move(message));
         it->second = offset + 1;
       }
       rd_kafka_message_destroy(m);
@@ -438,6 +501,8 @@ class KafkaSource : public Source {
   SourceSpec spec_;
   KafkaSourceSpec kafka_;
   TableSchema schema_;
+  std::unique_ptr<cdc::CdcFormat> format_;  // CDC jobs
+  std::deque<Message> held_;                // CDC: polled, not handed out yet
   rd_kafka_t* rk_ = nullptr;
   bool resumed_ = false;  // Seek had a position (a checkpoint)
   KafkaOffsets offsets_;
@@ -505,6 +570,13 @@ Status CheckKafkaProperty(const std::string& key, const std::string& value) {
 
 Result<std::unique_ptr<Source>> MakeKafkaSource(const SourceSpec& spec, const TableSchema& schema) {
   auto source = std::make_unique<KafkaSource>(spec, schema);
+  FJORD_RETURN_NOT_OK(source->Open());
+  return source;
+}
+
+Result<std::unique_ptr<CdcSource>> MakeKafkaCdcSource(const SourceSpec& spec,
+                                                      std::unique_ptr<cdc::CdcFormat> format) {
+  auto source = std::make_unique<KafkaSource>(spec, std::move(format));
   FJORD_RETURN_NOT_OK(source->Open());
   return source;
 }

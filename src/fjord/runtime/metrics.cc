@@ -58,6 +58,15 @@ std::string JobMetrics::Render(const std::string& job) const {
          "Checkpoints that could not be persisted (their committables stayed pending) or timed "
          "out.",
          static_cast<double>(checkpoints_failed.load()));
+  metric("fjord_job_cdc_tables_created_total", "counter",
+         "CDC jobs: tables created from the first message of a source table.",
+         static_cast<double>(cdc_tables_created.load()));
+  metric("fjord_job_cdc_schema_changes_total", "counter",
+         "CDC jobs: schema changes applied to tables (ALTER TABLE steps).",
+         static_cast<double>(cdc_schema_changes.load()));
+  metric("fjord_job_cdc_schema_changes_ignored_total", "counter",
+         "CDC jobs: type changes ignored because they narrow a column (logged once each).",
+         static_cast<double>(cdc_schema_changes_ignored.load()));
   metric("fjord_job_commit_failures_total", "counter",
          "Commits that failed; their committables stayed pending.",
          static_cast<double>(commit_failures.load()));

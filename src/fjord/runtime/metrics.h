@@ -38,6 +38,11 @@ struct JobMetrics {
   std::atomic<int64_t> recommitted{0};
   std::atomic<int64_t> queued_batches{0};
 
+  // CDC jobs (docs/cdc.md): tables created, schema changes applied, type changes ignored.
+  std::atomic<int64_t> cdc_tables_created{0};
+  std::atomic<int64_t> cdc_schema_changes{0};
+  std::atomic<int64_t> cdc_schema_changes_ignored{0};
+
   // Snapshots in the table (earliest to latest retained) after the job's last commit.
   std::atomic<int64_t> table_snapshots{0};
 

@@ -1,0 +1,326 @@
+#include "fjord/runtime/cdc_tables.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fjord/table.h"
+
+namespace fjord::runtime {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// The columns' names and types: records of one layout ask the same of a table.
+std::string Signature(const cdc::CdcRecord& record) {
+  std::string s;
+  for (const cdc::CdcColumn& c : record.columns) {
+    s += c.name;
+    s += '\x1f';
+    s += c.type ? c.type->ToString() : "?";
+    if (c.description) s += '\x1f' + *c.description;
+    s += '\x1e';
+  }
+  if (record.comment) s += '\x1d' + *record.comment;
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CdcTables>> CdcTables::Make(const JobSpec& spec) {
+  std::unique_ptr<CdcTables> t(new CdcTables(spec));
+  FJORD_ASSIGN_OR_RAISE(t->mapping_, cdc::TypeMapping::Parse(spec.source.type_mapping));
+  std::string warehouse = spec.sink.warehouse;
+  if (!spec.sink.table.empty()) {
+    // WAREHOUSE/DB.db/TABLE
+    fs::path path = fs::path(spec.sink.table).lexically_normal();
+    if (path.filename().empty()) path = path.parent_path();
+    std::string db_dir = path.parent_path().filename().string();
+    const std::string suffix = ".db";
+    if (db_dir.size() <= suffix.size() ||
+        db_dir.compare(db_dir.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      return Status::Invalid(spec.file, ": sink.table: a CDC job's table is WAREHOUSE/DB.db/TABLE",
+                             " (it may be created), got ", spec.sink.table);
+    }
+    t->database_ = db_dir.substr(0, db_dir.size() - suffix.size());
+    t->table_ = path.filename().string();
+    warehouse = path.parent_path().parent_path().string();
+  } else {
+    t->database_ = spec.sink.database;
+    try {
+      t->including_ = std::regex(spec.sink.including_tables);
+      if (!spec.sink.excluding_tables.empty()) {
+        t->excluding_ = std::regex(spec.sink.excluding_tables);
+      }
+    } catch (const std::regex_error& e) {
+      return Status::Invalid(spec.file, ": sink: bad table pattern: ", e.what());
+    }
+  }
+  auto catalog = Catalog::Open(warehouse);
+  if (!catalog.ok()) return catalog.status().WithContext(spec.file + ": sink");
+  t->catalog_ = std::move(*catalog);
+  return t;
+}
+
+Result<std::optional<std::string>> CdcTables::Target(const cdc::CdcRecord& record) {
+  if (!table_.empty()) return std::optional<std::string>(database_ + "." + table_);
+  if (!record.table || record.table->empty()) {
+    return Status::Invalid(record.origin,
+                           ": the message names no table (database sync needs the source table)");
+  }
+  auto key = std::make_pair(record.database.value_or(""), *record.table);
+  auto it = targets_.find(key);
+  if (it != targets_.end()) return it->second;
+  std::optional<std::string> target;
+  bool included = std::regex_match(*record.table, including_) &&
+                  !(excluding_ && std::regex_match(*record.table, *excluding_));
+  if (included) {
+    target = database_ + "." + spec_.sink.table_prefix + *record.table + spec_.sink.table_suffix;
+  }
+  targets_.emplace(key, target);
+  return target;
+}
+
+Result<TableIdentifier> CdcTables::Identifier(const std::string& target) const {
+  auto dot = target.find('.');
+  if (dot == std::string::npos) return Status::Invalid("not a table identifier: ", target);
+  return TableIdentifier{target.substr(0, dot), target.substr(dot + 1)};
+}
+
+std::string CdcTables::TablePath(const std::string& target) const {
+  auto id = Identifier(target);
+  return id.ok() ? catalog_->TablePath(*id) : std::string();
+}
+
+Status CdcTables::ReadSchema(const std::string& target, Known* known) {
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, Identifier(target));
+  FJORD_ASSIGN_OR_RAISE(std::unique_ptr<Table> table, catalog_->GetTable(id));
+  known->schema = table->schema();
+  known->needs.clear();
+  return Status::OK();
+}
+
+Result<CdcTables::Known*> CdcTables::Load(const std::string& target) {
+  auto it = known_.find(target);
+  if (it != known_.end()) return &it->second;
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, Identifier(target));
+  auto table = catalog_->GetTable(id);
+  if (!table.ok()) {
+    if (table.status().code() == StatusCode::kNotFound) return nullptr;
+    return table.status();
+  }
+  Known& known = known_[target];
+  known.schema = (*table)->schema();
+  return &known;
+}
+
+Result<bool> CdcTables::Exists(const std::string& target) {
+  FJORD_ASSIGN_OR_RAISE(Known * known, Load(target));
+  return known != nullptr;
+}
+
+Status CdcTables::PrepareComputed(Known* known, const cdc::CdcRecord& record) {
+  if (known->computed_ready) return Status::OK();
+  // Java parses computed columns against the source's columns (the first record's).
+  std::vector<DataField> fields;
+  for (const cdc::CdcColumn& c : record.columns) {
+    DataField f;
+    f.name = c.name;
+    f.type = c.type;
+    fields.push_back(std::move(f));
+  }
+  for (const std::string& text : spec_.sink.computed_columns) {
+    auto column = cdc::ComputedColumn::Parse(text, fields);
+    if (!column.ok()) return column.status().WithContext(spec_.file + ": sink.computed-columns");
+    known->computed.push_back(std::move(*column));
+  }
+  known->computed_ready = true;
+  return Status::OK();
+}
+
+Result<cdc::CdcRecord> CdcTables::Planned(const Known& known, const cdc::CdcRecord& record) const {
+  cdc::CdcRecord planned;
+  planned.columns.reserve(record.columns.size() + known.computed.size());
+  for (const cdc::CdcColumn& c : record.columns) {
+    planned.columns.push_back({c.name, c.type, std::nullopt, c.description});
+  }
+  for (const cdc::ComputedColumn& c : known.computed) {
+    planned.columns.push_back({c.name(), c.type(), std::nullopt, std::nullopt});
+  }
+  planned.comment = record.comment;
+  planned.origin = record.origin;
+  return planned;
+}
+
+Result<bool> CdcTables::NeedsChange(const std::string& target, const cdc::CdcRecord& record,
+                                    std::vector<std::string>* log) {
+  FJORD_ASSIGN_OR_RAISE(Known * known, Load(target));
+  if (!known) return true;  // to be created
+  std::string signature = Signature(record);
+  auto it = known->needs.find(signature);
+  if (it != known->needs.end()) return it->second;
+  FJORD_RETURN_NOT_OK(PrepareComputed(known, record));
+  FJORD_ASSIGN_OR_RAISE(cdc::CdcRecord planned, Planned(*known, record));
+  auto plan = cdc::PlanSchemaChange(known->schema.fields, known->schema.comment, planned, mapping_,
+                                    /*case_sensitive=*/true, target);
+  bool needs = !plan.ok() || !plan->empty();
+  if (plan.ok() && !plan->ignored.empty()) {
+    for (const cdc::ColumnTypeChange& c : plan->ignored) {
+      std::string key = target + "\x1f" + c.column + "\x1f" + c.to->ToString();
+      if (!reported_ignored_.insert(key).second) continue;
+      ++events_.ignored;
+      log->push_back("table " + target + ": column " + c.column + " stays " + c.from->ToString() +
+                     ", the narrower " + c.to->ToString() + " of " + record.origin +
+                     " is ignored (as Paimon does)");
+    }
+  }
+  known->needs.emplace(signature, needs);
+  return needs;
+}
+
+Status CdcTables::Create(const std::string& target, const cdc::CdcRecord& record, Known* known,
+                         std::vector<std::string>* log) {
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, Identifier(target));
+  FJORD_RETURN_NOT_OK(PrepareComputed(known, record));
+  TableSpec spec;
+  std::vector<std::string> names;
+  for (const cdc::CdcColumn& c : record.columns) {
+    DataField f;
+    f.name = c.name;
+    f.type = c.type;
+    f.description = c.description;
+    spec.fields.push_back(std::move(f));
+    names.push_back(c.name);
+  }
+  for (const cdc::ComputedColumn& c : known->computed) {
+    if (std::find(names.begin(), names.end(), c.name()) != names.end()) {
+      return Status::Invalid(spec_.file, ": sink.computed-columns: column '", c.name(),
+                             "' of table ", target, " is also a source column");
+    }
+    DataField f;
+    f.name = c.name();
+    f.type = c.type();
+    spec.fields.push_back(std::move(f));
+    names.push_back(c.name());
+  }
+  auto all_there = [&](const std::vector<std::string>& keys) {
+    return std::all_of(keys.begin(), keys.end(), [&](const std::string& k) {
+      return std::find(names.begin(), names.end(), k) != names.end();
+    });
+  };
+  bool table_sync = !table_.empty();
+  // Primary keys: the job's (all must exist, in table sync; database sync falls back to the
+  // record's, as Java), else the record's; table sync needs one.
+  if (!spec_.sink.primary_key.empty() && all_there(spec_.sink.primary_key)) {
+    spec.primary_keys = spec_.sink.primary_key;
+  } else if (!spec_.sink.primary_key.empty() && table_sync) {
+    return Status::Invalid(spec_.file, ": sink.primary-key: not all of [",
+                           Join(spec_.sink.primary_key), "] are columns of ", record.origin,
+                           " (columns: ", Join(names), ")");
+  } else if (!record.primary_keys.empty()) {
+    spec.primary_keys = record.primary_keys;
+  } else if (table_sync) {
+    return Status::Invalid(spec_.file, ": table ", target,
+                           " cannot be created: give sink.primary-key, the first message (",
+                           record.origin, ") names no primary key");
+  }
+  if (!spec_.sink.partition_keys.empty()) {
+    if (all_there(spec_.sink.partition_keys)) {
+      spec.partition_keys = spec_.sink.partition_keys;
+    } else if (table_sync) {
+      return Status::Invalid(spec_.file, ": sink.partition-keys: not all of [",
+                             Join(spec_.sink.partition_keys), "] are columns of ", record.origin,
+                             " (columns: ", Join(names), ")");
+    }
+  }
+  spec.options = spec_.sink.table_options;
+  spec.comment = record.comment;
+  FJORD_RETURN_NOT_OK(catalog_->CreateDatabase(id.database, /*ignore_if_exists=*/true));
+  Status created = catalog_->CreateTable(id, spec, /*ignore_if_exists=*/true);
+  if (!created.ok())
+    return created.WithContext("creating table " + target + " for " + record.origin);
+  ++events_.created;
+  log->push_back("created table " + target + " (" + std::to_string(spec.fields.size()) +
+                 " columns, primary key [" + Join(spec.primary_keys) + "]) from " + record.origin);
+  return ReadSchema(target, known);
+}
+
+Result<bool> CdcTables::Apply(const std::string& target, const cdc::CdcRecord& record,
+                              std::vector<std::string>* log) {
+  FJORD_ASSIGN_OR_RAISE(Known * known, Load(target));
+  if (!known) {
+    Known& fresh = known_[target];
+    Status st = Create(target, record, &fresh, log);
+    if (!st.ok()) {
+      known_.erase(target);
+      return st;
+    }
+    return false;
+  }
+  FJORD_RETURN_NOT_OK(PrepareComputed(known, record));
+  FJORD_ASSIGN_OR_RAISE(cdc::CdcRecord planned, Planned(*known, record));
+  FJORD_ASSIGN_OR_RAISE(cdc::SchemaChangePlan plan,
+                        cdc::PlanSchemaChange(known->schema.fields, known->schema.comment, planned,
+                                              mapping_, /*case_sensitive=*/true, target));
+  std::vector<SchemaChange> changes;
+  std::string what;
+  for (const DataField& f : plan.add_columns) {
+    SchemaChange c = SchemaChange::AddColumn(f.name, f.type);
+    c.comment = f.description;
+    changes.push_back(std::move(c));
+    what += " add column " + f.name + " " + f.type->ToString() + ";";
+  }
+  for (const cdc::ColumnTypeChange& t : plan.alter_types) {
+    changes.push_back(SchemaChange::UpdateColumnType(t.column, t.to));
+    what += " column " + t.column + " " + t.from->ToString() + " -> " + t.to->ToString() + ";";
+  }
+  for (const auto& [column, comment] : plan.column_comments) {
+    log->push_back("table " + target + ": the comment of column " + column +
+                   " changed at the source; Fjord's ALTER TABLE does not set comments yet, kept");
+  }
+  if (plan.table_comment) {
+    log->push_back("table " + target +
+                   ": the table comment changed at the source; Fjord's ALTER TABLE does not set "
+                   "comments yet, kept");
+  }
+  known->needs.clear();
+  if (changes.empty()) return false;
+  FJORD_ASSIGN_OR_RAISE(TableIdentifier id, Identifier(target));
+  Status altered = catalog_->AlterTable(id, changes);
+  if (!altered.ok()) return altered.WithContext("table " + target + ", for " + record.origin);
+  events_.altered += static_cast<int64_t>(changes.size());
+  log->push_back("table " + target + " altered for " + record.origin + ":" + what);
+  FJORD_RETURN_NOT_OK(ReadSchema(target, known));
+  return true;
+}
+
+Status CdcTables::Compute(const std::string& target, cdc::CdcRecord* record) {
+  Known& known = known_.at(target);
+  if (known.computed.empty() && spec_.sink.computed_columns.empty()) return Status::OK();
+  FJORD_RETURN_NOT_OK(PrepareComputed(&known, *record));
+  return cdc::ApplyComputedColumns(known.computed, record);
+}
+
+Result<std::vector<std::string>> CdcTables::ExistingTables() {
+  std::vector<std::string> out;
+  if (!table_.empty()) {
+    FJORD_ASSIGN_OR_RAISE(bool exists, Exists(database_ + "." + table_));
+    if (exists) out.push_back(database_ + "." + table_);
+    return out;
+  }
+  auto tables = catalog_->ListTables(database_);
+  if (!tables.ok()) {
+    if (tables.status().code() == StatusCode::kNotFound) return out;
+    return tables.status();
+  }
+  for (const std::string& t : *tables) out.push_back(database_ + "." + t);
+  return out;
+}
+
+}  // namespace fjord::runtime

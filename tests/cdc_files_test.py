@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""CDC jobs over a files source of Debezium JSON (issue 17 points 2 and 3), under SIGKILL.
+
+A producer writes Debezium change events (with the schema envelope) of a small shop database to
+files: inserts, updates (before and after images), deletes of two source tables, `orders` and
+`customers`, plus a third table the job excludes. Mid-stream `orders` gets a new column `note`
+(used in the same batch as it appears) and its `qty` widens from int32 to int64 (values beyond
+INT follow); later a narrowing of `qty` back to int32 is ignored (logged). A database-sync job
+(`sink.warehouse` + `sink.database`, table prefix `ods_`, excluding `audit`) runs with 100 ms
+checkpoints and is killed with SIGKILL at random moments and restarted; a table-sync job reads
+the `orders` events alone into one table with a computed column. At the end both run --bounded
+and `fjord cat` must show exactly the rows of a model of the source database (the last image
+of every key, deleted keys gone), with the evolved schemas. Prints the kills and rows checked.
+
+    cdc_files_test.py --fjord BUILD/tools/fjord [--seconds 20] [--seed 17]
+"""
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def field(name, kind, optional=True, logical=None, params=None):
+    f = {"type": kind, "optional": optional, "field": name}
+    if logical:
+        f["name"] = logical
+    if params:
+        f["parameters"] = params
+    return f
+
+
+class Shop:
+    """The source database and its change events."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.orders = {}  # id -> row
+        self.customers = {}
+        self.audit = {}
+        self.note_added = False
+        self.qty_wide = False
+        self.narrowed = False
+
+    def order_fields(self):
+        qty = "int64" if self.qty_wide and not self.narrowed else "int32"
+        fs = [field("id", "int32", False), field("customer", "int32"), field("qty", qty),
+              field("price", "bytes", True, "org.apache.kafka.connect.data.Decimal",
+                    {"scale": "2", "connect.decimal.precision": "10"}),
+              field("day", "int32", True, "io.debezium.time.Date")]
+        if self.note_added:
+            fs.append(field("note", "string"))
+        return fs
+
+    @staticmethod
+    def customer_fields():
+        return [field("id", "int32", False), field("name", "string"), field("vip", "boolean")]
+
+    @staticmethod
+    def envelope(table, fields, before, after, op, ts):
+        row = {"type": "struct", "fields": fields, "optional": True}
+        schema = {"type": "struct", "name": "shop." + table + ".Envelope", "optional": False,
+                  "fields": [dict(row, field="before"), dict(row, field="after"),
+                             {"type": "struct", "optional": False, "field": "source",
+                              "fields": [field("db", "string", False),
+                                         field("table", "string", False)]},
+                             field("op", "string", False), field("ts_ms", "int64")]}
+        payload = {"before": before, "after": after, "source": {"db": "shop", "table": table},
+                   "op": op, "ts_ms": ts}
+        return json.dumps({"schema": schema, "payload": payload})
+
+    @staticmethod
+    def price_bytes(cents):
+        import base64
+        n = cents
+        length = max(1, (n.bit_length() + 8) // 8)
+        return base64.b64encode(n.to_bytes(length, "big", signed=True)).decode()
+
+    def order_row(self, oid):
+        r = self.rng
+        qty = r.randint(1, 50) if not (self.qty_wide and not self.narrowed) else \
+            r.choice([r.randint(1, 50), 3_000_000_000 + r.randint(0, 1000)])
+        row = {"id": oid, "customer": r.randint(1, 20), "qty": qty,
+               "price": r.randint(0, 99999), "day": 20_000 + r.randint(0, 30)}
+        if self.note_added:
+            row["note"] = r.choice([None, "gift", "rush", "é ü"])
+        return row
+
+    def wire_order(self, row):
+        if row is None:
+            return None
+        w = dict(row)
+        w["price"] = self.price_bytes(row["price"])
+        return w
+
+    def events(self, n, ts):
+        """n change events, each a JSON line."""
+        out = []
+        for _ in range(n):
+            r = self.rng
+            pick = r.random()
+            if pick < 0.6:
+                table, rows, fields = "orders", self.orders, self.order_fields()
+                make, wire = self.order_row, self.wire_order
+            elif pick < 0.9:
+                table, rows, fields = "customers", self.customers, self.customer_fields()
+                make = lambda i: {"id": i, "name": r.choice(["ann", "bo", "cy", "dé"]),  # noqa
+                                  "vip": r.choice([True, False, None])}
+                wire = lambda x: x  # noqa
+            else:
+                table, rows, fields = "audit", self.audit, self.customer_fields()
+                make = lambda i: {"id": i, "name": "x", "vip": None}  # noqa
+                wire = lambda x: x  # noqa
+            key = r.randint(1, 60)
+            if key in rows and r.random() < 0.25:
+                before = rows.pop(key)
+                out.append(self.envelope(table, fields, wire(before), None, "d", ts))
+            elif key in rows:
+                before = rows[key]
+                after = make(key)
+                rows[key] = after
+                out.append(self.envelope(table, fields, wire(before), wire(after), "u", ts))
+            else:
+                after = make(key)
+                rows[key] = after
+                out.append(self.envelope(table, fields, None, wire(after), "c", ts))
+        return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fjord", required=True)
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--seed", type=int, default=17)
+    args = ap.parse_args()
+    fjord = os.path.abspath(args.fjord)
+    rng = random.Random(args.seed)
+    work = tempfile.mkdtemp(prefix="fjord-cdc-files-")
+    os.makedirs(os.path.join(work, "in"))
+    shop = Shop(rng)
+
+    jobs = {
+        "db": "source: {type: files, path: in, format: debezium-json}\n"
+              "sink: {warehouse: wh, database: ods, table-prefix: ods_, excluding-tables: audit,\n"
+              "       primary-key: [id], table-options: {bucket: 2}}\n"
+              "pipeline: {name: dbsync, parallelism: 2, checkpoint-interval: 100ms,"
+              " state-dir: state-db}\n",
+        "orders": "source: {type: files, path: in, format: debezium-json}\n"
+                  "sink: {warehouse: wh, database: one, including-tables: orders,\n"
+                  "       primary-key: [id], computed-columns: [\"month=month(day)\"],\n"
+                  "       table-options: {bucket: 1}}\n"
+                  "pipeline: {name: ordersync, checkpoint-interval: 150ms, state-dir: state-one}\n",
+    }
+    for name, text in jobs.items():
+        with open(os.path.join(work, name + ".yaml"), "w") as f:
+            f.write(text)
+
+    seq = [0]
+
+    def write_file(lines):
+        seq[0] += 1
+        tmp = os.path.join(work, "in", ".part")
+        with open(tmp, "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+        os.rename(tmp, os.path.join(work, "in", "e%06d.jsonl" % seq[0]))
+
+    procs = {}
+    kills = 0
+    restarts = 0
+    logs = {name: open(os.path.join(work, name + ".log"), "a") for name in jobs}
+
+    def start(name):
+        procs[name] = subprocess.Popen([fjord, "run", name + ".yaml"], cwd=work,
+                                       stdout=logs[name], stderr=subprocess.STDOUT)
+
+    for name in jobs:
+        start(name)
+    deadline = time.time() + args.seconds
+    phase_times = [args.seconds * 0.3, args.seconds * 0.55, args.seconds * 0.8]
+    began = time.time()
+    while time.time() < deadline:
+        elapsed = time.time() - began
+        if not shop.note_added and elapsed > phase_times[0]:
+            shop.note_added = True
+        if not shop.qty_wide and elapsed > phase_times[1]:
+            shop.qty_wide = True
+        if not shop.narrowed and elapsed > phase_times[2]:
+            shop.narrowed = True
+        write_file(shop.events(rng.randint(5, 40), int(time.time() * 1000)))
+        time.sleep(rng.uniform(0.02, 0.15))
+        for name, p in list(procs.items()):
+            code = p.poll()
+            if code is not None:
+                print(open(os.path.join(work, name + ".log")).read()[-3000:])
+                sys.exit("job %s exited with %d" % (name, code))
+            if rng.random() < 0.08:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+                kills += 1
+                start(name)
+                restarts += 1
+    for name, p in procs.items():
+        p.send_signal(signal.SIGTERM)
+        if p.wait(timeout=60) != 0:
+            print(open(os.path.join(work, name + ".log")).read()[-3000:])
+            sys.exit("job %s failed on SIGTERM" % name)
+        r = subprocess.run([fjord, "run", name + ".yaml", "--bounded"], cwd=work,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("bounded run of %s failed: %s%s" % (name, r.stdout, r.stderr))
+
+    def cat(table):
+        r = subprocess.run([fjord, "cat", os.path.join(work, "wh", table), "--format", "jsonl"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("cat %s: %s" % (table, r.stderr))
+        return {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
+
+    def days(d):
+        import datetime
+        return (datetime.date(1970, 1, 1) + datetime.timedelta(days=d)).isoformat()
+
+    def expect_order(row, computed=False):
+        e = {"id": row["id"], "customer": row["customer"], "qty": row["qty"],
+             "price": "%d.%02d" % divmod(row["price"], 100), "day": days(row["day"]),
+             "note": row.get("note")}
+        if computed:
+            e["month"] = int(days(row["day"])[5:7])
+        return e
+
+    failures = []
+
+    def compare(table, got, want):
+        if got != want:
+            missing = sorted(set(want) - set(got))[:5]
+            extra = sorted(set(got) - set(want))[:5]
+            diff = [k for k in want if k in got and got[k] != want[k]][:3]
+            failures.append("%s: %d rows, want %d; missing %s extra %s differing %s" % (
+                table, len(got), len(want), missing, extra,
+                [(got[k], want[k]) for k in diff]))
+
+    compare("ods.db/ods_orders", cat("ods.db/ods_orders"),
+            {k: expect_order(v) for k, v in shop.orders.items()})
+    compare("ods.db/ods_customers", cat("ods.db/ods_customers"),
+            {k: dict(v) for k, v in shop.customers.items()})
+    compare("one.db/orders", cat("one.db/orders"),
+            {k: expect_order(v, True) for k, v in shop.orders.items()})
+    if os.path.exists(os.path.join(work, "wh", "ods.db", "ods_audit")):
+        failures.append("the excluded table audit was created")
+    schema = subprocess.run([fjord, "schema", os.path.join(work, "wh", "ods.db", "ods_orders")],
+                            capture_output=True, text=True).stdout
+    if "qty" not in schema or "BIGINT" not in schema or "note" not in schema:
+        failures.append("ods_orders schema did not evolve: " + schema)
+    log = open(os.path.join(work, "db.log")).read()
+    if "is ignored" not in log:
+        failures.append("the narrowing of qty was not logged")
+    print("cdc files: %d kills, %d restarts; %d orders, %d customers checked in 3 tables" % (
+        kills, restarts, len(shop.orders), len(shop.customers)))
+    if failures:
+        print("\n".join(failures))
+        print("work dir kept: " + work)
+        sys.exit(1)
+    subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    main()
