@@ -453,6 +453,8 @@ def main():
     ap.add_argument("--scratch", default=None, help="folder for the topic and tables (/tmp)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--raw", default=None, help="append every run as a JSON line here")
+    ap.add_argument("--report-from", default=None,
+                    help="write the report from --raw files (comma-separated), run nothing")
     args = ap.parse_args()
     quick = args.quick
     args.events = args.events or (50_000 if quick else 1_000_000)
@@ -462,6 +464,13 @@ def main():
     out = args.out or os.path.join(HERE, "results", f"{date}-cdc{'-quick' if quick else ''}.md")
     pars = [int(p) for p in args.parallelism.split(",")]
     engines = args.engines.split(",")
+    if args.report_from:
+        results = []
+        for path in args.report_from.split(","):
+            with open(path) as f:
+                results += [json.loads(ln) for ln in f if ln.strip()]
+        print(report(results, args, results[0]["load"], out))
+        return
 
     with tempfile.TemporaryDirectory(prefix="fjord-cdc-bench-", dir=args.scratch) as work:
         runner = CdcRunner(args, work)
