@@ -74,11 +74,10 @@ class Shop:
         return json.dumps({"schema": schema, "payload": payload})
 
     @staticmethod
-    def price_bytes(cents):
-        import base64
-        n = cents
-        length = max(1, (n.bit_length() + 8) // 8)
-        return base64.b64encode(n.to_bytes(length, "big", signed=True)).decode()
+    def price_number(cents):
+        # Java Paimon takes Decimal fields written as numbers (the JSON converter's
+        # decimal.format=numeric), not Connect's base64 bytes.
+        return cents / 100
 
     def order_row(self, oid):
         r = self.rng
@@ -94,7 +93,7 @@ class Shop:
         if row is None:
             return None
         w = dict(row)
-        w["price"] = self.price_bytes(row["price"])
+        w["price"] = self.price_number(row["price"])
         return w
 
     def events(self, n, ts):

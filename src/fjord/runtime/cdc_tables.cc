@@ -135,11 +135,9 @@ Status CdcTables::PrepareComputed(Known* known, const cdc::CdcRecord& record) {
     f.type = c.type;
     fields.push_back(std::move(f));
   }
-  for (const std::string& text : spec_.sink.computed_columns) {
-    auto column = cdc::ComputedColumn::Parse(text, fields);
-    if (!column.ok()) return column.status().WithContext(spec_.file + ": sink.computed-columns");
-    known->computed.push_back(std::move(*column));
-  }
+  auto computed = cdc::ParseComputedColumns(spec_.sink.computed_columns, fields);
+  if (!computed.ok()) return computed.status().WithContext(spec_.file + ": sink.computed-columns");
+  known->computed = std::move(*computed);
   known->computed_ready = true;
   return Status::OK();
 }

@@ -1,0 +1,309 @@
+#include "fjord/cdc/cdc_json.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "fjord/common/json.h"
+
+namespace fjord::cdc {
+
+const JsonNode* JsonNode::Get(std::string_view key) const {
+  if (kind != Kind::kObject) return nullptr;
+  for (const auto& [name, value] : members) {
+    if (name == key) return &value;
+  }
+  return nullptr;
+}
+
+void JsonNode::Set(const std::string& key, JsonNode value) {
+  for (auto& [name, existing] : members) {
+    if (name == key) {
+      existing = std::move(value);
+      return;
+    }
+  }
+  members.emplace_back(key, std::move(value));
+}
+
+namespace {
+
+// Splits a decimal number into its digits without point and the power of ten they are scaled by
+// (BigDecimal's unscaled value and -scale). False when it is not a number.
+bool SplitDecimal(std::string_view s, bool* negative, std::string* digits, int64_t* exponent) {
+  size_t i = 0;
+  *negative = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) *negative = s[i++] == '-';
+  digits->clear();
+  int64_t frac = 0;
+  bool point = false;
+  for (; i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'); ++i) {
+    if (s[i] == '.') {
+      if (point) return false;
+      point = true;
+    } else {
+      digits->push_back(s[i]);
+      if (point) ++frac;
+    }
+  }
+  if (digits->empty()) return false;
+  int64_t exp = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool neg = false;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+      if (exp < 1000000000000LL) exp = exp * 10 + (s[i] - '0');
+    }
+    if (neg) exp = -exp;
+  }
+  if (i != s.size()) return false;
+  *exponent = exp - frac;
+  return true;
+}
+
+// JSON integers: Jackson's IntNode/LongNode/BigIntegerNode print their digits; "-0" is 0.
+std::string IntegerText(std::string_view raw) {
+  if (raw == "-0") return "0";
+  return std::string(raw);
+}
+
+class TreeBuilder : public nlohmann::json_sax<Json> {
+ public:
+  JsonNode root;
+  std::string error;
+
+  bool null() override { return Put(JsonNode{}); }
+  bool boolean(bool v) override {
+    JsonNode n;
+    n.kind = JsonNode::Kind::kBool;
+    n.text = v ? "true" : "false";
+    return Put(std::move(n));
+  }
+  bool number_integer(number_integer_t v) override { return PutInteger(std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return PutInteger(std::to_string(v)); }
+  bool number_float(number_float_t, const string_t& s) override {
+    // nlohmann reports integers beyond 64 bits here too: Jackson's BigIntegerNode.
+    if (s.find_first_of(".eE") == std::string::npos) return PutInteger(IntegerText(s));
+    JsonNode n;
+    n.kind = JsonNode::Kind::kDecimal;
+    n.text = NormalizedDecimalText(s);
+    return Put(std::move(n));
+  }
+  bool string(string_t& v) override {
+    JsonNode n;
+    n.kind = JsonNode::Kind::kString;
+    n.text = std::move(v);
+    return Put(std::move(n));
+  }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override {
+    JsonNode n;
+    n.kind = JsonNode::Kind::kObject;
+    return Open(std::move(n));
+  }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override {
+    JsonNode n;
+    n.kind = JsonNode::Kind::kArray;
+    return Open(std::move(n));
+  }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  struct Frame {
+    JsonNode node;
+    std::string key;  // the member the node goes into, when its parent is an object
+  };
+
+  bool PutInteger(std::string text) {
+    JsonNode n;
+    n.kind = JsonNode::Kind::kInteger;
+    n.text = std::move(text);
+    return Put(std::move(n));
+  }
+  bool Put(JsonNode n) {
+    if (stack_.empty()) {
+      root = std::move(n);
+    } else if (stack_.back().node.is_object()) {
+      stack_.back().node.Set(key_, std::move(n));
+    } else {
+      stack_.back().node.items.push_back(std::move(n));
+    }
+    return true;
+  }
+  bool Open(JsonNode n) {
+    stack_.push_back(Frame{std::move(n), key_});
+    return true;
+  }
+  bool Close() {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    key_ = f.key;
+    return Put(std::move(f.node));
+  }
+
+  std::vector<Frame> stack_;
+  std::string key_;
+};
+
+void AppendJavaText(const JsonNode& n, std::string* out) {
+  switch (n.kind) {
+    case JsonNode::Kind::kNull:
+      out->append("null");
+      return;
+    case JsonNode::Kind::kObject: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : n.members) {
+        if (!first) out->append(", ");
+        first = false;
+        out->append(k).push_back('=');
+        AppendJavaText(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case JsonNode::Kind::kArray: {
+      out->push_back('[');
+      bool first = true;
+      for (const JsonNode& v : n.items) {
+        if (!first) out->append(", ");
+        first = false;
+        AppendJavaText(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    default:
+      out->append(n.text);
+  }
+}
+
+void AppendCompact(const JsonNode& n, std::string* out) {
+  switch (n.kind) {
+    case JsonNode::Kind::kNull:
+      out->append("null");
+      return;
+    case JsonNode::Kind::kString:
+      AppendJsonString(out, n.text);
+      return;
+    case JsonNode::Kind::kObject: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [k, v] : n.members) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJsonString(out, k);
+        out->push_back(':');
+        AppendCompact(v, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case JsonNode::Kind::kArray: {
+      out->push_back('[');
+      bool first = true;
+      for (const JsonNode& v : n.items) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendCompact(v, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    default:
+      out->append(n.text);
+  }
+}
+
+}  // namespace
+
+Result<JsonNode> ParseCdcJson(std::string_view text) {
+  TreeBuilder builder;
+  bool ok = Json::sax_parse(text.begin(), text.end(), &builder);
+  if (!ok) {
+    return Status::Invalid("not valid JSON: ",
+                           builder.error.empty() ? "parse error" : builder.error);
+  }
+  return std::move(builder.root);
+}
+
+std::string JsonAsText(const JsonNode& node) {
+  switch (node.kind) {
+    case JsonNode::Kind::kNull:
+      return "null";
+    case JsonNode::Kind::kObject:
+    case JsonNode::Kind::kArray:
+      return "";
+    default:
+      return node.text;
+  }
+}
+
+std::string JavaObjectText(const JsonNode& node) {
+  std::string out;
+  AppendJavaText(node, &out);
+  return out;
+}
+
+std::string JacksonCompactText(const JsonNode& node) {
+  std::string out;
+  AppendCompact(node, &out);
+  return out;
+}
+
+bool IsJavaBigDecimal(std::string_view text) {
+  bool negative;
+  std::string digits;
+  int64_t exponent;
+  return SplitDecimal(text, &negative, &digits, &exponent);
+}
+
+std::string NormalizedDecimalText(std::string_view number) {
+  bool negative;
+  std::string digits;
+  int64_t exponent;
+  if (!SplitDecimal(number, &negative, &digits, &exponent)) return std::string(number);
+  size_t nz = digits.find_first_not_of('0');
+  if (nz == std::string::npos) return "0";  // Jackson's DecimalNode.ZERO
+  digits.erase(0, nz);
+  while (digits.size() > 1 && digits.back() == '0') {  // stripTrailingZeros
+    digits.pop_back();
+    ++exponent;
+  }
+  const int64_t scale = -exponent;
+  const int64_t len = static_cast<int64_t>(digits.size());
+  const int64_t adjusted = -scale + (len - 1);
+  std::string out = negative ? "-" : "";
+  if (scale == 0) return out + digits;
+  if (scale > 0 && adjusted >= -6) {
+    if (len > scale) {
+      out += digits.substr(0, static_cast<size_t>(len - scale));
+      out += '.';
+      out += digits.substr(static_cast<size_t>(len - scale));
+    } else {
+      out += "0.";
+      out.append(static_cast<size_t>(scale - len), '0');
+      out += digits;
+    }
+    return out;
+  }
+  out += digits[0];
+  if (len > 1) out += "." + digits.substr(1);
+  out += 'E';
+  out += adjusted >= 0 ? "+" : "-";
+  out += std::to_string(adjusted >= 0 ? adjusted : -adjusted);
+  return out;
+}
+
+}  // namespace fjord::cdc
