@@ -75,8 +75,8 @@ NAMES = [c for c, _, _ in COLUMNS]
 
 # Flink: the source table reads the columns as their JSON encodings, the query converts them
 # (interop/flink/src/main/java/fjord/flink/ConnectTypes.java)
-FLINK_SOURCE = ("`id` INT, `seq` BIGINT, `qty` INT, `price` DECIMAL(10, 2), `name` STRING, `city` STRING, "
-                "`email` STRING, `note` STRING, `status` STRING, `birthday` INT, "
+FLINK_SOURCE = ("`id` INT, `seq` BIGINT, `qty` INT, `price` DECIMAL(10, 2), `name` STRING, "
+                "`city` STRING, `email` STRING, `note` STRING, `status` STRING, `birthday` INT, "
                 "`updated_at` BIGINT, `active` BOOLEAN, PRIMARY KEY (`id`) NOT ENFORCED")
 FLINK_SELECT = ("`id`, `seq`, `qty`, `price`, `name`, `city`, `email`, "
                 "`note`, `status`, DEBEZIUM_DATE(`birthday`), DEBEZIUM_MICRO_TIMESTAMP("
@@ -370,9 +370,9 @@ def report(results, args, load, out):
              f"Load average at the end: {os.getloadavg()[0]:.1f}.", "",
              f"Input: {load['events']:,} Debezium change events (inserts {load['c']:,}, updates "
              f"with before image {load['u']:,}, deletes {load['d']:,}) over {load['keys']:,} ids, "
-             f"{load['bytes'] / 1e9:.2f} GB of message values ({load['bytes'] / load['events']:,.0f}"
-             f" bytes a message, the schema envelope included), in a topic of {PARTITIONS} "
-             f"partitions keyed by the primary key; loaded in {load['seconds']:.0f} s before the "
+             f"{load['bytes'] / 1e9:.2f} GB of message values "
+             f"({load['bytes'] / load['events']:,.0f} bytes a message, the schema envelope "
+             f"included), in a topic of {PARTITIONS} partitions keyed by the primary key; loaded in {load['seconds']:.0f} s before the "
              f"runs. The table left holds {ev['rows']:,} rows. Table options: bucket "
              f"{args.bucket}, file.format parquet, write-buffer-size {args.write_buffer}, "
              f"Paimon's defaults otherwise; checkpoints every {args.checkpoint_ms} ms. Every run's "

@@ -143,7 +143,8 @@ final class Bench {
                 ddl.append(", 'source.monitor-interval' = '").append(monitorMillis).append(" ms'");
             }
         } else {
-            ddl.append("'connector' = 'kafka', ").append(formatOptions).append(", 'topic' = ").append(Tables.quote(topic))
+            ddl.append("'connector' = 'kafka', ").append(formatOptions)
+                    .append(", 'topic' = ").append(Tables.quote(topic))
                     .append(", 'properties.bootstrap.servers' = ").append(Tables.quote(kafka))
                     .append(", 'properties.group.id' = 'fjord-bench'")
                     .append(", 'scan.startup.mode' = 'earliest-offset'");
