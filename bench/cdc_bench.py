@@ -373,8 +373,8 @@ def report(results, args, load, out):
              f"{load['bytes'] / 1e9:.2f} GB of message values "
              f"({load['bytes'] / load['events']:,.0f} bytes a message, the schema envelope "
              f"included), in a topic of {PARTITIONS} partitions keyed by the primary key; loaded "
-             f"in {load['seconds']:.0f} s before the runs. The table left holds {ev['rows']:,} rows. Table options: bucket "
-             f"{args.bucket}, file.format parquet, write-buffer-size {args.write_buffer}, "
+             f"in {load['seconds']:.0f} s before the runs. The table left holds {ev['rows']:,} "
+             f"rows. Table options: bucket {args.bucket}, file.format parquet, write-buffer-size {args.write_buffer}, "
              f"Paimon's defaults otherwise; checkpoints every {args.checkpoint_ms} ms. Every run's "
              "table was read back with `fjord cat` and equals the model (row count and "
              "checksum). Medians over the runs (column runs); engines interleaved.", "",
