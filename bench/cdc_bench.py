@@ -374,8 +374,8 @@ def report(results, args, load, out):
              f"({load['bytes'] / load['events']:,.0f} bytes a message, the schema envelope "
              f"included), in a topic of {PARTITIONS} partitions keyed by the primary key; loaded "
              f"in {load['seconds']:.0f} s before the runs. The table left holds {ev['rows']:,} "
-             f"rows. Table options: bucket {args.bucket}, file.format parquet, write-buffer-size {args.write_buffer}, "
-             f"Paimon's defaults otherwise; checkpoints every {args.checkpoint_ms} ms. Every run's "
+             f"rows. Table options: bucket {args.bucket}, file.format parquet, "
+             f"write-buffer-size {args.write_buffer}, Paimon's defaults otherwise; checkpoints every {args.checkpoint_ms} ms. Every run's "
              "table was read back with `fjord cat` and equals the model (row count and "
              "checksum). Medians over the runs (column runs); engines interleaved.", "",
              "| P | engine | wall s | events/s | job s | events/job-s | CPU s | events/CPU-s | "
