@@ -375,9 +375,10 @@ def report(results, args, load, out):
              f"included), in a topic of {PARTITIONS} partitions keyed by the primary key; loaded "
              f"in {load['seconds']:.0f} s before the runs. The table left holds {ev['rows']:,} "
              f"rows. Table options: bucket {args.bucket}, file.format parquet, "
-             f"write-buffer-size {args.write_buffer}, Paimon's defaults otherwise; checkpoints every {args.checkpoint_ms} ms. Every run's "
-             "table was read back with `fjord cat` and equals the model (row count and "
-             "checksum). Medians over the runs (column runs); engines interleaved.", "",
+             f"write-buffer-size {args.write_buffer}, Paimon's defaults otherwise; checkpoints "
+             f"every {args.checkpoint_ms} ms. Every run's table was read back with `fjord cat` "
+             "and equals the model (row count and checksum). Medians over the runs (column "
+             "runs); engines interleaved.", "",
              "| P | engine | wall s | events/s | job s | events/job-s | CPU s | events/CPU-s | "
              "peak RSS MB | files/bucket mean (max) | snapshots | runs |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
