@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench bench-runtime soak-stream soak-lifecycle soak-run bench-runtime-soak
+        bench-commits bench-expire bench bench-runtime bench-cdc soak-stream soak-lifecycle soak-run bench-runtime-soak
 
 all: build
 
@@ -130,6 +130,18 @@ bench-runtime: configure
 	@cmake --build $(BUILD_DIR) --target fjord fjord_kafka_produce -j $(JOBS)
 	@interop/flink/build.sh >/dev/null
 	@python3 bench/runtime_bench.py --fjord $(BUILD_DIR)/tools/fjord \
+	  --produce $(BUILD_DIR)/tests/fjord_kafka_produce $(if $(filter 1,$(BENCH_QUICK)),--quick) \
+	  $(BENCH_ARGS)
+
+# Issue 17 point 6 (bench/README.md): CDC ingestion, 1M Debezium JSON change events (schema envelope;
+# inserts, updates with before images, deletes) in a 3-partition Kafka topic into a primary-key
+# table, `fjord run --bounded` table sync against Flink 1.20 SQL with 'format' = 'debezium-json' +
+# Paimon's Flink connector, parallelism 1 and 2; every table checked against the model; writes
+# bench/results/<date>-cdc.md. Not part of `make test`. BENCH_QUICK=1: 50k events, P = 1.
+bench-cdc: configure
+	@cmake --build $(BUILD_DIR) --target fjord fjord_kafka_produce -j $(JOBS)
+	@interop/flink/build.sh >/dev/null
+	@python3 bench/cdc_bench.py --fjord $(BUILD_DIR)/tools/fjord \
 	  --produce $(BUILD_DIR)/tests/fjord_kafka_produce $(if $(filter 1,$(BENCH_QUICK)),--quick) \
 	  $(BENCH_ARGS)
 

@@ -4,6 +4,12 @@
 //   fjord_kafka_produce BROKERS produce TOPIC             stdin lines "PARTITION<TAB>VALUE", each
 //                                                         one message; flushed at every empty line
 //                                                         (then "flushed N" on stdout) and at EOF
+//   fjord_kafka_produce BROKERS produce-keyed TOPIC       as produce, lines
+//   "PARTITION<TAB>KEY<TAB>VALUE":
+//                                                         each message with that key (the CDC
+//                                                         benchmark's Debezium messages);
+//                                                         PARTITION -1: by the key, as Java's
+//                                                         default partitioner does
 //   fjord_kafka_produce BROKERS committed TOPIC GROUP     print the sum of GROUP's committed
 //                                                         offsets over TOPIC's partitions
 #include <librdkafka/rdkafka.h>
@@ -37,6 +43,10 @@ rd_kafka_t* NewClient(rd_kafka_type_t type, const char* brokers) {
        (rd_kafka_conf_set(conf, "enable.idempotence", "true", err, sizeof(err)) !=
             RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(conf, "linger.ms", "5", err, sizeof(err)) != RD_KAFKA_CONF_OK ||
+        // a message produced without a partition goes where Java's default partitioner puts
+        // its key (murmur2 of the key bytes), as a Kafka Connect producer would
+        rd_kafka_conf_set(conf, "partitioner", "murmur2_random", err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(conf, "topic.metadata.refresh.interval.ms", "500", err, sizeof(err)) !=
             RD_KAFKA_CONF_OK))) {
     std::cerr << err << "\n";
@@ -91,7 +101,7 @@ int Admin(const char* brokers, const std::string& op, const char* topic, int par
   return rc;
 }
 
-int Produce(const char* brokers, const char* topic) {
+int Produce(const char* brokers, const char* topic, bool keyed) {
   rd_kafka_t* rk = NewClient(RD_KAFKA_PRODUCER, brokers);
   if (!rk) return 1;
   int64_t sent = 0;
@@ -110,12 +120,25 @@ int Produce(const char* brokers, const char* topic) {
     size_t tab = line.find('\t');
     if (tab == std::string::npos) return Fail("line without PARTITION<TAB>: " + line);
     int32_t partition = std::atoi(line.substr(0, tab).c_str());
-    std::string value = line.substr(tab + 1);
+    if (partition < 0) partition = RD_KAFKA_PARTITION_UA;
+    std::string key;
+    size_t value_at = tab + 1;
+    if (keyed) {
+      size_t tab2 = line.find('\t', value_at);
+      if (tab2 == std::string::npos) return Fail("line without PARTITION<TAB>KEY<TAB>: " + line);
+      key = line.substr(value_at, tab2 - value_at);
+      value_at = tab2 + 1;
+    }
+    std::string value = line.substr(value_at);
     while (true) {
       rd_kafka_resp_err_t e =
-          rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition),
-                            RD_KAFKA_V_VALUE(value.data(), value.size()),
-                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+          keyed ? rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition),
+                                    RD_KAFKA_V_KEY(key.data(), key.size()),
+                                    RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END)
+                : rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition),
+                                    RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
       // A partition just added is unknown until the next metadata refresh (every 500 ms).
       if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL || e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
         rd_kafka_poll(rk, 100);
@@ -170,12 +193,13 @@ int Committed(const char* brokers, const char* topic, const char* group) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) return Fail("usage: BROKERS create|grow|produce TOPIC [PARTITIONS]");
+  if (argc < 4) return Fail("usage: BROKERS create|grow|produce|produce-keyed TOPIC [PARTITIONS]");
   std::string op = argv[2];
   if ((op == "create" || op == "grow") && argc == 5) {
     return Admin(argv[1], op, argv[3], std::atoi(argv[4]));
   }
-  if (op == "produce" && argc == 4) return Produce(argv[1], argv[3]);
+  if (op == "produce" && argc == 4) return Produce(argv[1], argv[3], false);
+  if (op == "produce-keyed" && argc == 4) return Produce(argv[1], argv[3], true);
   if (op == "committed" && argc == 5) return Committed(argv[1], argv[3], argv[4]);
-  return Fail("usage: BROKERS create|grow|produce TOPIC [PARTITIONS]");
+  return Fail("usage: BROKERS create|grow|produce|produce-keyed TOPIC [PARTITIONS]");
 }

@@ -24,7 +24,15 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * <pre>
  *   bench --table TABLE_DIR --columns "id BIGINT, ..." --parallelism P --checkpoint-ms N
  *         (--files DIR [--monitor-ms M] | --kafka BOOTSTRAP --topic T) [--follow]
+ *         [--format json|debezium-json] [--select "EXPR, ..."]
  * </pre>
+ *
+ * {@code --format debezium-json} (bench/cdc_bench.py) reads Debezium change messages with their
+ * schema envelope ({@code 'debezium-json.schema-include' = 'true'}) as a changelog; then
+ * {@code --columns} may declare {@code PRIMARY KEY (...) NOT ENFORCED}, and {@code --select}
+ * (default {@code *}) converts the columns, with the functions of {@link ConnectTypes}. The
+ * optimized plan goes to stderr (whether the planner put a ChangelogNormalize or a
+ * SinkUpsertMaterializer in it).
  *
  * Without {@code --follow} the source is bounded (the files present at the start; the Kafka
  * topic up to its latest offsets), and the job ends with a final checkpoint when it is consumed,
@@ -45,6 +53,8 @@ final class Bench {
         long checkpointMillis = 1000;
         long monitorMillis = 200;
         boolean follow = false;
+        String format = "json";
+        String select = "*";
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--follow")) {
@@ -77,12 +87,21 @@ final class Bench {
                 case "--checkpoint-ms":
                     checkpointMillis = Long.parseLong(v);
                     break;
+                case "--format":
+                    format = v;
+                    break;
+                case "--select":
+                    select = v;
+                    break;
                 case "--monitor-ms":
                     monitorMillis = Long.parseLong(v);
                     break;
                 default:
                     throw new FjordFlink.UsageException("bench: unknown argument " + a);
             }
+        }
+        if (!format.equals("json") && !format.equals("debezium-json")) {
+            throw new FjordFlink.UsageException("bench: --format json or debezium-json, not " + format);
         }
         if (table == null || columns == null || (files == null) == (kafka == null)
                 || (kafka != null && topic == null)) {
@@ -111,17 +130,21 @@ final class Bench {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         Catalogs catalogs = new Catalogs(tEnv);
         String sink = catalogs.qualified(table);
+        ConnectTypes.register(tEnv);
+        String formatOptions = format.equals("json") ? "'format' = 'json'"
+                : "'format' = 'debezium-json', 'debezium-json.schema-include' = 'true'";
 
         StringBuilder ddl = new StringBuilder("CREATE TEMPORARY TABLE bench_source (").append(columns)
                 .append(") WITH (");
         if (files != null) {
-            ddl.append("'connector' = 'filesystem', 'format' = 'json', 'path' = ")
+            ddl.append("'connector' = 'filesystem', ").append(formatOptions).append(", 'path' = ")
                     .append(Tables.quote("file://" + Path.of(files).toAbsolutePath().normalize()));
             if (follow) {
                 ddl.append(", 'source.monitor-interval' = '").append(monitorMillis).append(" ms'");
             }
         } else {
-            ddl.append("'connector' = 'kafka', 'format' = 'json', 'topic' = ").append(Tables.quote(topic))
+            ddl.append("'connector' = 'kafka', ").append(formatOptions)
+                    .append(", 'topic' = ").append(Tables.quote(topic))
                     .append(", 'properties.bootstrap.servers' = ").append(Tables.quote(kafka))
                     .append(", 'properties.group.id' = 'fjord-bench'")
                     .append(", 'scan.startup.mode' = 'earliest-offset'");
@@ -132,8 +155,12 @@ final class Bench {
         ddl.append(")");
         tEnv.executeSql(ddl.toString());
 
+        String insert = "INSERT INTO " + sink + " SELECT " + select + " FROM bench_source";
+        if (!format.equals("json")) {
+            System.err.println("fjord-bench: plan:\n" + tEnv.explainSql(insert));
+        }
         long start = System.nanoTime();
-        TableResult result = tEnv.executeSql("INSERT INTO " + sink + " SELECT * FROM bench_source");
+        TableResult result = tEnv.executeSql(insert);
         if (follow) {
             // the harness starts feeding once the first checkpoint completed (stderr: stdout is
             // for JSON answers)
