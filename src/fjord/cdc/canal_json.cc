@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstdint>
 
-#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/json_record.h"
 #include "fjord/cdc/mysql_types.h"
 #include "fjord/common/strings.h"
@@ -17,8 +16,6 @@
 namespace fjord::cdc {
 
 namespace {
-
-constexpr const char* kFormat = "canal-json";
 
 // Jackson's JsonNode.asBoolean(): true for true, "true" and non-zero integers.
 bool AsBoolean(const JsonNode& node) {
@@ -108,53 +105,52 @@ Result<std::string> EnumOrSetText(const std::string& value, const std::string& s
   return out + "]";
 }
 
-class CanalJsonFormat : public CdcFormat {
+class CanalJsonFormat : public JsonCdcFormat {
  public:
-  explicit CanalJsonFormat(TypeMapping mapping) : mapping_(std::move(mapping)) {}
-  const char* name() const override { return kFormat; }
+  explicit CanalJsonFormat(TypeMapping mapping)
+      : JsonCdcFormat("canal-json", "pkNames"), mapping_(std::move(mapping)) {}
 
-  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) override {
-    JsonRecordContext ctx(kFormat, message);
-    FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> root, ctx.Parse());
-    if (!root) return Status::OK();
-    if (const JsonNode* ddl = root->Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
-    const JsonNode* data = root->Get("data");
+ protected:
+  Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
+                    std::vector<CdcRecord>* records) const override {
+    if (const JsonNode* ddl = root.Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
+    const JsonNode* data = root.Get("data");
     if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
     if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* type_node, ctx.Require(*root, "type"));
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* type_node, ctx.Require(root, "type"));
     const std::string type = JsonAsText(*type_node);
-    std::vector<CdcRecord> records;
+    auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
+      FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, root, row));
+      return Add(ctx, root, MemberTableName(root), kind, std::move(columns), records);
+    };
     for (size_t i = 0; i < data->items.size(); ++i) {
       const JsonNode& row = data->items[i];
       FJORD_RETURN_NOT_OK(ctx.RequireObject(&row, "data").status());
       if (type == "UPDATE") {
-        const JsonNode* old = root->Get("old");
+        const JsonNode* old = root.Get("old");
         if (old == nullptr || old->is_null() || !old->is_array()) {
           return ctx.Error("missing 'old' field when 'type' is 'UPDATE'.");
         }
         if (i >= old->items.size()) return ctx.Error("'old' has fewer rows than 'data'.");
-        FJORD_RETURN_NOT_OK(
-            Add(ctx, *root, MergeOldRecord(row, old->items[i]), ChangeKind::kDelete, &records));
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kInsert, &records));
+        FJORD_RETURN_NOT_OK(add(MergeOldRecord(row, old->items[i]), ChangeKind::kDelete));
+        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
       } else if (type == "INSERT" || type == "ROW") {
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kInsert, &records));
+        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
       } else if (type == "DELETE") {
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kDelete, &records));
+        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kDelete));
       } else {
-        return ctx.Error("unknown record operation '" + type + "'.");
+        return ctx.UnknownOperation(type);
       }
     }
-    for (CdcRecord& r : records) out->push_back(std::move(r));
     return Status::OK();
   }
 
  private:
-  Status Add(const JsonRecordContext& ctx, const JsonNode& root, const JsonNode& row,
-             ChangeKind kind, std::vector<CdcRecord>* records) const {
-    CdcRecord record;
-    record.database = TextOrNull(root.Get("database"));
-    record.table = TextOrNull(root.Get("table"));
-    record.kind = kind;
+  // The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
+  // row's, all STRING, a JSON null a NULL value.
+  Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
+                                         const JsonNode& row) const {
+    std::vector<CdcColumn> columns;
     const JsonNode* mysql_types = root.Get("mysqlType");
     if (mysql_types != nullptr && !mysql_types->is_null()) {
       if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
@@ -182,7 +178,7 @@ class CanalJsonFormat : public CdcFormat {
           }
           column.value = std::move(text);
         }
-        record.columns.push_back(std::move(column));
+        columns.push_back(std::move(column));
       }
     } else {
       for (const auto& [name, value] : row.members) {
@@ -190,12 +186,10 @@ class CanalJsonFormat : public CdcFormat {
         column.name = name;
         column.type = DataType::String();
         if (!value.is_null()) column.value = JavaObjectText(value);
-        record.columns.push_back(std::move(column));
+        columns.push_back(std::move(column));
       }
     }
-    FJORD_ASSIGN_OR_RAISE(record.primary_keys, ctx.PrimaryKeys(root, "pkNames"));
-    records->push_back(std::move(record));
-    return Status::OK();
+    return columns;
   }
 
   TypeMapping mapping_;

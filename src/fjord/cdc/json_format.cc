@@ -2,31 +2,22 @@
 // (+I), its members the columns, all STRING. No primary keys; like every Java JSON parser it
 // takes the database and table from the message's own `database` and `table` members when it has
 // them (which stay columns too).
-#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/json_record.h"
 
 namespace fjord::cdc {
 
 namespace {
 
-constexpr const char* kFormat = "json";
-
-class JsonFormat : public CdcFormat {
+class JsonFormat : public JsonCdcFormat {
  public:
-  const char* name() const override { return kFormat; }
+  JsonFormat() : JsonCdcFormat("json", /*keys_field=*/nullptr) {}
 
-  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) override {
-    JsonRecordContext ctx(kFormat, message);
-    FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> root, ctx.Parse());
-    if (!root) return Status::OK();
-    if (!root->is_object()) return ctx.Error("the message is not a JSON object.");
-    CdcRecord record;
-    record.database = TextOrNull(root->Get("database"));
-    record.table = TextOrNull(root->Get("table"));
-    record.kind = ChangeKind::kInsert;
-    record.columns = ctx.StringColumns(*root);
-    out->push_back(std::move(record));
-    return Status::OK();
+ protected:
+  Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
+                    std::vector<CdcRecord>* records) const override {
+    if (!root.is_object()) return ctx.Error("the message is not a JSON object.");
+    return Add(ctx, root, MemberTableName(root), ChangeKind::kInsert, ctx.StringColumns(root),
+               records);
   }
 };
 

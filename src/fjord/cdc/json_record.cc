@@ -47,6 +47,23 @@ Result<const JsonNode*> JsonRecordContext::RequireObject(const JsonNode* node,
   return node;
 }
 
+Result<const JsonNode*> JsonRecordContext::RequireRow(const JsonNode& root,
+                                                      std::string_view key) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key));
+  return RequireObject(node, key);
+}
+
+Result<const JsonNode*> JsonRecordContext::RequireRow(const JsonNode& root, std::string_view key,
+                                                      std::string_view cond_key,
+                                                      std::string_view cond_value) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key, cond_key, cond_value));
+  return RequireObject(node, key);
+}
+
+Status JsonRecordContext::UnknownOperation(const std::string& op) const {
+  return Error("unknown record operation '" + op + "'.");
+}
+
 Result<std::vector<std::string>> JsonRecordContext::PrimaryKeys(const JsonNode& root,
                                                                 std::string_view key) const {
   std::vector<std::string> keys;
@@ -71,6 +88,35 @@ std::vector<CdcColumn> JsonRecordContext::StringColumns(const JsonNode& row) con
     columns.push_back(std::move(c));
   }
   return columns;
+}
+
+JsonTableName MemberTableName(const JsonNode& root) {
+  return JsonTableName{TextOrNull(root.Get("database")), TextOrNull(root.Get("table"))};
+}
+
+Status JsonCdcFormat::Decode(const CdcMessage& message, std::vector<CdcRecord>* out) {
+  JsonRecordContext ctx(format_, message);
+  FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> root, ctx.Parse());
+  if (!root) return Status::OK();
+  std::vector<CdcRecord> records;
+  FJORD_RETURN_NOT_OK(DecodeRoot(ctx, *root, &records));
+  for (CdcRecord& r : records) out->push_back(std::move(r));
+  return Status::OK();
+}
+
+Status JsonCdcFormat::Add(const JsonRecordContext& ctx, const JsonNode& root,
+                          const JsonTableName& name, ChangeKind kind,
+                          std::vector<CdcColumn> columns, std::vector<CdcRecord>* records) const {
+  CdcRecord record;
+  record.database = name.database;
+  record.table = name.table;
+  record.kind = kind;
+  record.columns = std::move(columns);
+  if (keys_field_ != nullptr) {
+    FJORD_ASSIGN_OR_RAISE(record.primary_keys, ctx.PrimaryKeys(root, keys_field_));
+  }
+  records->push_back(std::move(record));
+  return Status::OK();
 }
 
 JsonNode MergeOldRecord(const JsonNode& data, const JsonNode& old) {

@@ -1,7 +1,8 @@
 // What the JSON CDC formats share, as Java Paimon's AbstractJsonRecordParser: reading a message,
 // the "Invalid <format> format: missing '<field>' field." errors (here prefixed with the
 // message's origin), the primary keys named by an array field, an update's before image merged
-// over its after image, and the all-STRING columns of a format without types.
+// over its after image, the all-STRING columns of a format without types, and the frame of a
+// format (JsonCdcFormat) that each format fills with its own ops, names and columns.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/cdc_json.h"
 #include "fjord/cdc/cdc_record.h"
 #include "fjord/result.h"
@@ -32,6 +34,12 @@ class JsonRecordContext {
                                   std::string_view cond_key, std::string_view cond_value) const;
   // `node` as a row object (the data of a change); Invalid naming `field` otherwise.
   Result<const JsonNode*> RequireObject(const JsonNode* node, std::string_view field) const;
+  // Require and RequireObject: the row object in the field `key` of `root`.
+  Result<const JsonNode*> RequireRow(const JsonNode& root, std::string_view key) const;
+  Result<const JsonNode*> RequireRow(const JsonNode& root, std::string_view key,
+                                     std::string_view cond_key, std::string_view cond_value) const;
+  // "unknown record operation '<op>'.", for an op the format does not know.
+  Status UnknownOperation(const std::string& op) const;
   // The texts of the array field `key` of `root`; empty when it is missing or null.
   Result<std::vector<std::string>> PrimaryKeys(const JsonNode& root, std::string_view key) const;
   // Columns of `row`, all STRING, each value Objects.toString of the Java value (a JSON null is
@@ -45,6 +53,42 @@ class JsonRecordContext {
  private:
   const char* format_;
   const CdcMessage& message_;
+};
+
+// The database and table a change is in.
+struct JsonTableName {
+  std::optional<std::string> database;
+  std::optional<std::string> table;
+};
+
+// Java's default names of a change: the `database` and `table` members of the message.
+JsonTableName MemberTableName(const JsonNode& root);
+
+// A JSON CDC format: Decode reads the message (a tombstone gives nothing) and appends the
+// records DecodeRoot gives only when the whole message decodes, so a bad message adds nothing.
+// Each format's ops, names and columns are its own DecodeRoot's.
+class JsonCdcFormat : public CdcFormat {
+ public:
+  const char* name() const final { return format_; }
+  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) final;
+
+ protected:
+  // `keys_field`: the array member of a message naming its primary keys; nullptr: none.
+  JsonCdcFormat(const char* format, const char* keys_field)
+      : format_(format), keys_field_(keys_field) {}
+
+  // The records of the message `root` (not a tombstone), each appended by Add.
+  virtual Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
+                            std::vector<CdcRecord>* records) const = 0;
+
+  // Appends the change `kind` of `columns` in `name`, with the primary keys `root` names.
+  Status Add(const JsonRecordContext& ctx, const JsonNode& root, const JsonTableName& name,
+             ChangeKind kind, std::vector<CdcColumn> columns,
+             std::vector<CdcRecord>* records) const;
+
+ private:
+  const char* format_;
+  const char* keys_field_;
 };
 
 // Java's mergeOldRecord: a copy of `data` with every field of `old` set over it.
