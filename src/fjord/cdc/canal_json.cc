@@ -105,10 +105,24 @@ Result<std::string> EnumOrSetText(const std::string& value, const std::string& s
   return out + "]";
 }
 
+// The columns of a row without `mysqlType`: all STRING, Java's text of each value, a JSON null
+// a NULL value.
+std::vector<CdcColumn> UntypedColumns(const JsonNode& row) {
+  std::vector<CdcColumn> columns;
+  for (const auto& [name, value] : row.members) {
+    CdcColumn column;
+    column.name = name;
+    column.type = DataType::String();
+    if (!value.is_null()) column.value = JavaObjectText(value);
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
 class CanalJsonFormat : public JsonCdcFormat {
  public:
   explicit CanalJsonFormat(TypeMapping mapping)
-      : JsonCdcFormat("canal-json", "pkNames"), mapping_(std::move(mapping)) {}
+      : JsonCdcFormat("canal-json", "pkNames", std::move(mapping)) {}
 
  protected:
   Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
@@ -117,8 +131,7 @@ class CanalJsonFormat : public JsonCdcFormat {
     const JsonNode* data = root.Get("data");
     if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
     if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* type_node, ctx.Require(root, "type"));
-    const std::string type = JsonAsText(*type_node);
+    FJORD_ASSIGN_OR_RAISE(const std::string type, ctx.RequireText(root, "type"));
     auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
       FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, root, row));
       return Add(ctx, root, MemberTableName(root), kind, std::move(columns), records);
@@ -147,52 +160,41 @@ class CanalJsonFormat : public JsonCdcFormat {
 
  private:
   // The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
-  // row's, all STRING, a JSON null a NULL value.
+  // row's, all STRING.
   Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
                                          const JsonNode& row) const {
-    std::vector<CdcColumn> columns;
     const JsonNode* mysql_types = root.Get("mysqlType");
-    if (mysql_types != nullptr && !mysql_types->is_null()) {
-      if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
-      for (const auto& [name, type_node] : mysql_types->members) {
-        if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
-          return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
-        }
-        const std::string mysql_type = JsonAsText(type_node);
-        auto info = ParseMySqlType(mysql_type);
-        if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
-        auto type = MySqlToDataType(*info, mapping_);
-        if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
-        CdcColumn column;
-        column.name = name;
-        column.type = *type;
-        const JsonNode* value = row.Get(name);
-        if (value != nullptr && !value->is_null()) {
-          std::string text = JavaObjectText(*value);
-          if (info->short_type == "ENUM" || info->short_type == "SET") {
-            auto label = EnumOrSetText(text, info->short_type, mysql_type);
-            if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
-            text = std::move(*label);
-          } else if (IsMySqlGeoType(info->short_type)) {
-            return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
-          }
-          column.value = std::move(text);
-        }
-        columns.push_back(std::move(column));
+    if (mysql_types == nullptr || mysql_types->is_null()) return UntypedColumns(row);
+    if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
+    std::vector<CdcColumn> columns;
+    for (const auto& [name, type_node] : mysql_types->members) {
+      if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
+        return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
       }
-    } else {
-      for (const auto& [name, value] : row.members) {
-        CdcColumn column;
-        column.name = name;
-        column.type = DataType::String();
-        if (!value.is_null()) column.value = JavaObjectText(value);
-        columns.push_back(std::move(column));
+      const std::string mysql_type = JsonAsText(type_node);
+      auto info = ParseMySqlType(mysql_type);
+      if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
+      auto type = MySqlToDataType(*info, mapping());
+      if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
+      CdcColumn column;
+      column.name = name;
+      column.type = *type;
+      const JsonNode* value = row.Get(name);
+      if (value != nullptr && !value->is_null()) {
+        std::string text = JavaObjectText(*value);
+        if (info->short_type == "ENUM" || info->short_type == "SET") {
+          auto label = EnumOrSetText(text, info->short_type, mysql_type);
+          if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
+          text = std::move(*label);
+        } else if (IsMySqlGeoType(info->short_type)) {
+          return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
+        }
+        column.value = std::move(text);
       }
+      columns.push_back(std::move(column));
     }
     return columns;
   }
-
-  TypeMapping mapping_;
 };
 
 }  // namespace

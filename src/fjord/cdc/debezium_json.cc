@@ -21,7 +21,7 @@ using Schema = std::map<std::string, DebeziumField>;
 class DebeziumJsonFormat : public JsonCdcFormat {
  public:
   explicit DebeziumJsonFormat(TypeMapping mapping)
-      : JsonCdcFormat("debezium-json", "pkNames"), mapping_(std::move(mapping)) {}
+      : JsonCdcFormat("debezium-json", "pkNames", std::move(mapping)) {}
 
  protected:
   Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& message,
@@ -38,8 +38,7 @@ class DebeziumJsonFormat : public JsonCdcFormat {
       }
     }
 
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* op_node, ctx.Require(*root, "op"));
-    const std::string op = JsonAsText(*op_node);
+    FJORD_ASSIGN_OR_RAISE(const std::string op, ctx.RequireText(*root, "op"));
     // The names are the payload's source.db and source.table.
     const JsonNode* source = root->Get("source");
     const JsonTableName name{source ? TextOrNull(source->Get("db")) : std::nullopt,
@@ -121,15 +120,13 @@ class DebeziumJsonFormat : public JsonCdcFormat {
       column.type = *type;
       std::optional<std::string> raw;
       if (!value.is_null()) raw = JavaObjectText(value);
-      auto text = DebeziumValueText(raw, it->second, mapping_);
+      auto text = DebeziumValueText(raw, it->second, mapping());
       if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
       column.value = std::move(*text);
       columns.push_back(std::move(column));
     }
     return columns;
   }
-
-  TypeMapping mapping_;
 };
 
 }  // namespace

@@ -39,6 +39,12 @@ Result<const JsonNode*> JsonRecordContext::Require(const JsonNode& root, std::st
   return node;
 }
 
+Result<std::string> JsonRecordContext::RequireText(const JsonNode& root,
+                                                   std::string_view key) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key));
+  return JsonAsText(*node);
+}
+
 Result<const JsonNode*> JsonRecordContext::RequireObject(const JsonNode* node,
                                                          std::string_view field) const {
   if (!node->is_object()) {

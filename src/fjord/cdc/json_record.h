@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fjord/cdc/cdc_format.h"
@@ -32,6 +33,8 @@ class JsonRecordContext {
   // The same, saying the field is needed when `cond_key` is `cond_value`.
   Result<const JsonNode*> Require(const JsonNode& root, std::string_view key,
                                   std::string_view cond_key, std::string_view cond_value) const;
+  // Require's field as text (JsonNode.asText): the op of a change.
+  Result<std::string> RequireText(const JsonNode& root, std::string_view key) const;
   // `node` as a row object (the data of a change); Invalid naming `field` otherwise.
   Result<const JsonNode*> RequireObject(const JsonNode* node, std::string_view field) const;
   // Require and RequireObject: the row object in the field `key` of `root`.
@@ -74,8 +77,11 @@ class JsonCdcFormat : public CdcFormat {
 
  protected:
   // `keys_field`: the array member of a message naming its primary keys; nullptr: none.
-  JsonCdcFormat(const char* format, const char* keys_field)
-      : format_(format), keys_field_(keys_field) {}
+  // `mapping`: the type mapping options, for the formats that type their columns.
+  JsonCdcFormat(const char* format, const char* keys_field, TypeMapping mapping = {})
+      : format_(format), keys_field_(keys_field), mapping_(std::move(mapping)) {}
+
+  const TypeMapping& mapping() const { return mapping_; }
 
   // The records of the message `root` (not a tombstone), each appended by Add.
   virtual Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
@@ -89,6 +95,7 @@ class JsonCdcFormat : public CdcFormat {
  private:
   const char* format_;
   const char* keys_field_;
+  TypeMapping mapping_;
 };
 
 // Java's mergeOldRecord: a copy of `data` with every field of `old` set over it.

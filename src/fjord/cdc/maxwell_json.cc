@@ -15,8 +15,7 @@ class MaxwellJsonFormat : public JsonCdcFormat {
  protected:
   Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
                     std::vector<CdcRecord>* records) const override {
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* type_node, ctx.Require(root, "type"));
-    const std::string type = JsonAsText(*type_node);
+    FJORD_ASSIGN_OR_RAISE(const std::string type, ctx.RequireText(root, "type"));
     FJORD_ASSIGN_OR_RAISE(const JsonNode* data, ctx.Require(root, "data"));
     FJORD_RETURN_NOT_OK(ctx.RequireObject(data, "data").status());
     auto add = [&](const JsonNode& row, ChangeKind kind) {

@@ -31,8 +31,7 @@ class OggJsonFormat : public JsonCdcFormat {
  protected:
   Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
                     std::vector<CdcRecord>* records) const override {
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* op_node, ctx.Require(root, "op_type"));
-    const std::string op = JsonAsText(*op_node);
+    FJORD_ASSIGN_OR_RAISE(const std::string op, ctx.RequireText(root, "op_type"));
     auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
       FJORD_ASSIGN_OR_RAISE(JsonTableName name, SchemaTableName(ctx, root));
       return Add(ctx, root, name, kind, ctx.StringColumns(row), records);
