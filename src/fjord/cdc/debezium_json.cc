@@ -66,6 +66,32 @@ class DebeziumJsonFormat : public JsonCdcFormat {
   }
 
  private:
+  // The columns of `row`: typed by the schema when the message has one, else all STRING.
+  Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx,
+                                         const std::optional<Schema>& schema,
+                                         const JsonNode& row) const {
+    if (!schema) return ctx.StringColumns(row);
+    std::vector<CdcColumn> columns;
+    for (const auto& [name, value] : row.members) {
+      auto it = schema->find(name);
+      if (it == schema->end()) {
+        return ctx.Error("field '" + name + "' is not in the message's schema.");
+      }
+      CdcColumn column;
+      column.name = name;
+      auto type = DebeziumFieldType(it->second);
+      if (!type.ok()) return ctx.Error("field '" + name + "': " + type.status().message());
+      column.type = *type;
+      std::optional<std::string> raw;
+      if (!value.is_null()) raw = JavaObjectText(value);
+      auto text = DebeziumValueText(raw, it->second, mapping());
+      if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
+      column.value = std::move(*text);
+      columns.push_back(std::move(column));
+    }
+    return columns;
+  }
+
   // The fields of the `after` struct of the schema, or of `before` when it has no `after`.
   static Result<Schema> ParseSchema(const JsonRecordContext& ctx, const JsonNode& schema) {
     const JsonNode* fields = schema.Get("fields");
@@ -100,32 +126,6 @@ class DebeziumJsonFormat : public JsonCdcFormat {
       out[*name] = std::move(field);
     }
     return out;
-  }
-
-  // The columns of `row`: typed by the schema when the message has one, else all STRING.
-  Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx,
-                                         const std::optional<Schema>& schema,
-                                         const JsonNode& row) const {
-    if (!schema) return ctx.StringColumns(row);
-    std::vector<CdcColumn> columns;
-    for (const auto& [name, value] : row.members) {
-      auto it = schema->find(name);
-      if (it == schema->end()) {
-        return ctx.Error("field '" + name + "' is not in the message's schema.");
-      }
-      CdcColumn column;
-      column.name = name;
-      auto type = DebeziumFieldType(it->second);
-      if (!type.ok()) return ctx.Error("field '" + name + "': " + type.status().message());
-      column.type = *type;
-      std::optional<std::string> raw;
-      if (!value.is_null()) raw = JavaObjectText(value);
-      auto text = DebeziumValueText(raw, it->second, mapping());
-      if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
-      column.value = std::move(*text);
-      columns.push_back(std::move(column));
-    }
-    return columns;
   }
 };
 
