@@ -119,88 +119,79 @@ std::vector<CdcColumn> UntypedColumns(const JsonNode& row) {
   return columns;
 }
 
-class CanalJsonFormat : public JsonCdcFormat {
- public:
-  explicit CanalJsonFormat(TypeMapping mapping)
-      : JsonCdcFormat("canal-json", "pkNames", std::move(mapping)) {}
-
- protected:
-  Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
-                    std::vector<CdcRecord>* records) const override {
-    if (const JsonNode* ddl = root.Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
-    const JsonNode* data = root.Get("data");
-    if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
-    if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
-    FJORD_ASSIGN_OR_RAISE(const std::string type, ctx.RequireText(root, "type"));
-    auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
-      FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, root, row));
-      return Add(ctx, root, MemberTableName(root), kind, std::move(columns), records);
-    };
-    for (size_t i = 0; i < data->items.size(); ++i) {
-      const JsonNode& row = data->items[i];
-      FJORD_RETURN_NOT_OK(ctx.RequireObject(&row, "data").status());
-      if (type == "UPDATE") {
-        const JsonNode* old = root.Get("old");
-        if (old == nullptr || old->is_null() || !old->is_array()) {
-          return ctx.Error("missing 'old' field when 'type' is 'UPDATE'.");
-        }
-        if (i >= old->items.size()) return ctx.Error("'old' has fewer rows than 'data'.");
-        FJORD_RETURN_NOT_OK(add(MergeOldRecord(row, old->items[i]), ChangeKind::kDelete));
-        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
-      } else if (type == "INSERT" || type == "ROW") {
-        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
-      } else if (type == "DELETE") {
-        FJORD_RETURN_NOT_OK(add(row, ChangeKind::kDelete));
-      } else {
-        return ctx.UnknownOperation(type);
-      }
+// The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
+// row's, all STRING.
+Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
+                                       const JsonNode& row) {
+  const JsonNode* mysql_types = root.Get("mysqlType");
+  if (mysql_types == nullptr || mysql_types->is_null()) return UntypedColumns(row);
+  if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
+  std::vector<CdcColumn> columns;
+  for (const auto& [name, type_node] : mysql_types->members) {
+    if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
+      return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
     }
-    return Status::OK();
-  }
-
- private:
-  // The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
-  // row's, all STRING.
-  Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
-                                         const JsonNode& row) const {
-    const JsonNode* mysql_types = root.Get("mysqlType");
-    if (mysql_types == nullptr || mysql_types->is_null()) return UntypedColumns(row);
-    if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
-    std::vector<CdcColumn> columns;
-    for (const auto& [name, type_node] : mysql_types->members) {
-      if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
-        return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
+    const std::string mysql_type = JsonAsText(type_node);
+    auto info = ParseMySqlType(mysql_type);
+    if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
+    auto type = MySqlToDataType(*info, ctx.mapping());
+    if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
+    CdcColumn column;
+    column.name = name;
+    column.type = *type;
+    const JsonNode* value = row.Get(name);
+    if (value != nullptr && !value->is_null()) {
+      std::string text = JavaObjectText(*value);
+      if (info->short_type == "ENUM" || info->short_type == "SET") {
+        auto label = EnumOrSetText(text, info->short_type, mysql_type);
+        if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
+        text = std::move(*label);
+      } else if (IsMySqlGeoType(info->short_type)) {
+        return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
       }
-      const std::string mysql_type = JsonAsText(type_node);
-      auto info = ParseMySqlType(mysql_type);
-      if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
-      auto type = MySqlToDataType(*info, mapping());
-      if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
-      CdcColumn column;
-      column.name = name;
-      column.type = *type;
-      const JsonNode* value = row.Get(name);
-      if (value != nullptr && !value->is_null()) {
-        std::string text = JavaObjectText(*value);
-        if (info->short_type == "ENUM" || info->short_type == "SET") {
-          auto label = EnumOrSetText(text, info->short_type, mysql_type);
-          if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
-          text = std::move(*label);
-        } else if (IsMySqlGeoType(info->short_type)) {
-          return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
-        }
-        column.value = std::move(text);
-      }
-      columns.push_back(std::move(column));
+      column.value = std::move(text);
     }
-    return columns;
+    columns.push_back(std::move(column));
   }
-};
+  return columns;
+}
+
+Status DecodeCanal(const JsonRecordContext& ctx, const JsonNode& root,
+                   std::vector<CdcRecord>* records) {
+  if (const JsonNode* ddl = root.Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
+  const JsonNode* data = root.Get("data");
+  if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
+  if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
+  FJORD_ASSIGN_OR_RAISE(const std::string type, ctx.RequireText(root, "type"));
+  auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
+    FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, root, row));
+    return ctx.Add(root, MemberTableName(root), kind, std::move(columns), records);
+  };
+  for (size_t i = 0; i < data->items.size(); ++i) {
+    const JsonNode& row = data->items[i];
+    FJORD_RETURN_NOT_OK(ctx.RequireObject(&row, "data").status());
+    if (type == "UPDATE") {
+      const JsonNode* old = root.Get("old");
+      if (old == nullptr || old->is_null() || !old->is_array()) {
+        return ctx.Error("missing 'old' field when 'type' is 'UPDATE'.");
+      }
+      if (i >= old->items.size()) return ctx.Error("'old' has fewer rows than 'data'.");
+      FJORD_RETURN_NOT_OK(AddMergedUpdate(row, old->items[i], add));
+    } else if (type == "INSERT" || type == "ROW") {
+      FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
+    } else if (type == "DELETE") {
+      FJORD_RETURN_NOT_OK(add(row, ChangeKind::kDelete));
+    } else {
+      return ctx.UnknownOperation(type);
+    }
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
 std::unique_ptr<CdcFormat> MakeCanalJsonFormat(const TypeMapping& mapping) {
-  return std::make_unique<CanalJsonFormat>(mapping);
+  return MakeJsonCdcFormat({"canal-json", "pkNames", mapping, DecodeCanal});
 }
 
 }  // namespace fjord::cdc

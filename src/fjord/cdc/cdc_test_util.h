@@ -54,6 +54,14 @@ inline void ExpectChange(const CdcRecord& r, ChangeKind kind,
   EXPECT_EQ(r.primary_keys, primary_keys);
 }
 
+// Checks that `r` has `count` columns, the first named `first` and the last `last`.
+inline void ExpectColumns(const CdcRecord& r, size_t count, const std::string& first,
+                          const std::string& last) {
+  ASSERT_EQ(r.columns.size(), count);
+  EXPECT_EQ(r.columns.front().name, first);
+  EXPECT_EQ(r.columns.back().name, last);
+}
+
 // The kinds of `records`, in order.
 inline std::vector<ChangeKind> Kinds(const std::vector<CdcRecord>& records) {
   std::vector<ChangeKind> kinds;

@@ -8,23 +8,17 @@ namespace fjord::cdc {
 
 namespace {
 
-class JsonFormat : public JsonCdcFormat {
- public:
-  JsonFormat() : JsonCdcFormat("json", /*keys_field=*/nullptr) {}
-
- protected:
-  Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
-                    std::vector<CdcRecord>* records) const override {
-    if (!root.is_object()) return ctx.Error("the message is not a JSON object.");
-    return Add(ctx, root, MemberTableName(root), ChangeKind::kInsert, ctx.StringColumns(root),
-               records);
-  }
-};
+Status DecodeJson(const JsonRecordContext& ctx, const JsonNode& root,
+                  std::vector<CdcRecord>* records) {
+  if (!root.is_object()) return ctx.Error("the message is not a JSON object.");
+  return ctx.Add(root, MemberTableName(root), ChangeKind::kInsert, ctx.StringColumns(root),
+                 records);
+}
 
 }  // namespace
 
-std::unique_ptr<CdcFormat> MakeJsonFormat(const TypeMapping&) {
-  return std::make_unique<JsonFormat>();
+std::unique_ptr<CdcFormat> MakeJsonFormat(const TypeMapping& mapping) {
+  return MakeJsonCdcFormat({"json", /*keys_field=*/nullptr, mapping, DecodeJson});
 }
 
 }  // namespace fjord::cdc

@@ -1,10 +1,11 @@
 // What the JSON CDC formats share, as Java Paimon's AbstractJsonRecordParser: reading a message,
 // the "Invalid <format> format: missing '<field>' field." errors (here prefixed with the
 // message's origin), the primary keys named by an array field, an update's before image merged
-// over its after image, the all-STRING columns of a format without types, and the frame of a
-// format (JsonCdcFormat) that each format fills with its own ops, names and columns.
+// over its after image, the all-STRING columns of a format without types, and the CdcFormat
+// around a format's own decode function (MakeJsonCdcFormat).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,10 +19,36 @@
 
 namespace fjord::cdc {
 
+class JsonRecordContext;
+
+// The database and table a change is in.
+struct JsonTableName {
+  std::optional<std::string> database;
+  std::optional<std::string> table;
+};
+
+// How a format turns one message `root` (not a tombstone) into its records, each appended to
+// `records` by ctx.Add.
+using JsonDecodeFn = Status (*)(const JsonRecordContext& ctx, const JsonNode& root,
+                                std::vector<CdcRecord>* records);
+
+// What makes one JSON format.
+struct JsonFormatSpec {
+  const char* name;        // as in the job file ("maxwell-json")
+  const char* keys_field;  // the array member naming a message's primary keys; nullptr: none
+  TypeMapping mapping;     // the type mapping options, for the formats that type their columns
+  JsonDecodeFn decode;
+};
+
+// The CdcFormat of `spec`: it reads each message (a tombstone gives nothing) and appends the
+// records spec.decode gives only when the whole message decodes, so a bad message adds nothing.
+std::unique_ptr<CdcFormat> MakeJsonCdcFormat(JsonFormatSpec spec);
+
+// One message of a format as its decode function sees it.
 class JsonRecordContext {
  public:
-  JsonRecordContext(const char* format, const CdcMessage& message)
-      : format_(format), message_(message) {}
+  JsonRecordContext(const JsonFormatSpec& spec, const CdcMessage& message)
+      : spec_(spec), message_(message) {}
 
   // The message's JSON; nullopt for a tombstone (no value, or the JSON value null).
   Result<std::optional<JsonNode>> Parse() const;
@@ -49,57 +76,34 @@ class JsonRecordContext {
   // the text "null", as Java's AbstractJsonRecordParser gives it), objects and arrays as compact
   // JSON.
   std::vector<CdcColumn> StringColumns(const JsonNode& row) const;
+  // Appends to `records` the change `kind` of `columns` in `name`, with the primary keys that
+  // `root` names in the format's keys field.
+  Status Add(const JsonNode& root, const JsonTableName& name, ChangeKind kind,
+             std::vector<CdcColumn> columns, std::vector<CdcRecord>* records) const;
 
-  const char* format() const { return format_; }
+  const char* format() const { return spec_.name; }
+  const TypeMapping& mapping() const { return spec_.mapping; }
   const CdcMessage& message() const { return message_; }
 
  private:
-  const char* format_;
+  const JsonFormatSpec& spec_;
   const CdcMessage& message_;
-};
-
-// The database and table a change is in.
-struct JsonTableName {
-  std::optional<std::string> database;
-  std::optional<std::string> table;
 };
 
 // Java's default names of a change: the `database` and `table` members of the message.
 JsonTableName MemberTableName(const JsonNode& root);
 
-// A JSON CDC format: Decode reads the message (a tombstone gives nothing) and appends the
-// records DecodeRoot gives only when the whole message decodes, so a bad message adds nothing.
-// Each format's ops, names and columns are its own DecodeRoot's.
-class JsonCdcFormat : public CdcFormat {
- public:
-  const char* name() const final { return format_; }
-  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) final;
-
- protected:
-  // `keys_field`: the array member of a message naming its primary keys; nullptr: none.
-  // `mapping`: the type mapping options, for the formats that type their columns.
-  JsonCdcFormat(const char* format, const char* keys_field, TypeMapping mapping = {})
-      : format_(format), keys_field_(keys_field), mapping_(std::move(mapping)) {}
-
-  const TypeMapping& mapping() const { return mapping_; }
-
-  // The records of the message `root` (not a tombstone), each appended by Add.
-  virtual Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
-                            std::vector<CdcRecord>* records) const = 0;
-
-  // Appends the change `kind` of `columns` in `name`, with the primary keys `root` names.
-  Status Add(const JsonRecordContext& ctx, const JsonNode& root, const JsonTableName& name,
-             ChangeKind kind, std::vector<CdcColumn> columns,
-             std::vector<CdcRecord>* records) const;
-
- private:
-  const char* format_;
-  const char* keys_field_;
-  TypeMapping mapping_;
-};
-
 // Java's mergeOldRecord: a copy of `data` with every field of `old` set over it.
 JsonNode MergeOldRecord(const JsonNode& data, const JsonNode& old);
+
+// An update whose `old` holds previous values of changed fields (Maxwell's `old`, Canal's `old`
+// rows, Debezium's `before`): `add` the delete of `old` merged over `row`, then the insert of
+// `row`, as Java's parsers emit them. `add(const JsonNode& row, ChangeKind kind)` is the format's.
+template <typename AddFn>
+Status AddMergedUpdate(const JsonNode& row, const JsonNode& old, AddFn&& add) {
+  FJORD_RETURN_NOT_OK(add(MergeOldRecord(row, old), ChangeKind::kDelete));
+  return add(row, ChangeKind::kInsert);
+}
 
 // JsonNode.asText of `node` when it is present and not null.
 std::optional<std::string> TextOrNull(const JsonNode* node);

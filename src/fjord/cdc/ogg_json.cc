@@ -24,40 +24,34 @@ Result<JsonTableName> SchemaTableName(const JsonRecordContext& ctx, const JsonNo
   return name;
 }
 
-class OggJsonFormat : public JsonCdcFormat {
- public:
-  OggJsonFormat() : JsonCdcFormat("ogg-json", "primary_keys") {}
-
- protected:
-  Status DecodeRoot(const JsonRecordContext& ctx, const JsonNode& root,
-                    std::vector<CdcRecord>* records) const override {
-    FJORD_ASSIGN_OR_RAISE(const std::string op, ctx.RequireText(root, "op_type"));
-    auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
-      FJORD_ASSIGN_OR_RAISE(JsonTableName name, SchemaTableName(ctx, root));
-      return Add(ctx, root, name, kind, ctx.StringColumns(row), records);
-    };
-    if (op == "U") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(root, "before", "op_type", op));
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(root, "after"));
-      FJORD_RETURN_NOT_OK(add(*before, ChangeKind::kDelete));
-      return add(*after, ChangeKind::kInsert);
-    }
-    if (op == "I") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(root, "after"));
-      return add(*after, ChangeKind::kInsert);
-    }
-    if (op == "D") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(root, "before", "op_type", op));
-      return add(*before, ChangeKind::kDelete);
-    }
-    return ctx.UnknownOperation(op);
+Status DecodeOgg(const JsonRecordContext& ctx, const JsonNode& root,
+                 std::vector<CdcRecord>* records) {
+  FJORD_ASSIGN_OR_RAISE(const std::string op, ctx.RequireText(root, "op_type"));
+  auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
+    FJORD_ASSIGN_OR_RAISE(JsonTableName name, SchemaTableName(ctx, root));
+    return ctx.Add(root, name, kind, ctx.StringColumns(row), records);
+  };
+  if (op == "U") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(root, "before", "op_type", op));
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(root, "after"));
+    FJORD_RETURN_NOT_OK(add(*before, ChangeKind::kDelete));
+    return add(*after, ChangeKind::kInsert);
   }
-};
+  if (op == "I") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(root, "after"));
+    return add(*after, ChangeKind::kInsert);
+  }
+  if (op == "D") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(root, "before", "op_type", op));
+    return add(*before, ChangeKind::kDelete);
+  }
+  return ctx.UnknownOperation(op);
+}
 
 }  // namespace
 
-std::unique_ptr<CdcFormat> MakeOggJsonFormat(const TypeMapping&) {
-  return std::make_unique<OggJsonFormat>();
+std::unique_ptr<CdcFormat> MakeOggJsonFormat(const TypeMapping& mapping) {
+  return MakeJsonCdcFormat({"ogg-json", "primary_keys", mapping, DecodeOgg});
 }
 
 }  // namespace fjord::cdc
