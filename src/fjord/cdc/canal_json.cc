@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstdint>
 
-#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/json_record.h"
 #include "fjord/cdc/mysql_types.h"
 #include "fjord/common/strings.h"
@@ -17,8 +16,6 @@
 namespace fjord::cdc {
 
 namespace {
-
-constexpr const char* kFormat = "canal-json";
 
 // Jackson's JsonNode.asBoolean(): true for true, "true" and non-zero integers.
 bool AsBoolean(const JsonNode& node) {
@@ -108,103 +105,93 @@ Result<std::string> EnumOrSetText(const std::string& value, const std::string& s
   return out + "]";
 }
 
-class CanalJsonFormat : public CdcFormat {
- public:
-  explicit CanalJsonFormat(TypeMapping mapping) : mapping_(std::move(mapping)) {}
-  const char* name() const override { return kFormat; }
-
-  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) override {
-    JsonRecordContext ctx(kFormat, message);
-    FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> root, ctx.Parse());
-    if (!root) return Status::OK();
-    if (const JsonNode* ddl = root->Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
-    const JsonNode* data = root->Get("data");
-    if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
-    if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* type_node, ctx.Require(*root, "type"));
-    const std::string type = JsonAsText(*type_node);
-    std::vector<CdcRecord> records;
-    for (size_t i = 0; i < data->items.size(); ++i) {
-      const JsonNode& row = data->items[i];
-      FJORD_RETURN_NOT_OK(ctx.RequireObject(&row, "data").status());
-      if (type == "UPDATE") {
-        const JsonNode* old = root->Get("old");
-        if (old == nullptr || old->is_null() || !old->is_array()) {
-          return ctx.Error("missing 'old' field when 'type' is 'UPDATE'.");
-        }
-        if (i >= old->items.size()) return ctx.Error("'old' has fewer rows than 'data'.");
-        FJORD_RETURN_NOT_OK(
-            Add(ctx, *root, MergeOldRecord(row, old->items[i]), ChangeKind::kDelete, &records));
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kInsert, &records));
-      } else if (type == "INSERT" || type == "ROW") {
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kInsert, &records));
-      } else if (type == "DELETE") {
-        FJORD_RETURN_NOT_OK(Add(ctx, *root, row, ChangeKind::kDelete, &records));
-      } else {
-        return ctx.Error("unknown record operation '" + type + "'.");
-      }
-    }
-    for (CdcRecord& r : records) out->push_back(std::move(r));
-    return Status::OK();
+// The columns of a row without `mysqlType`: all STRING, Java's text of each value, a JSON null
+// a NULL value.
+std::vector<CdcColumn> UntypedColumns(const JsonNode& row) {
+  std::vector<CdcColumn> columns;
+  for (const auto& [name, value] : row.members) {
+    CdcColumn column;
+    column.name = name;
+    column.type = DataType::String();
+    if (!value.is_null()) column.value = JavaObjectText(value);
+    columns.push_back(std::move(column));
   }
+  return columns;
+}
 
- private:
-  Status Add(const JsonRecordContext& ctx, const JsonNode& root, const JsonNode& row,
-             ChangeKind kind, std::vector<CdcRecord>* records) const {
-    CdcRecord record;
-    record.database = TextOrNull(root.Get("database"));
-    record.table = TextOrNull(root.Get("table"));
-    record.kind = kind;
-    const JsonNode* mysql_types = root.Get("mysqlType");
-    if (mysql_types != nullptr && !mysql_types->is_null()) {
-      if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
-      for (const auto& [name, type_node] : mysql_types->members) {
-        if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
-          return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
-        }
-        const std::string mysql_type = JsonAsText(type_node);
-        auto info = ParseMySqlType(mysql_type);
-        if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
-        auto type = MySqlToDataType(*info, mapping_);
-        if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
-        CdcColumn column;
-        column.name = name;
-        column.type = *type;
-        const JsonNode* value = row.Get(name);
-        if (value != nullptr && !value->is_null()) {
-          std::string text = JavaObjectText(*value);
-          if (info->short_type == "ENUM" || info->short_type == "SET") {
-            auto label = EnumOrSetText(text, info->short_type, mysql_type);
-            if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
-            text = std::move(*label);
-          } else if (IsMySqlGeoType(info->short_type)) {
-            return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
-          }
-          column.value = std::move(text);
-        }
-        record.columns.push_back(std::move(column));
+// The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
+// row's, all STRING.
+Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
+                                       const JsonNode& row) {
+  const JsonNode* mysql_types = root.Get("mysqlType");
+  if (mysql_types == nullptr || mysql_types->is_null()) return UntypedColumns(row);
+  if (!mysql_types->is_object()) return ctx.Error("'mysqlType' is not a JSON object.");
+  std::vector<CdcColumn> columns;
+  for (const auto& [name, type_node] : mysql_types->members) {
+    if (type_node.is_null() || type_node.is_object() || type_node.is_array()) {
+      return ctx.Error("'mysqlType' of column '" + name + "' is not a type name.");
+    }
+    const std::string mysql_type = JsonAsText(type_node);
+    auto info = ParseMySqlType(mysql_type);
+    if (!info.ok()) return ctx.Error("column '" + name + "': " + info.status().message());
+    auto type = MySqlToDataType(*info, ctx.mapping());
+    if (!type.ok()) return ctx.Error("column '" + name + "': " + type.status().message());
+    CdcColumn column;
+    column.name = name;
+    column.type = *type;
+    const JsonNode* value = row.Get(name);
+    if (value != nullptr && !value->is_null()) {
+      std::string text = JavaObjectText(*value);
+      if (info->short_type == "ENUM" || info->short_type == "SET") {
+        auto label = EnumOrSetText(text, info->short_type, mysql_type);
+        if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
+        text = std::move(*label);
+      } else if (IsMySqlGeoType(info->short_type)) {
+        return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
       }
+      column.value = std::move(text);
+    }
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
+Status DecodeCanal(const JsonRecordContext& ctx, const JsonNode& root,
+                   std::vector<CdcRecord>* records) {
+  if (const JsonNode* ddl = root.Get("isDdl"); ddl && AsBoolean(*ddl)) return Status::OK();
+  const JsonNode* data = root.Get("data");
+  if (data == nullptr || data->is_null()) return ctx.Error("missing 'data' field.");
+  if (!data->is_array()) return ctx.Error("'data' is not a JSON array.");
+  FJORD_ASSIGN_OR_RAISE(const std::string type, ctx.RequireText(root, "type"));
+  auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
+    FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, root, row));
+    return ctx.Add(root, MemberTableName(root), kind, std::move(columns), records);
+  };
+  for (size_t i = 0; i < data->items.size(); ++i) {
+    const JsonNode& row = data->items[i];
+    FJORD_RETURN_NOT_OK(ctx.RequireObject(&row, "data").status());
+    if (type == "UPDATE") {
+      const JsonNode* old = root.Get("old");
+      if (old == nullptr || old->is_null() || !old->is_array()) {
+        return ctx.Error("missing 'old' field when 'type' is 'UPDATE'.");
+      }
+      if (i >= old->items.size()) return ctx.Error("'old' has fewer rows than 'data'.");
+      FJORD_RETURN_NOT_OK(AddMergedUpdate(row, old->items[i], add));
+    } else if (type == "INSERT" || type == "ROW") {
+      FJORD_RETURN_NOT_OK(add(row, ChangeKind::kInsert));
+    } else if (type == "DELETE") {
+      FJORD_RETURN_NOT_OK(add(row, ChangeKind::kDelete));
     } else {
-      for (const auto& [name, value] : row.members) {
-        CdcColumn column;
-        column.name = name;
-        column.type = DataType::String();
-        if (!value.is_null()) column.value = JavaObjectText(value);
-        record.columns.push_back(std::move(column));
-      }
+      return ctx.UnknownOperation(type);
     }
-    FJORD_ASSIGN_OR_RAISE(record.primary_keys, ctx.PrimaryKeys(root, "pkNames"));
-    records->push_back(std::move(record));
-    return Status::OK();
   }
-
-  TypeMapping mapping_;
-};
+  return Status::OK();
+}
 
 }  // namespace
 
 std::unique_ptr<CdcFormat> MakeCanalJsonFormat(const TypeMapping& mapping) {
-  return std::make_unique<CanalJsonFormat>(mapping);
+  return MakeJsonCdcFormat({"canal-json", "pkNames", mapping, DecodeCanal});
 }
 
 }  // namespace fjord::cdc

@@ -6,13 +6,8 @@
 #include "fjord/cdc/cdc_test_util.h"
 #include "fjord/cdc/mysql_types.h"
 
-namespace fjord::cdc {
+namespace fjord::cdc::testing {
 namespace {
-
-using testing::DecodeError;
-using testing::DecodeOk;
-using testing::Type;
-using testing::Value;
 
 const char* kTyped = R"j({"data":[{"id":"1","flag":"1","n":"7","u":"18446744073709551615",
   "price":"9.90","d":"1.5","name":"ann","c":"abc","t":"long","ts":"2024-01-02 03:04:05.678",
@@ -31,14 +26,9 @@ TEST(CanalJsonTest, MySqlTypesWithoutOptions) {
   auto records = DecodeOk("canal-json", kTyped);
   ASSERT_EQ(records.size(), 1u);
   const CdcRecord& r = records[0];
-  EXPECT_EQ(r.kind, ChangeKind::kInsert);
-  EXPECT_EQ(r.database, "shop");
-  EXPECT_EQ(r.table, "items");
-  EXPECT_EQ(r.primary_keys, std::vector<std::string>{"id"});
+  ExpectChange(r, ChangeKind::kInsert, "shop", "items", {"id"});
   // The columns are mysqlType's, in its order.
-  ASSERT_EQ(r.columns.size(), 27u);
-  EXPECT_EQ(r.columns[0].name, "id");
-  EXPECT_EQ(r.columns[26].name, "missing");
+  ExpectColumns(r, 27, "id", "missing");
   EXPECT_EQ(Type(r, "id"), "INT");
   EXPECT_EQ(Type(r, "flag"), "BOOLEAN");
   EXPECT_EQ(Type(r, "n"), "TINYINT");
@@ -185,4 +175,4 @@ TEST(CanalJsonTest, Errors) {
 }
 
 }  // namespace
-}  // namespace fjord::cdc
+}  // namespace fjord::cdc::testing

@@ -156,56 +156,31 @@ class TreeBuilder : public nlohmann::json_sax<Json> {
   std::string key_;
 };
 
-void AppendJavaText(const JsonNode& n, std::string* out) {
-  switch (n.kind) {
-    case JsonNode::Kind::kNull:
-      out->append("null");
-      return;
-    case JsonNode::Kind::kObject: {
-      out->push_back('{');
-      bool first = true;
-      for (const auto& [k, v] : n.members) {
-        if (!first) out->append(", ");
-        first = false;
-        out->append(k).push_back('=');
-        AppendJavaText(v, out);
-      }
-      out->push_back('}');
-      return;
-    }
-    case JsonNode::Kind::kArray: {
-      out->push_back('[');
-      bool first = true;
-      for (const JsonNode& v : n.items) {
-        if (!first) out->append(", ");
-        first = false;
-        AppendJavaText(v, out);
-      }
-      out->push_back(']');
-      return;
-    }
-    default:
-      out->append(n.text);
-  }
-}
+// The two ways a converted value is printed: Objects.toString ({a=1, b=x}, [1, x]) and
+// Jackson's compact JSON ({"a":1,"b":"x"}, [1,"x"]). They differ only in the separators and in
+// quoting strings and keys.
+enum class TextStyle { kJava, kCompactJson };
 
-void AppendCompact(const JsonNode& n, std::string* out) {
+void AppendText(const JsonNode& n, TextStyle style, std::string* out) {
+  const bool json = style == TextStyle::kCompactJson;
+  const char* separator = json ? "," : ", ";
   switch (n.kind) {
     case JsonNode::Kind::kNull:
       out->append("null");
-      return;
-    case JsonNode::Kind::kString:
-      AppendJsonString(out, n.text);
       return;
     case JsonNode::Kind::kObject: {
       out->push_back('{');
       bool first = true;
       for (const auto& [k, v] : n.members) {
-        if (!first) out->push_back(',');
+        if (!first) out->append(separator);
         first = false;
-        AppendJsonString(out, k);
-        out->push_back(':');
-        AppendCompact(v, out);
+        if (json) {
+          AppendJsonString(out, k);
+          out->push_back(':');
+        } else {
+          out->append(k).push_back('=');
+        }
+        AppendText(v, style, out);
       }
       out->push_back('}');
       return;
@@ -214,13 +189,20 @@ void AppendCompact(const JsonNode& n, std::string* out) {
       out->push_back('[');
       bool first = true;
       for (const JsonNode& v : n.items) {
-        if (!first) out->push_back(',');
+        if (!first) out->append(separator);
         first = false;
-        AppendCompact(v, out);
+        AppendText(v, style, out);
       }
       out->push_back(']');
       return;
     }
+    case JsonNode::Kind::kString:
+      if (json) {
+        AppendJsonString(out, n.text);
+      } else {
+        out->append(n.text);
+      }
+      return;
     default:
       out->append(n.text);
   }
@@ -255,13 +237,13 @@ std::string JsonAsText(const JsonNode& node) {
 
 std::string JavaObjectText(const JsonNode& node) {
   std::string out;
-  AppendJavaText(node, &out);
+  AppendText(node, TextStyle::kJava, &out);
   return out;
 }
 
 std::string JacksonCompactText(const JsonNode& node) {
   std::string out;
-  AppendCompact(node, &out);
+  AppendText(node, TextStyle::kCompactJson, &out);
   return out;
 }
 

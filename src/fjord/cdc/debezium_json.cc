@@ -9,7 +9,6 @@
 // table: the payload's source.db and source.table (for PostgreSQL the database, not the schema).
 #include <map>
 
-#include "fjord/cdc/cdc_format.h"
 #include "fjord/cdc/debezium_types.h"
 #include "fjord/cdc/json_record.h"
 
@@ -17,142 +16,113 @@ namespace fjord::cdc {
 
 namespace {
 
-constexpr const char* kFormat = "debezium-json";
-
 using Schema = std::map<std::string, DebeziumField>;
 
-class DebeziumJsonFormat : public CdcFormat {
- public:
-  explicit DebeziumJsonFormat(TypeMapping mapping) : mapping_(std::move(mapping)) {}
-  const char* name() const override { return kFormat; }
+// The columns of `row`: typed by the schema when the message has one, else all STRING.
+Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx,
+                                       const std::optional<Schema>& schema, const JsonNode& row) {
+  if (!schema) return ctx.StringColumns(row);
+  std::vector<CdcColumn> columns;
+  for (const auto& [name, value] : row.members) {
+    auto it = schema->find(name);
+    if (it == schema->end()) {
+      return ctx.Error("field '" + name + "' is not in the message's schema.");
+    }
+    CdcColumn column;
+    column.name = name;
+    auto type = DebeziumFieldType(it->second);
+    if (!type.ok()) return ctx.Error("field '" + name + "': " + type.status().message());
+    column.type = *type;
+    std::optional<std::string> raw;
+    if (!value.is_null()) raw = JavaObjectText(value);
+    auto text = DebeziumValueText(raw, it->second, ctx.mapping());
+    if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
+    column.value = std::move(*text);
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
 
-  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) override {
-    JsonRecordContext ctx(kFormat, message);
-    FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> parsed, ctx.Parse());
-    if (!parsed) return Status::OK();
-    const JsonNode* root = &*parsed;
-    std::optional<Schema> schema;
-    if (const JsonNode* schema_node = parsed->Get("schema")) {
-      root = parsed->Get("payload");
-      if (root == nullptr) return ctx.Error("missing 'payload' field.");
-      // The envelope of a null value: a tombstone as the JSON converter writes it.
-      if (root->is_null()) return Status::OK();
-      if (!schema_node->is_null()) {
-        FJORD_ASSIGN_OR_RAISE(schema, ParseSchema(ctx, *schema_node));
+// The fields of the `after` struct of the schema, or of `before` when it has no `after`.
+Result<Schema> ParseSchema(const JsonRecordContext& ctx, const JsonNode& schema) {
+  const JsonNode* fields = schema.Get("fields");
+  if (fields == nullptr || !fields->is_array()) {
+    return ctx.Error("the schema has no 'fields' array.");
+  }
+  const JsonNode* row_fields = nullptr;
+  for (const JsonNode& f : fields->items) {
+    std::optional<std::string> name = TextOrNull(f.Get("field"));
+    if (name == "after") {
+      row_fields = f.Get("fields");
+      break;
+    }
+    if (name == "before" && row_fields == nullptr) row_fields = f.Get("fields");
+  }
+  if (row_fields == nullptr || !row_fields->is_array()) {
+    return ctx.Error("the schema describes neither 'after' nor 'before' fields.");
+  }
+  Schema out;
+  for (const JsonNode& f : row_fields->items) {
+    std::optional<std::string> name = TextOrNull(f.Get("field"));
+    std::optional<std::string> type = TextOrNull(f.Get("type"));
+    if (!name || !type) return ctx.Error("a schema field lacks 'field' or 'type'.");
+    DebeziumField field;
+    field.type = *type;
+    field.name = TextOrNull(f.Get("name"));
+    if (const JsonNode* params = f.Get("parameters"); params && params->is_object()) {
+      for (const auto& [k, v] : params->members) {
+        if (!v.is_null()) field.params[k] = JsonAsText(v);
       }
     }
+    out[*name] = std::move(field);
+  }
+  return out;
+}
 
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* op_node, ctx.Require(*root, "op"));
-    const std::string op = JsonAsText(*op_node);
-    std::vector<CdcRecord> records;
-    if (op == "c" || op == "r") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* after, After(ctx, *root));
-      FJORD_RETURN_NOT_OK(Add(ctx, *root, schema, *after, ChangeKind::kInsert, &records));
-    } else if (op == "u") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* after, After(ctx, *root));
-      // Only merged over the after image: a `before` that is not an object merges nothing.
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.Require(*root, "before", "op", op));
-      FJORD_RETURN_NOT_OK(
-          Add(ctx, *root, schema, MergeOldRecord(*after, *before), ChangeKind::kDelete, &records));
-      FJORD_RETURN_NOT_OK(Add(ctx, *root, schema, *after, ChangeKind::kInsert, &records));
-    } else if (op == "d") {
-      FJORD_ASSIGN_OR_RAISE(const JsonNode* before, Before(ctx, *root, op));
-      FJORD_RETURN_NOT_OK(Add(ctx, *root, schema, *before, ChangeKind::kDelete, &records));
-    } else {
-      return ctx.Error("unknown record operation '" + op + "'.");
+Status DecodeDebezium(const JsonRecordContext& ctx, const JsonNode& message,
+                      std::vector<CdcRecord>* records) {
+  const JsonNode* root = &message;
+  std::optional<Schema> schema;
+  if (const JsonNode* schema_node = message.Get("schema")) {
+    root = message.Get("payload");
+    if (root == nullptr) return ctx.Error("missing 'payload' field.");
+    // The envelope of a null value: a tombstone as the JSON converter writes it.
+    if (root->is_null()) return Status::OK();
+    if (!schema_node->is_null()) {
+      FJORD_ASSIGN_OR_RAISE(schema, ParseSchema(ctx, *schema_node));
     }
-    for (CdcRecord& r : records) out->push_back(std::move(r));
-    return Status::OK();
   }
 
- private:
-  static Result<const JsonNode*> After(const JsonRecordContext& ctx, const JsonNode& root) {
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.Require(root, "after"));
-    return ctx.RequireObject(after, "after");
+  FJORD_ASSIGN_OR_RAISE(const std::string op, ctx.RequireText(*root, "op"));
+  // The names are the payload's source.db and source.table.
+  const JsonNode* source = root->Get("source");
+  const JsonTableName name{source ? TextOrNull(source->Get("db")) : std::nullopt,
+                           source ? TextOrNull(source->Get("table")) : std::nullopt};
+  auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
+    FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, schema, row));
+    return ctx.Add(*root, name, kind, std::move(columns), records);
+  };
+  if (op == "d") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(*root, "before", "op", op));
+    return add(*before, ChangeKind::kDelete);
   }
-  static Result<const JsonNode*> Before(const JsonRecordContext& ctx, const JsonNode& root,
-                                        const std::string& op) {
-    FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.Require(root, "before", "op", op));
-    return ctx.RequireObject(before, "before");
+  if (op == "c" || op == "r") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(*root, "after"));
+    return add(*after, ChangeKind::kInsert);
   }
-
-  // The fields of the `after` struct of the schema, or of `before` when it has no `after`.
-  static Result<Schema> ParseSchema(const JsonRecordContext& ctx, const JsonNode& schema) {
-    const JsonNode* fields = schema.Get("fields");
-    if (fields == nullptr || !fields->is_array()) {
-      return ctx.Error("the schema has no 'fields' array.");
-    }
-    const JsonNode* row_fields = nullptr;
-    for (const JsonNode& f : fields->items) {
-      std::optional<std::string> name = TextOrNull(f.Get("field"));
-      if (name == "after") {
-        row_fields = f.Get("fields");
-        break;
-      }
-      if (name == "before" && row_fields == nullptr) row_fields = f.Get("fields");
-    }
-    if (row_fields == nullptr || !row_fields->is_array()) {
-      return ctx.Error("the schema describes neither 'after' nor 'before' fields.");
-    }
-    Schema out;
-    for (const JsonNode& f : row_fields->items) {
-      std::optional<std::string> name = TextOrNull(f.Get("field"));
-      std::optional<std::string> type = TextOrNull(f.Get("type"));
-      if (!name || !type) return ctx.Error("a schema field lacks 'field' or 'type'.");
-      DebeziumField field;
-      field.type = *type;
-      field.name = TextOrNull(f.Get("name"));
-      if (const JsonNode* params = f.Get("parameters"); params && params->is_object()) {
-        for (const auto& [k, v] : params->members) {
-          if (!v.is_null()) field.params[k] = JsonAsText(v);
-        }
-      }
-      out[*name] = std::move(field);
-    }
-    return out;
+  if (op == "u") {
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* after, ctx.RequireRow(*root, "after"));
+    // Only merged over the after image: a `before` that is not an object merges nothing.
+    FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.Require(*root, "before", "op", op));
+    return AddMergedUpdate(*after, *before, add);
   }
-
-  Status Add(const JsonRecordContext& ctx, const JsonNode& root,
-             const std::optional<Schema>& schema, const JsonNode& row, ChangeKind kind,
-             std::vector<CdcRecord>* records) const {
-    CdcRecord record;
-    const JsonNode* source = root.Get("source");
-    record.database = source ? TextOrNull(source->Get("db")) : std::nullopt;
-    record.table = source ? TextOrNull(source->Get("table")) : std::nullopt;
-    record.kind = kind;
-    if (!schema) {
-      record.columns = ctx.StringColumns(row);
-    } else {
-      for (const auto& [name, value] : row.members) {
-        auto it = schema->find(name);
-        if (it == schema->end()) {
-          return ctx.Error("field '" + name + "' is not in the message's schema.");
-        }
-        CdcColumn column;
-        column.name = name;
-        auto type = DebeziumFieldType(it->second);
-        if (!type.ok()) return ctx.Error("field '" + name + "': " + type.status().message());
-        column.type = *type;
-        std::optional<std::string> raw;
-        if (!value.is_null()) raw = JavaObjectText(value);
-        auto text = DebeziumValueText(raw, it->second, mapping_);
-        if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
-        column.value = std::move(*text);
-        record.columns.push_back(std::move(column));
-      }
-    }
-    FJORD_ASSIGN_OR_RAISE(record.primary_keys, ctx.PrimaryKeys(root, "pkNames"));
-    records->push_back(std::move(record));
-    return Status::OK();
-  }
-
-  TypeMapping mapping_;
-};
+  return ctx.UnknownOperation(op);
+}
 
 }  // namespace
 
 std::unique_ptr<CdcFormat> MakeDebeziumJsonFormat(const TypeMapping& mapping) {
-  return std::make_unique<DebeziumJsonFormat>(mapping);
+  return MakeJsonCdcFormat({"debezium-json", "pkNames", mapping, DecodeDebezium});
 }
 
 }  // namespace fjord::cdc

@@ -4,45 +4,20 @@
 // the JDK and Paimon's DateTimeUtils.
 #include <gtest/gtest.h>
 
-#include "fjord/cdc/cdc_format.h"
+#include "fjord/cdc/cdc_test_util.h"
 #include "fjord/cdc/debezium_types.h"
 
-namespace fjord::cdc {
+namespace fjord::cdc::testing {
 namespace {
 
-CdcMessage Msg(std::optional<std::string> value, std::string origin = "kafka t p 0 offset 7") {
-  CdcMessage m;
-  m.value = std::move(value);
-  m.origin = std::move(origin);
-  return m;
-}
+constexpr const char* kOrigin = "kafka t p 0 offset 7";
 
-std::vector<CdcRecord> DecodeOk(const std::string& json, TypeMapping mapping = {}) {
-  auto format = MakeCdcFormat("debezium-json", mapping);
-  EXPECT_TRUE(format.ok());
-  std::vector<CdcRecord> out;
-  Status st = (*format)->Decode(Msg(json), &out);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return out;
+std::vector<CdcRecord> DecodeOk(const std::string& json, const TypeMapping& mapping = {}) {
+  return cdc::testing::DecodeOk("debezium-json", json, mapping, kOrigin);
 }
 
 Status DecodeError(const std::string& json) {
-  auto format = MakeCdcFormat("debezium-json", {});
-  std::vector<CdcRecord> out;
-  Status st = (*format)->Decode(Msg(json), &out);
-  EXPECT_TRUE(out.empty());
-  return st;
-}
-
-std::string Value(const CdcRecord& r, const std::string& name) {
-  const CdcColumn* c = r.Find(name);
-  if (c == nullptr) return "<absent>";
-  return c->value ? *c->value : "<NULL>";
-}
-
-std::string Type(const CdcRecord& r, const std::string& name) {
-  const CdcColumn* c = r.Find(name);
-  return c == nullptr ? "<absent>" : c->type->ToString();
+  return cdc::testing::DecodeError("debezium-json", json, kOrigin);
 }
 
 TEST(DebeziumJsonTest, InsertWithoutSchemaIsAllStringWithJavaTexts) {
@@ -52,13 +27,8 @@ TEST(DebeziumJsonTest, InsertWithoutSchemaIsAllStringWithJavaTexts) {
     "pkNames":["id"]})");
   ASSERT_EQ(records.size(), 1u);
   const CdcRecord& r = records[0];
-  EXPECT_EQ(r.kind, ChangeKind::kInsert);
-  EXPECT_EQ(r.database, "shop");
-  EXPECT_EQ(r.table, "orders");
-  EXPECT_EQ(r.primary_keys, std::vector<std::string>{"id"});
-  ASSERT_EQ(r.columns.size(), 9u);
-  EXPECT_EQ(r.columns[0].name, "id");
-  EXPECT_EQ(r.columns[8].name, "tags");
+  ExpectChange(r, ChangeKind::kInsert, "shop", "orders", {"id"});
+  ExpectColumns(r, 9, "id", "tags");
   for (const CdcColumn& c : r.columns) EXPECT_EQ(c.type->ToString(), "STRING") << c.name;
   EXPECT_EQ(Value(r, "id"), "1");
   EXPECT_EQ(Value(r, "big"), "12345678901234567890123");  // BigInteger
@@ -118,9 +88,9 @@ TEST(DebeziumJsonTest, DeleteUsesBefore) {
 TEST(DebeziumJsonTest, TombstonesGiveNothing) {
   auto format = MakeCdcFormat("debezium-json", {});
   std::vector<CdcRecord> out;
-  EXPECT_TRUE((*format)->Decode(Msg(std::nullopt), &out).ok());
-  EXPECT_TRUE((*format)->Decode(Msg("null"), &out).ok());
-  EXPECT_TRUE((*format)->Decode(Msg(R"({"schema":null,"payload":null})"), &out).ok());
+  EXPECT_TRUE((*format)->Decode(Msg(std::nullopt, kOrigin), &out).ok());
+  EXPECT_TRUE((*format)->Decode(Msg("null", kOrigin), &out).ok());
+  EXPECT_TRUE((*format)->Decode(Msg(R"({"schema":null,"payload":null})", kOrigin), &out).ok());
   EXPECT_TRUE(out.empty());
 }
 
@@ -351,4 +321,4 @@ TEST(DebeziumTypesTest, Base64AndUtf8AsJava) {
 }
 
 }  // namespace
-}  // namespace fjord::cdc
+}  // namespace fjord::cdc::testing

@@ -8,7 +8,7 @@ Result<std::optional<JsonNode>> JsonRecordContext::Parse() const {
   if (!message_.value) return std::optional<JsonNode>();
   auto parsed = ParseCdcJson(*message_.value);
   if (!parsed.ok()) {
-    return Status::Invalid(message_.origin, ": Invalid ", format_,
+    return Status::Invalid(message_.origin, ": Invalid ", spec_.name,
                            " format: ", parsed.status().message());
   }
   if (parsed->is_null()) return std::optional<JsonNode>();
@@ -16,7 +16,7 @@ Result<std::optional<JsonNode>> JsonRecordContext::Parse() const {
 }
 
 Status JsonRecordContext::Error(const std::string& what) const {
-  return Status::Invalid(message_.origin, ": Invalid ", format_, " format: ", what);
+  return Status::Invalid(message_.origin, ": Invalid ", spec_.name, " format: ", what);
 }
 
 Result<const JsonNode*> JsonRecordContext::Require(const JsonNode& root,
@@ -39,12 +39,35 @@ Result<const JsonNode*> JsonRecordContext::Require(const JsonNode& root, std::st
   return node;
 }
 
+Result<std::string> JsonRecordContext::RequireText(const JsonNode& root,
+                                                   std::string_view key) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key));
+  return JsonAsText(*node);
+}
+
 Result<const JsonNode*> JsonRecordContext::RequireObject(const JsonNode* node,
                                                          std::string_view field) const {
   if (!node->is_object()) {
     return Error("'" + std::string(field) + "' is not a JSON object.");
   }
   return node;
+}
+
+Result<const JsonNode*> JsonRecordContext::RequireRow(const JsonNode& root,
+                                                      std::string_view key) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key));
+  return RequireObject(node, key);
+}
+
+Result<const JsonNode*> JsonRecordContext::RequireRow(const JsonNode& root, std::string_view key,
+                                                      std::string_view cond_key,
+                                                      std::string_view cond_value) const {
+  FJORD_ASSIGN_OR_RAISE(const JsonNode* node, Require(root, key, cond_key, cond_value));
+  return RequireObject(node, key);
+}
+
+Status JsonRecordContext::UnknownOperation(const std::string& op) const {
+  return Error("unknown record operation '" + op + "'.");
 }
 
 Result<std::vector<std::string>> JsonRecordContext::PrimaryKeys(const JsonNode& root,
@@ -71,6 +94,53 @@ std::vector<CdcColumn> JsonRecordContext::StringColumns(const JsonNode& row) con
     columns.push_back(std::move(c));
   }
   return columns;
+}
+
+JsonTableName MemberTableName(const JsonNode& root) {
+  return JsonTableName{TextOrNull(root.Get("database")), TextOrNull(root.Get("table"))};
+}
+
+Status JsonRecordContext::Add(const JsonNode& root, const JsonTableName& name, ChangeKind kind,
+                              std::vector<CdcColumn> columns,
+                              std::vector<CdcRecord>* records) const {
+  CdcRecord record;
+  record.database = name.database;
+  record.table = name.table;
+  record.kind = kind;
+  record.columns = std::move(columns);
+  if (spec_.keys_field != nullptr) {
+    FJORD_ASSIGN_OR_RAISE(record.primary_keys, PrimaryKeys(root, spec_.keys_field));
+  }
+  records->push_back(std::move(record));
+  return Status::OK();
+}
+
+namespace {
+
+class JsonCdcFormat : public CdcFormat {
+ public:
+  explicit JsonCdcFormat(JsonFormatSpec spec) : spec_(std::move(spec)) {}
+
+  const char* name() const override { return spec_.name; }
+
+  Status Decode(const CdcMessage& message, std::vector<CdcRecord>* out) override {
+    JsonRecordContext ctx(spec_, message);
+    FJORD_ASSIGN_OR_RAISE(std::optional<JsonNode> root, ctx.Parse());
+    if (!root) return Status::OK();
+    std::vector<CdcRecord> records;
+    FJORD_RETURN_NOT_OK(spec_.decode(ctx, *root, &records));
+    for (CdcRecord& r : records) out->push_back(std::move(r));
+    return Status::OK();
+  }
+
+ private:
+  JsonFormatSpec spec_;
+};
+
+}  // namespace
+
+std::unique_ptr<CdcFormat> MakeJsonCdcFormat(JsonFormatSpec spec) {
+  return std::make_unique<JsonCdcFormat>(std::move(spec));
 }
 
 JsonNode MergeOldRecord(const JsonNode& data, const JsonNode& old) {

@@ -5,38 +5,27 @@
 
 #include "fjord/cdc/cdc_test_util.h"
 
-namespace fjord::cdc {
+namespace fjord::cdc::testing {
 namespace {
-
-using testing::DecodeError;
-using testing::DecodeOk;
-using testing::Type;
-using testing::Value;
 
 TEST(MaxwellJsonTest, InsertUpdateDelete) {
   auto records = DecodeOk("maxwell-json", R"({"database":"shop","table":"items","type":"insert",
     "ts":1,"xid":2,"data":{"id":1,"w":0.750,"note":null},"primary_key_columns":["id"]})");
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].kind, ChangeKind::kInsert);
-  EXPECT_EQ(records[0].database, "shop");
-  EXPECT_EQ(records[0].table, "items");
-  EXPECT_EQ(records[0].primary_keys, std::vector<std::string>{"id"});
+  ExpectChange(records[0], ChangeKind::kInsert, "shop", "items", {"id"});
   EXPECT_EQ(Type(records[0], "w"), "STRING");
   EXPECT_EQ(Value(records[0], "w"), "0.75");
   EXPECT_EQ(Value(records[0], "note"), "null");  // Java's Objects.toString(null)
 
   records = DecodeOk("maxwell-json", R"({"database":"shop","table":"items","type":"update",
     "data":{"id":1,"w":2,"c":"x"},"old":{"w":1}})");
-  ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
+  ASSERT_EQ(Kinds(records), (std::vector<ChangeKind>{ChangeKind::kDelete, ChangeKind::kInsert}));
   EXPECT_EQ(Value(records[0], "w"), "1");
   EXPECT_EQ(Value(records[0], "c"), "x");
-  EXPECT_EQ(records[1].kind, ChangeKind::kInsert);
   EXPECT_EQ(Value(records[1], "w"), "2");
 
   records = DecodeOk("maxwell-json", R"({"type":"delete","data":{"id":1}})");
-  ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
+  ASSERT_EQ(Kinds(records), (std::vector<ChangeKind>{ChangeKind::kDelete}));
   EXPECT_TRUE(records[0].primary_keys.empty());
 }
 
@@ -58,26 +47,20 @@ TEST(OggJsonTest, InsertUpdateDeleteAndTableName) {
   auto records = DecodeOk("ogg-json", R"({"table":"INV.ORDERS","op_type":"I",
     "op_ts":"2024-01-01 00:00:00.000000","after":{"ID":1,"AMT":10.5},"primary_keys":["ID"]})");
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].kind, ChangeKind::kInsert);
-  EXPECT_EQ(records[0].database, "INV");
-  EXPECT_EQ(records[0].table, "ORDERS");
-  EXPECT_EQ(records[0].primary_keys, std::vector<std::string>{"ID"});
+  ExpectChange(records[0], ChangeKind::kInsert, "INV", "ORDERS", {"ID"});
   EXPECT_EQ(Value(records[0], "AMT"), "10.5");
 
   // OGG's before image is taken as it is (no merge with the after image).
   records = DecodeOk("ogg-json", R"({"table":"A.B.C","op_type":"U","before":{"ID":1},
     "after":{"ID":1,"AMT":2}})");
-  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(Kinds(records), (std::vector<ChangeKind>{ChangeKind::kDelete, ChangeKind::kInsert}));
   EXPECT_EQ(records[0].database, "A");
   EXPECT_EQ(records[0].table, "B.C");  // split at the first dot
-  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
   EXPECT_EQ(records[0].columns.size(), 1u);
-  EXPECT_EQ(records[1].kind, ChangeKind::kInsert);
   EXPECT_EQ(Value(records[1], "AMT"), "2");
 
   records = DecodeOk("ogg-json", R"({"op_type":"D","before":{"ID":3}})");
-  ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].kind, ChangeKind::kDelete);
+  ASSERT_EQ(Kinds(records), (std::vector<ChangeKind>{ChangeKind::kDelete}));
   EXPECT_FALSE(records[0].table.has_value());
 }
 
@@ -128,4 +111,4 @@ TEST(CdcFormatTest, AllFormatsAreKnown) {
 }
 
 }  // namespace
-}  // namespace fjord::cdc
+}  // namespace fjord::cdc::testing
