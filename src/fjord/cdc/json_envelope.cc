@@ -1,24 +1,40 @@
 #include "fjord/cdc/json_envelope.h"
 
+#include <cstring>
+
 namespace fjord::cdc {
 
 namespace {
 
 bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// What the scanner of a nested value stops at: quotes and brackets.
+struct Stops {
+  bool at[256] = {};
+  Stops() {
+    for (unsigned char c : std::string_view("\"{}[]")) at[c] = true;
+  }
+};
+const Stops kStops;
+
 size_t SkipSpace(std::string_view t, size_t i) {
   while (i < t.size() && Space(t[i])) ++i;
   return i;
 }
 
-// Past the string starting at t[i] == '"'; npos when it does not end.
+// Past the string starting at t[i] == '"'; npos when it does not end. A quote ends it unless
+// an odd number of backslashes stands before it.
 size_t SkipString(std::string_view t, size_t i) {
-  for (++i; i < t.size(); ++i) {
-    if (t[i] == '\\') {
-      ++i;
-    } else if (t[i] == '"') {
-      return i + 1;
-    }
+  const char* base = t.data();
+  size_t from = i + 1;
+  while (from < t.size()) {
+    const void* q = std::memchr(base + from, '"', t.size() - from);
+    if (!q) return std::string_view::npos;
+    size_t at = static_cast<size_t>(static_cast<const char*>(q) - base);
+    size_t slashes = 0;
+    while (at - slashes > i + 1 && base[at - slashes - 1] == '\\') ++slashes;
+    if (slashes % 2 == 0) return at + 1;
+    from = at + 1;
   }
   return std::string_view::npos;
 }
@@ -30,6 +46,8 @@ size_t SkipValue(std::string_view t, size_t i) {
   if (t[i] == '{' || t[i] == '[') {
     int depth = 0;
     while (i < t.size()) {
+      while (i < t.size() && !kStops.at[static_cast<unsigned char>(t[i])]) ++i;
+      if (i >= t.size()) break;
       char c = t[i];
       if (c == '"') {
         i = SkipString(t, i);

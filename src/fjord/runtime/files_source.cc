@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -367,6 +368,21 @@ class FilesSource : public Source, public CdcSource {
     size_t cut = 0;
     int64_t breaks = 0;
     *lines = 0;
+    if (!csv) {
+      // JSON lines: every line break ends a record (memchr, the lines may be long).
+      const char* base = text.data();
+      const char* at = base;
+      const char* end = base + text.size();
+      while (at < end) {
+        const char* nl = static_cast<const char*>(std::memchr(at, '\n', end - at));
+        if (!nl) break;
+        cut = static_cast<size_t>(nl - base) + 1;
+        *lines = ++breaks;
+        at = nl + 1;
+        if (++records >= max_records) break;
+      }
+      return cut;
+    }
     for (size_t i = 0; i < text.size(); ++i) {
       char c = text[i];
       if (csv && c == '"') quoted = !quoted;
