@@ -220,11 +220,13 @@ def main():
                 kills += 1
                 start(name)
                 restarts += 1
+    time.sleep(1.0)  # a job restarted a moment ago has its SIGTERM handler by then
     for name, p in procs.items():
         p.send_signal(signal.SIGTERM)
-        if p.wait(timeout=60) != 0:
+        code = p.wait(timeout=60)
+        if code != 0:
             print(open(os.path.join(work, name + ".log")).read()[-3000:])
-            sys.exit("job %s failed on SIGTERM" % name)
+            sys.exit("job %s failed on SIGTERM (exit %d); work dir %s" % (name, code, work))
         r = subprocess.run([fjord, "run", name + ".yaml", "--bounded"], cwd=work,
                            capture_output=True, text=True)
         if r.returncode != 0:

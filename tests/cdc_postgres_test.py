@@ -231,6 +231,7 @@ def main():
             # Everything PostgreSQL holds is in Kafka once the marker written last is (Debezium
             # sends the changes in commit order), then the job drains what Kafka holds.
             dbz.wait_for({"shop.public.marker": 1})
+        time.sleep(1.0)  # a job restarted a moment ago has its SIGTERM handler by then
         proc.send_signal(signal.SIGTERM)
         if proc.wait(timeout=60) != 0:
             failures.append("fjord run failed on SIGTERM")
