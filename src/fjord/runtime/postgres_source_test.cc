@@ -462,9 +462,10 @@ TEST_F(PostgresSourceTest, ClearErrors) {
                 IsError(StatusCode::kNotFound, "replication slot " + spec.slot_name));
   }
   {
-    // A publication someone made that lacks an included table.
+    // A publication someone made (not ours to change) that lacks an included table.
     PostgresSourceSpec other = spec;
     other.publication_name = "only_t";
+    other.create_publication = false;
     Sql("CREATE PUBLICATION only_t FOR TABLE t");
     ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(other));
     EXPECT_THAT(source->Seek(""), IsError(StatusCode::kInvalid,
