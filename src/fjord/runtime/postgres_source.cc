@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -838,7 +839,10 @@ Result<bool> PostgresSource::CheckNewTables() {
   // later ones (the ALTER PUBLICATION above committed before it). Creating a slot waits for the
   // transactions running now; the stream waits meanwhile.
   FJORD_ASSIGN_OR_RAISE(temp_, pg::Connect(spec_, true));
-  std::string name = spec_.slot_name.substr(0, 55) + "_newtbl";
+  // Unique: the session of a killed process may still hold its temporary slot for a while.
+  static std::atomic<uint32_t> counter{0};
+  std::string name = spec_.slot_name.substr(0, 40) + "_new_" + std::to_string(getpid()) + "_" +
+                     std::to_string(++counter);
   std::string sql = "CREATE_REPLICATION_SLOT " + QuoteIdent(name) +
                     " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')";
   if (PQsendQuery(temp_.get(), sql.c_str()) != 1) {
