@@ -100,10 +100,10 @@ Result<std::vector<CatalogTable>> ListTables(PGconn* conn, const std::string& wh
   FJORD_ASSIGN_OR_RAISE(
       PgResult res,
       Exec(conn, where,
-           "SELECT c.oid, n.nspname, c.relname, EXISTS (SELECT 1 FROM pg_publication_tables p "
-           "WHERE p.pubname = $1 AND p.schemaname = n.nspname AND p.tablename = c.relname) FROM "
-           "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND "
-           "n.nspname IN (" +
+           "SELECT c.oid, n.nspname, c.relname, p.tablename IS NOT NULL FROM pg_class c JOIN "
+           "pg_namespace n ON n.oid = c.relnamespace LEFT JOIN (SELECT schemaname, tablename "
+           "FROM pg_publication_tables WHERE pubname = $1) p ON p.schemaname = n.nspname AND "
+           "p.tablename = c.relname WHERE c.relkind = 'r' AND n.nspname IN (" +
                SchemaList(schemas) + ")",
            {publication}, PGRES_TUPLES_OK, "listing the tables"));
   std::vector<CatalogTable> out;
