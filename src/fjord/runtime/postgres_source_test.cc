@@ -742,5 +742,28 @@ TEST_F(PostgresNewTableTest, ChangesBeforeItsSnapshotAreDroppedAndARestartInside
   EXPECT_TRUE(Drain(again.get(), 500).empty());
 }
 
+TEST_F(PostgresNewTableTest, BoundedReadsATableCreatedBeforeSeek) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY, v text)");
+  PostgresSourceSpec spec = Spec();
+  spec.tables = {"a", "n3"};
+  std::string position;
+  bool end = false;
+  {
+    auto source = Open(spec, "");
+    ASSERT_NE(source, nullptr);
+    EXPECT_TRUE(ReadBounded(source.get(), &end).empty());
+    EXPECT_TRUE(end);
+    position = source->Position();
+  }
+  Sql("CREATE TABLE n3 (id int PRIMARY KEY, v text); INSERT INTO n3 VALUES (1, 'a');"
+      "INSERT INTO a VALUES (1, 'x')");
+  auto source = Open(spec, position);
+  ASSERT_NE(source, nullptr);
+  // The end waits for the check for new tables and their snapshot.
+  EXPECT_THAT(ReadBounded(source.get(), &end),
+              ::testing::ElementsAre("+I n3 id=1 v=a", "+I a id=1 v=x"));
+  EXPECT_TRUE(end);
+}
+
 }  // namespace
 }  // namespace fjord::runtime
