@@ -14,10 +14,13 @@ with the evolved schema. Prints what it checked.
 With --direct the same runs without Kafka and Debezium (issue 17 point 5): the job's source is
 `type: postgres`, Fjord reading PostgreSQL's logical replication stream itself (pgoutput through
 libpq), an initial snapshot then the changes, the slot confirmed only up to committed
-checkpoints. (No table is added mid-stream there: the direct source reads the tables it found at
-its first start.)
+checkpoints. `items`, created mid-stream, is found by the source: with `tables` patterns
+(the default) the publication lists its tables and the source adds `items` to it and reads it
+from a snapshot; with --direct-schema (no patterns) the publication is FOR TABLES IN SCHEMA public
+and the stream carries `items` from its CREATE on.
 
-    cdc_postgres_test.py --fjord BUILD/tools/fjord [--seconds 20] [--kills 4] [--seed 17] [--direct]
+    cdc_postgres_test.py --fjord BUILD/tools/fjord [--seconds 20] [--kills 4] [--seed 17]
+                         [--direct [--direct-schema]]
 """
 import contextlib
 import argparse
@@ -156,6 +159,8 @@ def main():
     ap.add_argument("--kills", type=int, default=4)
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--direct", action="store_true")
+    ap.add_argument("--direct-schema", action="store_true",
+                    help="--direct without table patterns: a FOR TABLES IN SCHEMA publication")
     args = ap.parse_args()
     fjord = os.path.abspath(args.fjord)
     rng = random.Random(args.seed)
@@ -176,10 +181,11 @@ def main():
         if args.direct:
             dbz = None
             with open(job, "w") as f:
+                tables = "" if args.direct_schema else "tables: ['orders|customers|items'], "
                 f.write(f"source: {{type: postgres, port: {pg.port}, user: {pg.user},"
                         f" database: {pg.dbname},\n"
-                        "         tables: ['orders|customers'], slot: fjord_shop,"
-                        " publication: fjord_shop}\n" + sink)
+                        f"         {tables}slot: fjord_shop, publication: fjord_shop,"
+                        " discovery-interval: 1s}\n" + sink)
         else:
             kafka = stack.enter_context(Broker(work, partitions=1))
             # Java Paimon reads Connect Decimals written as JSON numbers (decimal.format=numeric).
@@ -207,7 +213,7 @@ def main():
                 pg.sql("ALTER TABLE orders ADD COLUMN region text")
                 load.region = True
                 load.step()  # the new column used right away
-            if not load.items and not args.direct and elapsed > args.seconds / 2:
+            if not load.items and elapsed > args.seconds / 2:
                 pg.sql("CREATE TABLE items (id int PRIMARY KEY, sku text, n int); "
                        "ALTER TABLE items REPLICA IDENTITY FULL")
                 load.items = True
@@ -291,7 +297,9 @@ def main():
             failures.append(f"orders did not follow the source's schema: {types}")
         else:
             print(f"ok: orders has the added column and the widened type ({schema['id']} ALTERs)")
-        print(f"cdc postgres{' direct' if args.direct else ''}: {load.statements} statements, "
+        mode = (" direct, schema publication" if args.direct_schema else " direct") \
+            if args.direct else ""
+        print(f"cdc postgres{mode}: {load.statements} statements, "
               f"{kills} SIGKILLs of fjord run")
     for f in failures:
         print("FAIL:", f)

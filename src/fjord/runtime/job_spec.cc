@@ -340,7 +340,7 @@ Status ParsePostgres(const Checker& c, const YAML::Node& node, PostgresSourceSpe
       c.Keys(node, "source",
              {"type", "host", "port", "user", "password", "database", "schemas", "tables", "slot",
               "publication", "create-slot", "create-publication", "status-interval",
-              "snapshot-fetch-rows", "batch-rows", "type-mapping"}));
+              "discovery-interval", "snapshot-fetch-rows", "batch-rows", "type-mapping"}));
   if (!node["database"]) return c.Error(node, "source.database", "missing (the database to read)");
   FJORD_ASSIGN_OR_RAISE(out->database, c.Text(node["database"], "source.database"));
   if (node["host"]) {
@@ -391,6 +391,10 @@ Status ParsePostgres(const Checker& c, const YAML::Node& node, PostgresSourceSpe
   if (node["status-interval"]) {
     FJORD_ASSIGN_OR_RAISE(out->status_interval_ms,
                           c.Duration(node["status-interval"], "source.status-interval"));
+  }
+  if (node["discovery-interval"]) {
+    FJORD_ASSIGN_OR_RAISE(out->discovery_interval_ms,
+                          c.Duration(node["discovery-interval"], "source.discovery-interval"));
   }
   if (node["snapshot-fetch-rows"]) {
     FJORD_ASSIGN_OR_RAISE(out->snapshot_fetch_rows,

@@ -64,13 +64,18 @@ struct PostgresSourceSpec {
   std::vector<std::string> tables;
   std::string slot_name = "fjord";
   std::string publication_name = "fjord";
-  // Create the slot / the publication (FOR TABLE the included tables, publishing inserts,
-  // updates and deletes) when missing; otherwise a missing one is NotFound.
+  // Create the slot / the publication (publishing inserts, updates and deletes; FOR TABLES IN
+  // SCHEMA the schemas without `tables`, else FOR TABLE the included tables) when missing;
+  // otherwise a missing one is NotFound. With create_publication the source also adds new
+  // included tables to a FOR TABLE publication.
   bool create_slot = true;
   bool create_publication = true;
   // How often a standby status update goes to the server (also what keeps the walsender from
   // timing the connection out).
   int64_t status_interval_ms = 10000;
+  // How often the catalog is checked for new included tables when the publication lists its
+  // tables (FOR TABLE); they are added to it and read from a snapshot (docs/cdc.md).
+  int64_t discovery_interval_ms = 5000;
   int64_t idle_wait_ms = 150;
   // Rows fetched per query of the initial snapshot.
   int64_t snapshot_fetch_rows = 5000;

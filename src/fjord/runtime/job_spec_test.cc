@@ -139,6 +139,27 @@ TEST(JobSpecTest, Durations) {
   EXPECT_FALSE(ParseDurationMillis("1 day").ok());
 }
 
+TEST(JobSpecTest, PostgresSourceIntervals) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"y(
+source: {type: postgres, database: shop, tables: ["orders|items"], status-interval: 3s,
+         discovery-interval: 2s}
+sink: {warehouse: wh, database: ods}
+pipeline: {state-dir: s}
+)y",
+                                                 "job.yaml", "/base"));
+  EXPECT_EQ(job.source.postgres.status_interval_ms, 3000);
+  EXPECT_EQ(job.source.postgres.discovery_interval_ms, 2000);
+  ASSERT_OK_AND_ASSIGN(job, ParseJobSpec("source: {type: postgres, database: shop}\n"
+                                         "sink: {warehouse: wh, database: ods}\n"
+                                         "pipeline: {state-dir: s}\n",
+                                         "job.yaml", "/base"));
+  EXPECT_EQ(job.source.postgres.discovery_interval_ms, 5000);
+  EXPECT_TRUE(HasError(
+      ParseError("source: {type: postgres, database: shop, discovery-interval: "
+                 "soon}\nsink: {warehouse: wh, database: ods}\npipeline: {state-dir: s}\n"),
+      StatusCode::kInvalid, "source.discovery-interval"));
+}
+
 TEST(JobSpecTest, CdcDatabaseSync) {
   ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"y(
 source: {type: kafka, bootstrap-servers: "h:1", topic: [a, b], format: debezium-json,

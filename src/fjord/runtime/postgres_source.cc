@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,44 +17,18 @@
 #include "fjord/cdc/pgoutput.h"
 #include "fjord/cdc/postgres_types.h"
 #include "fjord/common/json.h"
+#include "fjord/runtime/postgres_catalog.h"
 
 namespace fjord::runtime {
 
 namespace {
 
 namespace pgo = cdc::pgoutput;
-
-struct ConnDeleter {
-  void operator()(PGconn* c) const { PQfinish(c); }
-};
-using PgConn = std::unique_ptr<PGconn, ConnDeleter>;
-struct ResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
-
-std::string QuoteIdent(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
-// standard_conforming_strings is on (the default since 9.1): only quotes need doubling.
-std::string QuoteLiteral(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  return out + "'";
-}
-
-std::string QualifiedName(const std::string& schema, const std::string& table) {
-  return schema + "." + table;
-}
+using pg::PgConn;
+using pg::PgResult;
+using pg::QualifiedName;
+using pg::QuoteIdent;
+using pg::QuoteLiteral;
 
 struct Column {
   std::string name;
@@ -73,10 +48,28 @@ struct TableInfo {
   bool included = false;
 };
 
+// A table a snapshot reads.
+struct SnapTable {
+  uint32_t oid = 0;
+  std::string schema;
+  std::string name;
+};
+
 struct SnapshotProgress {
   std::string table;                              // "schema.table" being read
   std::optional<std::vector<std::string>> after;  // primary key texts of the last row out
   int64_t rows = 0;                               // rows of `table` handed out
+};
+
+// A table found after the start (docs/cdc.md): read from a snapshot that holds exactly the
+// transactions committing before `at`; its changes in those transactions are dropped from the
+// stream, the later ones handed out.
+struct NewTable {
+  std::string table;  // "schema.table" when found
+  uint64_t at = 0;
+  bool reading = true;  // its snapshot is not wholly handed out
+  std::optional<std::vector<std::string>> after;
+  int64_t rows = 0;
 };
 
 struct SourcePosition {
@@ -84,7 +77,27 @@ struct SourcePosition {
   uint64_t txn = 0;  // commit LSN of the transaction in progress, 0: none
   int64_t skip = 0;  // changes of `txn` handed out
   std::optional<SnapshotProgress> snapshot;
+  // A publication that lists its tables: the tables (OIDs) whose rows are handed out (their
+  // snapshot, or its part and their changes from the stream).
+  std::optional<std::set<uint32_t>> tables;
+  std::map<uint32_t, NewTable> fresh;  // by OID
 };
+
+Json ProgressJson(const std::optional<std::vector<std::string>>& after) {
+  return after ? Json(*after) : Json(nullptr);
+}
+
+Result<std::optional<std::vector<std::string>>> ParseAfter(const Json& j, const char* where) {
+  if (!j.contains("after") || !j["after"].is_array()) {
+    return std::optional<std::vector<std::string>>();
+  }
+  std::vector<std::string> after;
+  for (const Json& v : j["after"]) {
+    if (!v.is_string()) return Status::Invalid(where, ": snapshot.after holds a non-string");
+    after.push_back(v.get<std::string>());
+  }
+  return std::optional<std::vector<std::string>>(std::move(after));
+}
 
 std::string FormatPosition(const SourcePosition& p) {
   Json j = Json::object();
@@ -96,9 +109,29 @@ std::string FormatPosition(const SourcePosition& p) {
   if (p.snapshot) {
     Json s = Json::object();
     s["table"] = p.snapshot->table;
-    s["after"] = p.snapshot->after ? Json(*p.snapshot->after) : Json(nullptr);
+    s["after"] = ProgressJson(p.snapshot->after);
     s["rows"] = p.snapshot->rows;
     j["snapshot"] = std::move(s);
+  }
+  if (p.tables) {
+    Json tables = Json::array();
+    for (uint32_t oid : *p.tables) tables.push_back(static_cast<int64_t>(oid));
+    j["tables"] = std::move(tables);
+  }
+  if (!p.fresh.empty()) {
+    Json fresh = Json::array();
+    for (const auto& [oid, t] : p.fresh) {
+      Json e = Json::object();
+      e["oid"] = static_cast<int64_t>(oid);
+      e["table"] = t.table;
+      e["at"] = pgo::FormatLsn(t.at);
+      if (t.reading) {
+        e["after"] = ProgressJson(t.after);
+        e["rows"] = t.rows;
+      }
+      fresh.push_back(std::move(e));
+    }
+    j["new"] = std::move(fresh);
   }
   return ToCompactJson(j);
 }
@@ -120,15 +153,33 @@ Result<SourcePosition> ParsePosition(const std::string& text) {
     SnapshotProgress progress;
     FJORD_ASSIGN_OR_RAISE(progress.table, JsonGetString(s, "table", where));
     FJORD_ASSIGN_OR_RAISE(progress.rows, JsonGetInt(s, "rows", where));
-    if (s.contains("after") && s["after"].is_array()) {
-      std::vector<std::string> after;
-      for (const Json& v : s["after"]) {
-        if (!v.is_string()) return Status::Invalid(where, ": snapshot.after holds a non-string");
-        after.push_back(v.get<std::string>());
-      }
-      progress.after = std::move(after);
-    }
+    FJORD_ASSIGN_OR_RAISE(progress.after, ParseAfter(s, where));
     p.snapshot = std::move(progress);
+  }
+  if (j.contains("tables")) {
+    if (!j["tables"].is_array()) return Status::Invalid(where, ": tables is not an array");
+    std::set<uint32_t> tables;
+    for (const Json& v : j["tables"]) {
+      if (!v.is_number_integer()) return Status::Invalid(where, ": tables holds a non-integer");
+      tables.insert(static_cast<uint32_t>(v.get<int64_t>()));
+    }
+    p.tables = std::move(tables);
+  }
+  if (j.contains("new")) {
+    if (!j["new"].is_array()) return Status::Invalid(where, ": new is not an array");
+    for (const Json& e : j["new"]) {
+      NewTable t;
+      FJORD_ASSIGN_OR_RAISE(int64_t oid, JsonGetInt(e, "oid", where));
+      FJORD_ASSIGN_OR_RAISE(t.table, JsonGetString(e, "table", where));
+      FJORD_ASSIGN_OR_RAISE(std::string at, JsonGetString(e, "at", where));
+      FJORD_ASSIGN_OR_RAISE(t.at, pgo::ParseLsn(at));
+      t.reading = e.contains("rows");
+      if (t.reading) {
+        FJORD_ASSIGN_OR_RAISE(t.rows, JsonGetInt(e, "rows", where));
+        FJORD_ASSIGN_OR_RAISE(t.after, ParseAfter(e, where));
+      }
+      p.fresh[static_cast<uint32_t>(oid)] = std::move(t);
+    }
   }
   return p;
 }
@@ -142,7 +193,7 @@ struct Pending {
 class PostgresSource : public CdcSource {
  public:
   PostgresSource(PostgresSourceSpec spec, std::vector<std::regex> patterns)
-      : spec_(std::move(spec)), patterns_(std::move(patterns)) {
+      : spec_(std::move(spec)), patterns_(std::move(patterns)), where_(pg::Where(spec_)) {
     if (spec_.schemas.empty()) spec_.schemas.push_back("public");
   }
 
@@ -156,27 +207,35 @@ class PostgresSource : public CdcSource {
   int64_t idle_wait_ms() const override { return spec_.idle_wait_ms; }
 
  private:
-  std::string Where() const {
-    return "PostgreSQL " + spec_.host + ":" + std::to_string(spec_.port) + " database " +
-           spec_.database;
-  }
-  Result<PgConn> Connect(bool replication);
+  const std::string& Where() const { return where_; }
   Result<PgResult> Exec(PGconn* conn, const std::string& sql,
                         const std::vector<std::optional<std::string>>& params,
-                        ExecStatusType expect, const std::string& what);
+                        ExecStatusType expect, const std::string& what) {
+    return pg::Exec(conn, where_, sql, params, expect, what);
+  }
   bool Included(const std::string& schema, const std::string& table) const;
-  Status ResolveTables();
-  Status EnsurePublication();
+  // The included tables of a listing; two of the same name are refused.
+  Result<std::vector<pg::CatalogTable>> IncludedTables(
+      const std::vector<pg::CatalogTable>& listed) const;
+  Status AddToPublication(const pg::CatalogTable& t);
+  Status EnsurePublication(bool add_missing);
   Status EnsureSlot(bool create, std::string* snapshot_name);
+  Status BeginSnapshot(const std::string& snapshot_name);
   Status LoadColumnTypes(TableInfo* table);
-  Status LoadPrimaryKeys(uint32_t relid, TableInfo* table);
   Result<uint32_t> ValueOid(uint32_t oid, const std::string& where);
   Result<cdc::CdcRecord> MakeRecord(const TableInfo& table, cdc::ChangeKind kind,
                                     const pgo::Tuple& tuple, const pgo::Tuple* old_row,
                                     bool key_only);
-  Status OpenSnapshotTable();
+  // Opens the cursor of snap_list_[snap_index_]; false when the table is gone.
+  Result<bool> OpenSnapshotTable();
   Status FetchSnapshot(size_t rows);
+  Status ReadSnapshot(size_t max_records, const CdcCut& cut, std::vector<cdc::CdcRecord>* out);
   Status StartStreaming(uint64_t lsn);
+  // Looks for included tables not read yet (a publication that lists its tables); true when
+  // some were found and the temporary slot of their snapshot is being created.
+  Result<bool> CheckNewTables();
+  // The temporary slot of the new tables' snapshot: true once created and its snapshot imported.
+  Result<bool> PollNewTablesSlot();
   Status HandleMessage(const pgo::Message& m);
   Status SendStatus(bool reply_requested);
   // The confirmation of the last committed checkpoint, sent before the connection closes (Next
@@ -187,15 +246,29 @@ class PostgresSource : public CdcSource {
 
   PostgresSourceSpec spec_;
   std::vector<std::regex> patterns_;
+  std::string where_;
   PgConn sql_;
   PgConn repl_;
-  std::vector<std::pair<std::string, std::string>> tables_;  // included (schema, table), sorted
-  std::map<uint32_t, uint32_t> value_oids_;                  // resolved user types
-  uint64_t slot_confirmed_ = 0;                              // the slot's confirmed_flush_lsn
-  uint64_t bounded_end_ = 0;                                 // pg_current_wal_lsn() at Seek
+  std::map<uint32_t, uint32_t> value_oids_;  // resolved user types
+  uint64_t slot_confirmed_ = 0;              // the slot's confirmed_flush_lsn
+  uint64_t bounded_end_ = 0;                 // pg_current_wal_insert_lsn() at Seek
 
-  // The initial snapshot.
+  // The publication lists its tables (FOR TABLE): new tables are looked for in the catalog,
+  // added to it and read from a snapshot. Otherwise (FOR TABLES IN SCHEMA, FOR ALL TABLES) the
+  // stream holds every change of a new table from its CREATE on.
+  bool listed_ = false;
+  std::set<uint32_t> known_;            // listed_: the tables whose rows are handed out
+  std::map<uint32_t, NewTable> fresh_;  // tables found after the start, by OID
+  std::chrono::steady_clock::time_point last_check_{};
+  bool check_now_ = false;               // a change of an included table not known yet came
+  bool checked_ = false;                 // a check ran since Seek
+  PgConn temp_;                          // creating the temporary slot of a new tables' snapshot
+  std::vector<pg::CatalogTable> found_;  // the tables that snapshot is for
+
+  // A snapshot: the initial one, or (snap_new_) the one of new tables.
   bool snapshotting_ = false;
+  bool snap_new_ = false;
+  std::vector<SnapTable> snap_list_;
   size_t snap_index_ = 0;
   std::optional<SnapshotProgress> snap_;
   std::optional<TableInfo> snap_table_;
@@ -210,7 +283,7 @@ class PostgresSource : public CdcSource {
   uint64_t lsn_ = 0;        // see SourcePosition
   bool in_txn_ = false;
   uint64_t txn_lsn_ = 0;
-  int64_t txn_changes_ = 0;       // changes of the transaction handed out (or skipped as such)
+  int64_t txn_changes_ = 0;       // changes of the transaction handed out (or dropped as such)
   uint64_t resume_txn_ = 0;       // from Seek: the transaction whose first resume_skip_ changes
   int64_t resume_skip_ = 0;       // were handed out before
   int64_t skip_now_ = 0;          // changes still to skip in the current transaction
@@ -224,57 +297,6 @@ class PostgresSource : public CdcSource {
   std::chrono::steady_clock::time_point last_ping_{};
 };
 
-Result<PgConn> PostgresSource::Connect(bool replication) {
-  std::vector<std::pair<std::string, std::string>> kv = {
-      {"host", spec_.host},
-      {"port", std::to_string(spec_.port)},
-      {"dbname", spec_.database},
-      {"user", spec_.user},
-      {"application_name", "fjord " + spec_.slot_name},
-      {"connect_timeout", "10"},
-      // The value text depends on these (cdc/postgres_types.h); the walsender formats values
-      // with its own session's settings, so both connections set them.
-      {"options",
-       "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 "
-       "-c IntervalStyle=postgres"}};
-  if (!spec_.password.empty()) kv.emplace_back("password", spec_.password);
-  if (replication) kv.emplace_back("replication", "database");
-  std::vector<const char*> keys, values;
-  for (const auto& [k, v] : kv) {
-    keys.push_back(k.c_str());
-    values.push_back(v.c_str());
-  }
-  keys.push_back(nullptr);
-  values.push_back(nullptr);
-  PgConn conn(PQconnectdbParams(keys.data(), values.data(), 0));
-  if (conn == nullptr || PQstatus(conn.get()) != CONNECTION_OK) {
-    std::string msg = conn ? PQerrorMessage(conn.get()) : "out of memory";
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    return Status::IOError(Where(), ": cannot connect as user ", spec_.user,
-                           replication ? " (replication)" : "", ": ", msg);
-  }
-  // Server notices (e.g. CREATE PUBLICATION's) are not errors; libpq would print them.
-  PQsetNoticeProcessor(
-      conn.get(), [](void*, const char*) {}, nullptr);
-  return conn;
-}
-
-Result<PgResult> PostgresSource::Exec(PGconn* conn, const std::string& sql,
-                                      const std::vector<std::optional<std::string>>& params,
-                                      ExecStatusType expect, const std::string& what) {
-  std::vector<const char*> values;
-  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  PgResult res(params.empty() ? PQexec(conn, sql.c_str())
-                              : PQexecParams(conn, sql.c_str(), static_cast<int>(params.size()),
-                                             nullptr, values.data(), nullptr, nullptr, 0));
-  if (res == nullptr || PQresultStatus(res.get()) != expect) {
-    std::string msg = res ? PQresultErrorMessage(res.get()) : PQerrorMessage(conn);
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    return Status::IOError(Where(), ": ", what, " failed: ", msg);
-  }
-  return res;
-}
-
 bool PostgresSource::Included(const std::string& schema, const std::string& table) const {
   if (std::find(spec_.schemas.begin(), spec_.schemas.end(), schema) == spec_.schemas.end()) {
     return false;
@@ -287,75 +309,92 @@ bool PostgresSource::Included(const std::string& schema, const std::string& tabl
   return false;
 }
 
-Status PostgresSource::ResolveTables() {
-  FJORD_ASSIGN_OR_RAISE(PgResult res,
-                        Exec(sql_.get(),
-                             "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON "
-                             "n.oid = c.relnamespace WHERE c.relkind = 'r' ORDER BY 1, 2",
-                             {}, PGRES_TUPLES_OK, "listing the tables"));
-  tables_.clear();
+Result<std::vector<pg::CatalogTable>> PostgresSource::IncludedTables(
+    const std::vector<pg::CatalogTable>& listed) const {
+  std::vector<pg::CatalogTable> out;
   std::map<std::string, std::string> by_name;
-  for (int i = 0; i < PQntuples(res.get()); ++i) {
-    std::string schema = PQgetvalue(res.get(), i, 0), table = PQgetvalue(res.get(), i, 1);
-    if (!Included(schema, table)) continue;
+  for (const auto& t : listed) {
+    if (!Included(t.schema, t.name)) continue;
     // Records name the table without its schema, as Java's PostgresRecordParser does.
-    auto [it, fresh] = by_name.emplace(table, schema);
+    auto [it, fresh] = by_name.emplace(t.name, t.schema);
     if (!fresh) {
-      return Status::Invalid(Where(), ": tables ", QualifiedName(it->second, table), " and ",
-                             QualifiedName(schema, table),
+      return Status::Invalid(Where(), ": tables ", QualifiedName(it->second, t.name), " and ",
+                             QualifiedName(t.schema, t.name),
                              " are both included; change records name tables without their "
                              "schema, so include only one of them");
     }
-    tables_.emplace_back(schema, table);
+    out.push_back(t);
   }
-  // The snapshot reads them in this order and a position names the table it is in: byte order
-  // of "schema.table", whatever the database's collation.
-  std::sort(tables_.begin(), tables_.end(), [](const auto& x, const auto& y) {
-    return QualifiedName(x.first, x.second) < QualifiedName(y.first, y.second);
-  });
-  if (tables_.empty()) {
-    std::string schemas;
-    for (const auto& s : spec_.schemas) schemas += (schemas.empty() ? "" : ", ") + s;
-    return Status::NotFound(Where(), ": no table of schema(s) ", schemas,
-                            " matches the table patterns of the source");
-  }
-  return Status::OK();
+  return out;
 }
 
-Status PostgresSource::EnsurePublication() {
+Status PostgresSource::AddToPublication(const pg::CatalogTable& t) {
   const std::string& pub = spec_.publication_name;
-  FJORD_ASSIGN_OR_RAISE(PgResult res,
-                        Exec(sql_.get(), "SELECT 1 FROM pg_publication WHERE pubname = $1", {pub},
-                             PGRES_TUPLES_OK, "looking up publication " + pub));
-  if (PQntuples(res.get()) == 0) {
+  return Exec(sql_.get(),
+              "ALTER PUBLICATION " + QuoteIdent(pub) + " ADD TABLE " + QuoteIdent(t.schema) + "." +
+                  QuoteIdent(t.name),
+              {}, PGRES_COMMAND_OK,
+              "adding table " + QualifiedName(t.schema, t.name) + " to publication " + pub)
+      .status();
+}
+
+Status PostgresSource::EnsurePublication(bool add_missing) {
+  const std::string& pub = spec_.publication_name;
+  FJORD_ASSIGN_OR_RAISE(pg::PublicationInfo info, pg::ReadPublication(sql_.get(), Where(), pub));
+  if (!info.exists) {
     if (!spec_.create_publication) {
       return Status::NotFound(Where(), ": publication ", pub, " does not exist");
     }
     // Truncates are not published: Java Paimon's PostgreSQL CDC does not apply them either.
-    std::string sql = "CREATE PUBLICATION " + QuoteIdent(pub) + " FOR TABLE ";
-    for (size_t i = 0; i < tables_.size(); ++i) {
-      if (i > 0) sql += ", ";
-      sql += QuoteIdent(tables_[i].first) + "." + QuoteIdent(tables_[i].second);
+    const std::string with = " WITH (publish = 'insert, update, delete')";
+    bool created = false;
+    if (spec_.tables.empty() && PQserverVersion(sql_.get()) >= 150000) {
+      // Whole schemas: the server publishes tables created later itself. PostgreSQL 15 asks a
+      // superuser for it; otherwise the publication lists the tables.
+      std::string schemas;
+      for (const auto& s : spec_.schemas) schemas += (schemas.empty() ? "" : ", ") + QuoteIdent(s);
+      created =
+          Exec(sql_.get(),
+               "CREATE PUBLICATION " + QuoteIdent(pub) + " FOR TABLES IN SCHEMA " + schemas + with,
+               {}, PGRES_COMMAND_OK, "creating publication " + pub)
+              .ok();
     }
-    sql += " WITH (publish = 'insert, update, delete')";
-    FJORD_RETURN_NOT_OK(
-        Exec(sql_.get(), sql, {}, PGRES_COMMAND_OK, "creating publication " + pub).status());
-    return Status::OK();
+    if (!created) {
+      FJORD_ASSIGN_OR_RAISE(auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, pub));
+      FJORD_ASSIGN_OR_RAISE(auto included, IncludedTables(listed));
+      std::string sql = "CREATE PUBLICATION " + QuoteIdent(pub) + " FOR TABLE ";
+      for (size_t i = 0; i < included.size(); ++i) {
+        if (i > 0) sql += ", ";
+        sql += QuoteIdent(included[i].schema) + "." + QuoteIdent(included[i].name);
+      }
+      FJORD_RETURN_NOT_OK(
+          Exec(sql_.get(), sql + with, {}, PGRES_COMMAND_OK, "creating publication " + pub)
+              .status());
+    }
+    FJORD_ASSIGN_OR_RAISE(info, pg::ReadPublication(sql_.get(), Where(), pub));
   }
-  FJORD_ASSIGN_OR_RAISE(
-      PgResult tables,
-      Exec(sql_.get(), "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1",
-           {pub}, PGRES_TUPLES_OK, "listing the tables of publication " + pub));
-  std::set<std::pair<std::string, std::string>> published;
-  for (int i = 0; i < PQntuples(tables.get()); ++i) {
-    published.emplace(PQgetvalue(tables.get(), i, 0), PQgetvalue(tables.get(), i, 1));
+  listed_ = !info.all_tables;
+  if (listed_) {
+    bool all_schemas = true;
+    for (const auto& s : spec_.schemas) {
+      all_schemas = all_schemas &&
+                    std::find(info.schemas.begin(), info.schemas.end(), s) != info.schemas.end();
+    }
+    listed_ = !all_schemas;
   }
-  for (const auto& t : tables_) {
-    if (published.count(t) == 0) {
-      return Status::Invalid(Where(), ": table ", QualifiedName(t.first, t.second),
+  if (!listed_) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, pub));
+  FJORD_ASSIGN_OR_RAISE(auto included, IncludedTables(listed));
+  for (const auto& t : included) {
+    if (t.published) continue;
+    if (!spec_.create_publication) {
+      return Status::Invalid(Where(), ": table ", QualifiedName(t.schema, t.name),
                              " is not in publication ", pub, " (ALTER PUBLICATION ", pub,
-                             " ADD TABLE ", QualifiedName(t.first, t.second), ")");
+                             " ADD TABLE ", QualifiedName(t.schema, t.name), ")");
     }
+    // At a fresh start the snapshot taken after this reads the table; when streaming, the
+    // check for new tables adds it and reads it from its own snapshot.
+    if (add_missing) FJORD_RETURN_NOT_OK(AddToPublication(t));
   }
   return Status::OK();
 }
@@ -397,45 +436,22 @@ Result<uint32_t> PostgresSource::ValueOid(uint32_t oid, const std::string& where
   if (cdc::PostgresTypeName(oid) != nullptr) return oid;
   auto it = value_oids_.find(oid);
   if (it != value_oids_.end()) return it->second;
-  FJORD_ASSIGN_OR_RAISE(
-      PgResult res,
-      Exec(sql_.get(),
-           "SELECT typtype, typbasetype, format_type(oid, NULL) FROM pg_type WHERE oid = $1",
-           {std::to_string(oid)}, PGRES_TUPLES_OK, "looking up type " + std::to_string(oid)));
-  if (PQntuples(res.get()) != 1) {
-    return Status::NotFound(Where(), ": ", where, " has unknown type ", oid);
-  }
-  std::string kind = PQgetvalue(res.get(), 0, 0);
+  FJORD_ASSIGN_OR_RAISE(std::optional<pg::CatalogType> type,
+                        pg::ReadType(sql_.get(), Where(), oid));
+  if (!type) return Status::NotFound(Where(), ": ", where, " has unknown type ", oid);
   uint32_t resolved = 0;
-  if (kind == "e") {
+  if (type->kind == "e") {
     resolved = cdc::pg_oid::kText;  // enums are strings, as in Java
-  } else if (kind == "d") {
-    FJORD_ASSIGN_OR_RAISE(
-        resolved, ValueOid(static_cast<uint32_t>(std::stoul(PQgetvalue(res.get(), 0, 1))), where));
+  } else if (type->kind == "d") {
+    FJORD_ASSIGN_OR_RAISE(resolved, ValueOid(type->base_oid, where));
   } else if (spec_.type_mapping.Has(cdc::TypeMappingMode::kToString)) {
     resolved = oid;  // STRING, the text as PostgreSQL writes it
   } else {
-    return Status::NotImplemented(Where(), ": ", where, " has type ", PQgetvalue(res.get(), 0, 2),
+    return Status::NotImplemented(Where(), ": ", where, " has type ", type->name,
                                   ", which Java Paimon's PostgreSQL CDC does not support");
   }
   value_oids_[oid] = resolved;
   return resolved;
-}
-
-Status PostgresSource::LoadPrimaryKeys(uint32_t relid, TableInfo* table) {
-  FJORD_ASSIGN_OR_RAISE(
-      PgResult res,
-      Exec(sql_.get(),
-           "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND "
-           "a.attnum = ANY (i.indkey) WHERE i.indrelid = $1 AND i.indisprimary "
-           "ORDER BY array_position(i.indkey::int2[], a.attnum)",
-           {std::to_string(relid)}, PGRES_TUPLES_OK,
-           "reading the primary key of " + QualifiedName(table->schema, table->name)));
-  table->primary_keys.clear();
-  for (int i = 0; i < PQntuples(res.get()); ++i) {
-    table->primary_keys.push_back(PQgetvalue(res.get(), i, 0));
-  }
-  return Status::OK();
 }
 
 Status PostgresSource::LoadColumnTypes(TableInfo* table) {
@@ -492,16 +508,41 @@ Result<cdc::CdcRecord> PostgresSource::MakeRecord(const TableInfo& table, cdc::C
   return r;
 }
 
+Status PostgresSource::BeginSnapshot(const std::string& snapshot_name) {
+  FJORD_RETURN_NOT_OK(Exec(sql_.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {},
+                           PGRES_COMMAND_OK, "starting the snapshot transaction")
+                          .status());
+  if (!snapshot_name.empty()) {
+    FJORD_RETURN_NOT_OK(Exec(sql_.get(), "SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot_name),
+                             {}, PGRES_COMMAND_OK, "importing the slot's snapshot")
+                            .status());
+  }
+  snapshotting_ = true;
+  snap_index_ = 0;
+  snap_.reset();
+  snap_rows_.clear();
+  snap_table_.reset();
+  cursor_open_ = false;
+  return Status::OK();
+}
+
 Status PostgresSource::Seek(const std::string& position) {
+  temp_.reset();
   repl_.reset();
   sql_.reset();
-  snapshotting_ = streaming_ = false;
+  snapshotting_ = streaming_ = snap_new_ = false;
+  snap_list_.clear();
   snap_rows_.clear();
   snap_table_.reset();
   cursor_open_ = false;
   held_.reset();
   decoded_.clear();
   relations_.clear();
+  known_.clear();
+  fresh_.clear();
+  found_.clear();
+  check_now_ = checked_ = false;
+  last_check_ = {};
   in_txn_ = false;
   skip_txn_ = false;
   skip_now_ = 0;
@@ -511,8 +552,8 @@ Status PostgresSource::Seek(const std::string& position) {
     FJORD_ASSIGN_OR_RAISE(pos, ParsePosition(position));
   }
 
-  FJORD_ASSIGN_OR_RAISE(sql_, Connect(false));
-  FJORD_ASSIGN_OR_RAISE(repl_, Connect(true));
+  FJORD_ASSIGN_OR_RAISE(sql_, pg::Connect(spec_, false));
+  FJORD_ASSIGN_OR_RAISE(repl_, pg::Connect(spec_, true));
   FJORD_RETURN_NOT_OK(
       Exec(repl_.get(), "IDENTIFY_SYSTEM", {}, PGRES_TUPLES_OK, "IDENTIFY_SYSTEM").status());
   // The insert position, not pg_current_wal_lsn() (the write position): with asynchronous
@@ -520,8 +561,18 @@ Status PostgresSource::Seek(const std::string& position) {
   FJORD_ASSIGN_OR_RAISE(PgResult wal, Exec(sql_.get(), "SELECT pg_current_wal_insert_lsn()", {},
                                            PGRES_TUPLES_OK, "reading the WAL end"));
   FJORD_ASSIGN_OR_RAISE(bounded_end_, pgo::ParseLsn(PQgetvalue(wal.get(), 0, 0)));
-  FJORD_RETURN_NOT_OK(ResolveTables());
-  FJORD_RETURN_NOT_OK(EnsurePublication());
+  {
+    FJORD_ASSIGN_OR_RAISE(
+        auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, spec_.publication_name));
+    FJORD_ASSIGN_OR_RAISE(auto included, IncludedTables(listed));
+    if (included.empty()) {
+      std::string schemas;
+      for (const auto& s : spec_.schemas) schemas += (schemas.empty() ? "" : ", ") + s;
+      return Status::NotFound(Where(), ": no table of schema(s) ", schemas,
+                              " matches the table patterns of the source");
+    }
+  }
+  FJORD_RETURN_NOT_OK(EnsurePublication(/*add_missing=*/position.empty()));
 
   lsn_ = pos.lsn;
   resume_txn_ = pos.txn;
@@ -532,27 +583,28 @@ Status PostgresSource::Seek(const std::string& position) {
     // Without the slot's exported snapshot (a resumed snapshot, or a slot that existed) the
     // rows are read in a newer snapshot; the stream then replays the changes since the slot's
     // confirmed position over them, which ends in the same rows for primary-key tables.
-    FJORD_RETURN_NOT_OK(Exec(sql_.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {},
-                             PGRES_COMMAND_OK, "starting the snapshot transaction")
-                            .status());
-    if (!snapshot_name.empty()) {
-      FJORD_RETURN_NOT_OK(Exec(sql_.get(),
-                               "SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot_name), {},
-                               PGRES_COMMAND_OK, "importing the slot's snapshot")
-                              .status());
+    FJORD_RETURN_NOT_OK(BeginSnapshot(snapshot_name));
+    // The tables as the snapshot sees them: a table created before the slot's consistent point
+    // is read here, a later one comes from the stream (or the check for new tables).
+    FJORD_ASSIGN_OR_RAISE(
+        auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, spec_.publication_name));
+    FJORD_ASSIGN_OR_RAISE(auto included, IncludedTables(listed));
+    for (const auto& t : included) {
+      if (!t.published) continue;
+      // A resumed snapshot reads only the tables of the first start; others are new tables.
+      if (listed_ && pos.tables && pos.tables->count(t.oid) == 0) continue;
+      snap_list_.push_back({t.oid, t.schema, t.name});
+      if (listed_) known_.insert(t.oid);
     }
-    snapshotting_ = true;
-    snap_index_ = 0;
-    snap_.reset();
     if (pos.snapshot) {
       // Tables are read in (schema, table) order: resume at the table the position names.
-      while (snap_index_ < tables_.size() &&
-             QualifiedName(tables_[snap_index_].first, tables_[snap_index_].second) <
+      while (snap_index_ < snap_list_.size() &&
+             QualifiedName(snap_list_[snap_index_].schema, snap_list_[snap_index_].name) <
                  pos.snapshot->table) {
         ++snap_index_;
       }
-      if (snap_index_ < tables_.size() &&
-          QualifiedName(tables_[snap_index_].first, tables_[snap_index_].second) ==
+      if (snap_index_ < snap_list_.size() &&
+          QualifiedName(snap_list_[snap_index_].schema, snap_list_[snap_index_].name) ==
               pos.snapshot->table) {
         snap_ = pos.snapshot;
       }
@@ -565,47 +617,80 @@ Status PostgresSource::Seek(const std::string& position) {
                            pgo::FormatLsn(slot_confirmed_), ", beyond the position ",
                            pgo::FormatLsn(pos.lsn), ": the changes in between are gone");
   }
-  return StartStreaming(pos.lsn);
+  if (listed_) {
+    if (pos.tables) {
+      known_ = *pos.tables;
+    } else {
+      // A position of an older version: the published tables are taken as read.
+      FJORD_ASSIGN_OR_RAISE(
+          auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, spec_.publication_name));
+      for (const auto& t : listed) {
+        if (t.published && Included(t.schema, t.name)) known_.insert(t.oid);
+      }
+    }
+    fresh_ = pos.fresh;
+  }
+  FJORD_RETURN_NOT_OK(StartStreaming(pos.lsn));
+  // New tables whose snapshot was not wholly handed out: the rest is read in a new snapshot
+  // (the one at `at` died with the connection); their changes from `at` on are replayed over it.
+  for (const auto& [oid, t] : fresh_) {
+    if (!t.reading) continue;
+    if (!snapshotting_) FJORD_RETURN_NOT_OK(BeginSnapshot(""));
+    snap_new_ = true;
+    snap_list_.push_back({oid, "", t.table});
+  }
+  return Status::OK();
 }
 
-Status PostgresSource::OpenSnapshotTable() {
-  const auto& [schema, name] = tables_[snap_index_];
-  std::string qualified = QualifiedName(schema, name);
-  FJORD_ASSIGN_OR_RAISE(
-      PgResult cols,
-      Exec(sql_.get(),
-           "SELECT c.oid, a.attname, a.atttypid, a.atttypmod, format_type(a.atttypid, "
-           "a.atttypmod) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN "
-           "pg_attribute a ON a.attrelid = c.oid WHERE n.nspname = $1 AND c.relname = $2 AND "
-           "a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum",
-           {schema, name}, PGRES_TUPLES_OK, "reading the columns of " + qualified));
-  if (PQntuples(cols.get()) == 0) {
+Result<bool> PostgresSource::OpenSnapshotTable() {
+  const SnapTable& st = snap_list_[snap_index_];
+  std::string qualified =
+      st.schema.empty() ? st.name : QualifiedName(st.schema, st.name);  // new: as found
+  FJORD_ASSIGN_OR_RAISE(auto cols, pg::ReadColumns(sql_.get(), Where(), st.oid, qualified));
+  if (cols.empty()) {
+    if (snap_new_) return false;  // dropped since it was found
     return Status::NotFound(Where(), ": table ", qualified, " has disappeared");
   }
   TableInfo t;
-  t.schema = schema;
-  t.name = name;
   t.included = true;
-  uint32_t relid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), 0, 0)));
-  for (int i = 0; i < PQntuples(cols.get()); ++i) {
+  {
+    // Its name now (a new table may have been renamed since it was found).
+    FJORD_ASSIGN_OR_RAISE(
+        PgResult name,
+        Exec(sql_.get(),
+             "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n "
+             "ON n.oid = c.relnamespace WHERE c.oid = $1",
+             {std::to_string(st.oid)}, PGRES_TUPLES_OK, "reading the name of " + qualified));
+    if (PQntuples(name.get()) != 1)
+      return snap_new_ ? Result<bool>(false)
+                       : Status::NotFound(Where(), ": table ", qualified, " has disappeared");
+    t.schema = PQgetvalue(name.get(), 0, 0);
+    t.name = PQgetvalue(name.get(), 0, 1);
+  }
+  qualified = QualifiedName(t.schema, t.name);
+  for (const auto& cc : cols) {
     Column c;
-    c.name = PQgetvalue(cols.get(), i, 1);
-    c.oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 2)));
-    c.typmod = std::stoi(PQgetvalue(cols.get(), i, 3));
-    c.sql_type = PQgetvalue(cols.get(), i, 4);
+    c.name = cc.name;
+    c.oid = cc.oid;
+    c.typmod = cc.typmod;
+    c.sql_type = cc.sql_type;
     t.columns.push_back(std::move(c));
   }
-  FJORD_RETURN_NOT_OK(LoadPrimaryKeys(relid, &t));
+  FJORD_ASSIGN_OR_RAISE(t.primary_keys, pg::ReadPrimaryKey(sql_.get(), Where(), st.oid, qualified));
   for (Column& c : t.columns) {
     c.key = std::find(t.primary_keys.begin(), t.primary_keys.end(), c.name) != t.primary_keys.end();
   }
   FJORD_RETURN_NOT_OK(LoadColumnTypes(&t));
+  if (snap_new_) {
+    const NewTable& n = fresh_[st.oid];
+    snap_ = SnapshotProgress{qualified, n.after, n.rows};
+  }
 
   std::string sql = "DECLARE fjord_snapshot NO SCROLL CURSOR FOR SELECT ";
   for (size_t i = 0; i < t.columns.size(); ++i) {
     sql += (i > 0 ? ", " : "") + QuoteIdent(t.columns[i].name);
   }
-  sql += " FROM " + QuoteIdent(schema) + "." + QuoteIdent(name);
+  sql += " FROM " + QuoteIdent(t.schema) + "." + QuoteIdent(t.name);
   std::vector<std::optional<std::string>> params;
   if (!t.primary_keys.empty()) {
     std::string keys;
@@ -639,7 +724,162 @@ Status PostgresSource::OpenSnapshotTable() {
   snap_table_ = std::move(t);
   cursor_open_ = true;
   snap_table_done_ = false;
+  return true;
+}
+
+Status PostgresSource::ReadSnapshot(size_t max_records, const CdcCut& cut,
+                                    std::vector<cdc::CdcRecord>* out) {
+  while (snapshotting_ && out->size() < max_records) {
+    if (snap_rows_.empty()) {
+      if (!cursor_open_) {
+        if (snap_index_ >= snap_list_.size()) {
+          FJORD_RETURN_NOT_OK(
+              Exec(sql_.get(), "COMMIT", {}, PGRES_COMMAND_OK, "ending the snapshot transaction")
+                  .status());
+          snapshotting_ = false;
+          snap_.reset();
+          if (!snap_new_) FJORD_RETURN_NOT_OK(StartStreaming(0));
+          snap_new_ = false;
+          snap_list_.clear();
+          break;
+        }
+        FJORD_ASSIGN_OR_RAISE(bool opened, OpenSnapshotTable());
+        if (!opened) {
+          fresh_[snap_list_[snap_index_].oid].reading = false;
+          ++snap_index_;
+          snap_.reset();
+          continue;
+        }
+      }
+      if (!snap_table_done_) {
+        FJORD_RETURN_NOT_OK(FetchSnapshot(static_cast<size_t>(std::max<int64_t>(
+            1, std::min<int64_t>(spec_.snapshot_fetch_rows, static_cast<int64_t>(max_records))))));
+      }
+      if (snap_table_done_ && snap_rows_.empty()) {
+        FJORD_RETURN_NOT_OK(Exec(sql_.get(), "CLOSE fjord_snapshot", {}, PGRES_COMMAND_OK,
+                                 "closing the snapshot cursor")
+                                .status());
+        cursor_open_ = false;
+        if (snap_new_) {
+          NewTable& n = fresh_[snap_list_[snap_index_].oid];
+          n.reading = false;
+          n.after.reset();
+          n.rows = 0;
+        }
+        ++snap_index_;
+        snap_.reset();
+        if (!snap_new_ && snap_index_ < snap_list_.size()) {
+          snap_ = SnapshotProgress{
+              QualifiedName(snap_list_[snap_index_].schema, snap_list_[snap_index_].name),
+              std::nullopt, 0};
+        }
+        continue;
+      }
+    }
+    held_ = Pending{std::move(snap_rows_.front().records), {}};
+    std::vector<std::string> key = std::move(snap_rows_.front().key);
+    if (!HandOut(cut, out)) {
+      snap_rows_.front().records = std::move(held_->records);
+      snap_rows_.front().key = std::move(key);
+      held_.reset();
+      return Status::OK();
+    }
+    snap_rows_.pop_front();
+    ++snap_->rows;
+    if (!snap_table_->primary_keys.empty()) snap_->after = std::move(key);
+    if (snap_new_) {
+      NewTable& n = fresh_[snap_list_[snap_index_].oid];
+      n.rows = snap_->rows;
+      n.after = snap_->after;
+    }
+  }
   return Status::OK();
+}
+
+Result<bool> PostgresSource::CheckNewTables() {
+  last_check_ = std::chrono::steady_clock::now();
+  check_now_ = false;
+  checked_ = true;
+  const std::string& pub = spec_.publication_name;
+  FJORD_ASSIGN_OR_RAISE(auto listed, pg::ListTables(sql_.get(), Where(), spec_.schemas, pub));
+  std::set<uint32_t> still;  // known tables still included and published
+  std::map<std::string, std::string> names;
+  std::vector<pg::CatalogTable> candidates;
+  for (const auto& t : listed) {
+    if (!Included(t.schema, t.name)) continue;
+    if (known_.count(t.oid) != 0 && t.published) {
+      still.insert(t.oid);
+      names.emplace(t.name, t.schema);
+    } else if (known_.count(t.oid) == 0) {
+      candidates.push_back(t);
+    }
+  }
+  // A table dropped, renamed out of the patterns or taken out of the publication is forgotten:
+  // should it come back, it is read again from a snapshot.
+  known_ = std::move(still);
+  found_.clear();
+  for (const auto& t : candidates) {
+    auto [it, fresh] = names.emplace(t.name, t.schema);
+    if (!fresh) {
+      return Status::Invalid(Where(), ": tables ", QualifiedName(it->second, t.name), " and ",
+                             QualifiedName(t.schema, t.name),
+                             " are both included; change records name tables without their "
+                             "schema, so include only one of them");
+    }
+    if (!t.published) {
+      // Not ours to change: its changes stay unread until someone adds it.
+      if (!spec_.create_publication) continue;
+      FJORD_RETURN_NOT_OK(AddToPublication(t));
+    }
+    found_.push_back(t);
+  }
+  if (found_.empty()) return false;
+  // The snapshot of the new tables comes from a temporary slot: it holds exactly the
+  // transactions that commit before the slot's consistent point, and the main stream holds the
+  // later ones (the ALTER PUBLICATION above committed before it). Creating a slot waits for the
+  // transactions running now; the stream waits meanwhile.
+  FJORD_ASSIGN_OR_RAISE(temp_, pg::Connect(spec_, true));
+  // Unique: the session of a killed process may still hold its temporary slot for a while.
+  static std::atomic<uint32_t> counter{0};
+  std::string name = spec_.slot_name.substr(0, 40) + "_new_" + std::to_string(getpid()) + "_" +
+                     std::to_string(++counter);
+  std::string sql = "CREATE_REPLICATION_SLOT " + QuoteIdent(name) +
+                    " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')";
+  if (PQsendQuery(temp_.get(), sql.c_str()) != 1) {
+    return Status::IOError(Where(), ": creating temporary replication slot ", name,
+                           " failed: ", PQerrorMessage(temp_.get()));
+  }
+  return true;
+}
+
+Result<bool> PostgresSource::PollNewTablesSlot() {
+  PGconn* conn = temp_.get();
+  pollfd fd{PQsocket(conn), POLLIN, 0};
+  poll(&fd, 1, static_cast<int>(spec_.idle_wait_ms));
+  if (PQconsumeInput(conn) == 0) {
+    return Status::IOError(Where(),
+                           ": creating the temporary slot of new tables: ", PQerrorMessage(conn));
+  }
+  if (PQisBusy(conn)) return false;
+  PgResult res(PQgetResult(conn));
+  while (PGresult* extra = PQgetResult(conn)) PQclear(extra);
+  if (res == nullptr || PQresultStatus(res.get()) != PGRES_TUPLES_OK) {
+    std::string msg = res ? PQresultErrorMessage(res.get()) : PQerrorMessage(conn);
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    return Status::IOError(Where(), ": creating the temporary slot of new tables failed: ", msg);
+  }
+  FJORD_ASSIGN_OR_RAISE(uint64_t at, pgo::ParseLsn(PQgetvalue(res.get(), 0, 1)));
+  std::string snapshot_name = PQgetvalue(res.get(), 0, 2);
+  FJORD_RETURN_NOT_OK(BeginSnapshot(snapshot_name));
+  temp_.reset();  // the snapshot lives on in our transaction; the slot goes with its session
+  snap_new_ = true;
+  for (const auto& t : found_) {
+    known_.insert(t.oid);
+    fresh_[t.oid] = NewTable{QualifiedName(t.schema, t.name), at, true, std::nullopt, 0};
+    snap_list_.push_back({t.oid, t.schema, t.name});
+  }
+  found_.clear();
+  return true;
 }
 
 Status PostgresSource::FetchSnapshot(size_t rows) {
@@ -755,8 +995,22 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
         t.columns.push_back(std::move(c));
       }
       if (t.included) {
-        FJORD_RETURN_NOT_OK(LoadPrimaryKeys(m.relation_id, &t));
+        std::string qualified = QualifiedName(t.schema, t.name);
+        FJORD_ASSIGN_OR_RAISE(t.primary_keys,
+                              pg::ReadPrimaryKey(sql_.get(), Where(), m.relation_id, qualified));
         FJORD_RETURN_NOT_OK(LoadColumnTypes(&t));
+        if (!listed_ && spec_.schemas.size() > 1 && relations_.count(m.relation_id) == 0) {
+          // A new table of the stream: records name tables without their schema.
+          FJORD_ASSIGN_OR_RAISE(
+              auto same, pg::SameNamedTables(sql_.get(), Where(), spec_.schemas, t.schema, t.name));
+          for (const std::string& other : same) {
+            if (Included(other.substr(0, other.size() - t.name.size() - 1), t.name)) {
+              return Status::Invalid(Where(), ": tables ", other, " and ", qualified,
+                                     " are both included; change records name tables without "
+                                     "their schema, so include only one of them");
+            }
+          }
+        }
       }
       relations_[m.relation_id] = std::move(t);
       return Status::OK();
@@ -774,6 +1028,18 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
       if (skip_txn_ || skip_now_ > 0) {
         if (skip_now_ > 0) --skip_now_;
         ++txn_changes_;
+        return Status::OK();
+      }
+      if (listed_ && known_.count(m.relation_id) == 0) {
+        // Published but not found yet (someone added it to the publication): its rows, these
+        // changes among them, come from its snapshot once the check finds it.
+        check_now_ = true;
+        ++txn_changes_;
+        return Status::OK();
+      }
+      if (auto fresh = fresh_.find(m.relation_id);
+          fresh != fresh_.end() && txn_lsn_ < fresh->second.at) {
+        ++txn_changes_;  // committed before its snapshot: the snapshot holds it
         return Status::OK();
       }
       Pending p;
@@ -831,58 +1097,18 @@ Status PostgresSource::Next(bool bounded, size_t max_records, const CdcCut& cut,
     return Status::Invalid(Where(), ": Next before Seek");
   }
   max_records = std::max<size_t>(max_records, 1);
-  while (snapshotting_ && out->size() < max_records) {
-    if (snap_rows_.empty()) {
-      if (!cursor_open_) {
-        if (snap_index_ >= tables_.size()) {
-          FJORD_RETURN_NOT_OK(
-              Exec(sql_.get(), "COMMIT", {}, PGRES_COMMAND_OK, "ending the snapshot transaction")
-                  .status());
-          snapshotting_ = false;
-          snap_.reset();
-          FJORD_RETURN_NOT_OK(StartStreaming(0));
-          break;
-        }
-        FJORD_RETURN_NOT_OK(OpenSnapshotTable());
-      }
-      if (!snap_table_done_) {
-        FJORD_RETURN_NOT_OK(FetchSnapshot(static_cast<size_t>(std::max<int64_t>(
-            1, std::min<int64_t>(spec_.snapshot_fetch_rows, static_cast<int64_t>(max_records))))));
-      }
-      if (snap_table_done_ && snap_rows_.empty()) {
-        FJORD_RETURN_NOT_OK(Exec(sql_.get(), "CLOSE fjord_snapshot", {}, PGRES_COMMAND_OK,
-                                 "closing the snapshot cursor")
-                                .status());
-        cursor_open_ = false;
-        ++snap_index_;
-        snap_.reset();
-        if (snap_index_ < tables_.size()) {
-          snap_ = SnapshotProgress{
-              QualifiedName(tables_[snap_index_].first, tables_[snap_index_].second), std::nullopt,
-              0};
-        }
-        continue;
-      }
-    }
-    held_ = Pending{std::move(snap_rows_.front().records), {}};
-    std::vector<std::string> key = std::move(snap_rows_.front().key);
-    if (!HandOut(cut, out)) {
-      snap_rows_.front().records = std::move(held_->records);
-      snap_rows_.front().key = std::move(key);
-      held_.reset();
-      return Status::OK();
-    }
-    snap_rows_.pop_front();
-    ++snap_->rows;
-    if (!snap_table_->primary_keys.empty()) snap_->after = std::move(key);
-  }
-  if (!streaming_) return Status::OK();
-
   auto now = std::chrono::steady_clock::now();
-  if (confirm_target_.load() > confirm_sent_ ||
-      now - last_status_ >= std::chrono::milliseconds(spec_.status_interval_ms)) {
+  if (streaming_ && (confirm_target_.load() > confirm_sent_ ||
+                     now - last_status_ >= std::chrono::milliseconds(spec_.status_interval_ms))) {
     FJORD_RETURN_NOT_OK(SendStatus(false));
   }
+  if (temp_) {
+    FJORD_ASSIGN_OR_RAISE(bool ready, PollNewTablesSlot());
+    if (!ready) return Status::OK();
+  }
+  FJORD_RETURN_NOT_OK(ReadSnapshot(max_records, cut, out));
+  if (!streaming_ || snapshotting_) return Status::OK();
+
   bool waited = false;
   while (out->size() < max_records) {
     if (held_) {
@@ -894,6 +1120,19 @@ Status PostgresSource::Next(bool bounded, size_t max_records, const CdcCut& cut,
       held_ = std::move(decoded_.front());
       decoded_.erase(decoded_.begin());
       continue;
+    }
+    if (!in_txn_) {
+      // Between transactions: new tables' entries end once the stream is past their snapshot;
+      // new tables are looked for.
+      for (auto it = fresh_.begin(); it != fresh_.end();) {
+        it = !it->second.reading && it->second.at <= lsn_ ? fresh_.erase(it) : std::next(it);
+      }
+      if (listed_ && (check_now_ || !checked_ ||
+                      std::chrono::steady_clock::now() - last_check_ >=
+                          std::chrono::milliseconds(spec_.discovery_interval_ms))) {
+        FJORD_ASSIGN_OR_RAISE(bool found, CheckNewTables());
+        if (found) return Status::OK();
+      }
     }
     char* buf = nullptr;
     int n = PQgetCopyData(repl_.get(), &buf, 1);
@@ -948,7 +1187,10 @@ Status PostgresSource::Next(bool bounded, size_t max_records, const CdcCut& cut,
     }
     FJORD_RETURN_NOT_OK(HandleMessage(*m));
   }
-  if (bounded && !in_txn_ && !held_ && decoded_.empty() && lsn_ >= bounded_end_) *end = true;
+  if (bounded && !in_txn_ && !held_ && decoded_.empty() && lsn_ >= bounded_end_ && !temp_ &&
+      (!listed_ || checked_)) {
+    *end = true;
+  }
   return Status::OK();
 }
 
@@ -959,11 +1201,16 @@ std::string PostgresSource::Position() const {
     p.txn = txn_lsn_;
     p.skip = txn_changes_;
   }
-  if (snapshotting_) p.snapshot = snap_;
-  if (snapshotting_ && !p.snapshot && snap_index_ < tables_.size()) {
-    p.snapshot = SnapshotProgress{
-        QualifiedName(tables_[snap_index_].first, tables_[snap_index_].second), std::nullopt, 0};
+  if (snapshotting_ && !snap_new_) {
+    p.snapshot = snap_;
+    if (!p.snapshot && snap_index_ < snap_list_.size()) {
+      p.snapshot = SnapshotProgress{
+          QualifiedName(snap_list_[snap_index_].schema, snap_list_[snap_index_].name), std::nullopt,
+          0};
+    }
   }
+  if (listed_) p.tables = known_;
+  p.fresh = fresh_;
   return FormatPosition(p);
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <thread>
 
 #include "fjord/testing/postgres_server.h"
@@ -462,9 +463,10 @@ TEST_F(PostgresSourceTest, ClearErrors) {
                 IsError(StatusCode::kNotFound, "replication slot " + spec.slot_name));
   }
   {
-    // A publication someone made that lacks an included table.
+    // A publication someone made (not ours to change) that lacks an included table.
     PostgresSourceSpec other = spec;
     other.publication_name = "only_t";
+    other.create_publication = false;
     Sql("CREATE PUBLICATION only_t FOR TABLE t");
     ASSERT_OK_AND_ASSIGN(auto source, MakePostgresSource(other));
     EXPECT_THAT(source->Seek(""), IsError(StatusCode::kInvalid,
@@ -555,6 +557,212 @@ TEST_F(PostgresSourceTest, FreshStartWithAnExistingSlotSnapshotsThenReplaysTheSl
   EXPECT_THAT(
       Show(Read(source.get(), 4)),
       ::testing::ElementsAre("+I t id=1 v=a2", "+I t id=2 v=b", "+I t id=2 v=b", "+I t id=1 v=a2"));
+}
+
+// The rows a stream of records leaves in a primary-key table: "table key" -> "+I ..." record.
+using TableState = std::map<std::string, std::string>;
+
+void Apply(const std::vector<CdcRecord>& records, TableState* state) {
+  for (const auto& r : records) {
+    std::string key = r.table.value_or("?");
+    for (const auto& k : r.primary_keys) {
+      const cdc::CdcColumn* c = r.Find(k);
+      key += " " + k + "=" + (c && c->value ? *c->value : "NULL");
+    }
+    if (r.kind == cdc::ChangeKind::kDelete) {
+      state->erase(key);
+    } else {
+      (*state)[key] = Show(r);
+    }
+  }
+}
+
+class PostgresNewTableTest : public PostgresSourceTest {
+ protected:
+  // What PostgreSQL holds of table `t` (columns id, v), as +I records.
+  TableState Holds(const std::string& t) {
+    TableState out;
+    auto rows = server_->Query(db_, "SELECT id, v FROM " + t + " ORDER BY id");
+    EXPECT_TRUE(rows.ok());
+    if (!rows.ok()) return out;
+    for (const auto& row : *rows) {
+      out[t + " id=" + row[0]] = "+I " + t + " id=" + row[0] + " v=" + row[1];
+    }
+    return out;
+  }
+  static TableState Only(const TableState& s, const std::string& t) {
+    TableState out;
+    for (const auto& [k, v] : s) {
+      if (k.rfind(t + " ", 0) == 0) out[k] = v;
+    }
+    return out;
+  }
+};
+
+TEST_F(PostgresNewTableTest, WholeSchemasPublishNewTablesFromTheirCreate) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY, v text)");
+  auto source = Open(Spec(), "");
+  ASSERT_NE(source, nullptr);
+  EXPECT_TRUE(Drain(source.get(), 300).empty());
+  // No `tables`: the publication is FOR TABLES IN SCHEMA, the position lists no tables.
+  EXPECT_EQ(One("SELECT count(*) FROM pg_publication_namespace p JOIN pg_publication b ON "
+                "b.oid = p.pnpubid WHERE b.pubname = 'pub_" +
+                db_ + "'"),
+            "1");
+  EXPECT_EQ(source->Position().find("tables"), std::string::npos) << source->Position();
+  // Rows written in the CREATE's own transaction and right after it: all in the stream.
+  Sql("CREATE TABLE n (id int PRIMARY KEY, v text); INSERT INTO n VALUES (1, 'a'), (2, 'b')");
+  Sql("INSERT INTO n VALUES (3, 'c'); UPDATE n SET v = 'a2' WHERE id = 1;"
+      "DELETE FROM n WHERE id = 2; INSERT INTO a VALUES (1, 'x')");
+  std::vector<CdcRecord> first = Read(source.get(), 3, 1);
+  std::string mid = source->Position();
+  std::vector<CdcRecord> rest = Read(source.get(), 3);
+  EXPECT_THAT(Show(first),
+              ::testing::ElementsAre("+I n id=1 v=a", "+I n id=2 v=b", "+I n id=3 v=c"));
+  EXPECT_THAT(Show(rest), ::testing::ElementsAre("+I n id=1 v=a2", "-D n id=2", "+I a id=1 v=x"));
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0].primary_keys, std::vector<std::string>{"id"});
+  EXPECT_TRUE(Drain(source.get(), 300).empty());
+  TableState state;
+  Apply(first, &state);
+  Apply(rest, &state);
+  EXPECT_EQ(Only(state, "n"), Holds("n"));
+  source.reset();
+  // A restart from the middle: exactly the rest.
+  auto resumed = Open(Spec(), mid);
+  ASSERT_NE(resumed, nullptr);
+  EXPECT_THAT(Show(Read(resumed.get(), 3)),
+              ::testing::ElementsAre("+I n id=1 v=a2", "-D n id=2", "+I a id=1 v=x"));
+  EXPECT_TRUE(Drain(resumed.get(), 300).empty());
+}
+
+TEST_F(PostgresNewTableTest, ListedPublicationAddsNewTablesAndReadsTheirSnapshot) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY, v text)");
+  PostgresSourceSpec spec = Spec();
+  spec.tables = {"a", "n.*"};
+  spec.discovery_interval_ms = 200;
+  auto source = Open(spec, "");
+  ASSERT_NE(source, nullptr);
+  EXPECT_TRUE(Drain(source.get(), 300).empty());
+  std::string before = source->Position();
+  EXPECT_NE(before.find("\"tables\":[" + One("SELECT 'a'::regclass::oid") + "]"), std::string::npos)
+      << before;
+  // Written before the source notices the table (it is not published yet): its snapshot has it.
+  Sql("CREATE TABLE n1 (id int PRIMARY KEY, v text); CREATE TABLE other (id int PRIMARY KEY);"
+      "INSERT INTO n1 VALUES (1, 'a'), (2, 'b'), (3, 'c'); UPDATE n1 SET v = 'b2' WHERE id = 2;"
+      "DELETE FROM n1 WHERE id = 3");
+  std::vector<CdcRecord> snapshot = Read(source.get(), 2);
+  EXPECT_THAT(Show(snapshot), ::testing::ElementsAre("+I n1 id=1 v=a", "+I n1 id=2 v=b2"));
+  EXPECT_EQ(One("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_publication_tables "
+                "WHERE pubname = 'pub_" +
+                db_ + "'"),
+            "a,n1");
+  std::string after_snapshot = source->Position();
+  // After it was noticed: its changes from the stream, in order.
+  Sql("INSERT INTO n1 VALUES (4, 'd'); UPDATE n1 SET v = 'a2' WHERE id = 1;"
+      "DELETE FROM n1 WHERE id = 2; INSERT INTO a VALUES (1, 'x')");
+  std::vector<CdcRecord> changes = Read(source.get(), 4);
+  EXPECT_THAT(Show(changes), ::testing::ElementsAre("+I n1 id=4 v=d", "+I n1 id=1 v=a2",
+                                                    "-D n1 id=2", "+I a id=1 v=x"));
+  EXPECT_TRUE(Drain(source.get(), 500).empty());
+  TableState state;
+  Apply(snapshot, &state);
+  Apply(changes, &state);
+  EXPECT_EQ(Only(state, "n1"), Holds("n1"));
+  source.reset();
+
+  // A restart from before the table was noticed: found again, read from a new snapshot, its
+  // earlier changes dropped from the stream (they are in that snapshot): no duplicates.
+  {
+    auto again = Open(spec, before);
+    ASSERT_NE(again, nullptr);
+    std::vector<CdcRecord> got = Read(again.get(), 3);
+    EXPECT_THAT(Show(got),
+                ::testing::ElementsAre("+I n1 id=1 v=a2", "+I n1 id=4 v=d", "+I a id=1 v=x"));
+    EXPECT_TRUE(Drain(again.get(), 500).empty());
+  }
+  // A restart after its snapshot: exactly the changes after it.
+  {
+    auto again = Open(spec, after_snapshot);
+    ASSERT_NE(again, nullptr);
+    EXPECT_THAT(
+        Show(Read(again.get(), 4)),
+        ::testing::ElementsAre("+I n1 id=4 v=d", "+I n1 id=1 v=a2", "-D n1 id=2", "+I a id=1 v=x"));
+    EXPECT_TRUE(Drain(again.get(), 500).empty());
+  }
+}
+
+TEST_F(PostgresNewTableTest, ChangesBeforeItsSnapshotAreDroppedAndARestartInsideItsSnapshot) {
+  // A publication someone else manages: they add the table; the changes the stream carries from
+  // that moment until the source's snapshot of the table are in that snapshot.
+  Sql("CREATE TABLE a (id int PRIMARY KEY, v text); CREATE PUBLICATION mine FOR TABLE a");
+  PostgresSourceSpec spec = Spec();
+  spec.publication_name = "mine";
+  spec.create_publication = false;
+  spec.tables = {"a", "n2"};
+  spec.snapshot_fetch_rows = 1;
+  spec.discovery_interval_ms = 60000;  // found through its first published change
+  auto source = Open(spec, "");
+  ASSERT_NE(source, nullptr);
+  EXPECT_TRUE(Drain(source.get(), 300).empty());
+  std::string before = source->Position();
+  Sql("CREATE TABLE n2 (id int PRIMARY KEY, v text); INSERT INTO n2 VALUES (1, 'a')");
+  Sql("ALTER PUBLICATION mine ADD TABLE n2; INSERT INTO n2 VALUES (2, 'b'), (3, 'c');"
+      "UPDATE n2 SET v = 'a2' WHERE id = 1");
+  std::vector<CdcRecord> first = Read(source.get(), 1, 1);
+  EXPECT_THAT(Show(first), ::testing::ElementsAre("+I n2 id=1 v=a2"));
+  std::string inside = source->Position();
+  EXPECT_NE(inside.find("\"after\":[\"1\"],\"rows\":1"), std::string::npos) << inside;
+  std::vector<CdcRecord> rest = Read(source.get(), 2);
+  EXPECT_THAT(Show(rest), ::testing::ElementsAre("+I n2 id=2 v=b", "+I n2 id=3 v=c"));
+  EXPECT_TRUE(Drain(source.get(), 500).empty());  // the stream's copies were dropped
+  source.reset();
+
+  // Meanwhile: changes of rows read and of rows not read yet.
+  Sql("UPDATE n2 SET v = 'c2' WHERE id = 3; DELETE FROM n2 WHERE id = 1");
+  // Inside its snapshot: the rest in a new snapshot, then the stream from its snapshot's point
+  // replayed over it (primary-key rows end as PostgreSQL holds them).
+  auto resumed = Open(spec, inside);
+  ASSERT_NE(resumed, nullptr);
+  std::vector<CdcRecord> got = Read(resumed.get(), 4);
+  EXPECT_THAT(Show(got), ::testing::ElementsAre("+I n2 id=2 v=b", "+I n2 id=3 v=c2",
+                                                "+I n2 id=3 v=c2", "-D n2 id=1"));
+  EXPECT_TRUE(Drain(resumed.get(), 500).empty());
+  TableState state;
+  Apply(first, &state);
+  Apply(got, &state);
+  EXPECT_EQ(Only(state, "n2"), Holds("n2"));
+  resumed.reset();
+
+  // From before it was added: found at the first change the stream sends of it.
+  auto again = Open(spec, before);
+  ASSERT_NE(again, nullptr);
+  EXPECT_THAT(Show(Read(again.get(), 2)),
+              ::testing::ElementsAre("+I n2 id=2 v=b", "+I n2 id=3 v=c2"));
+  EXPECT_TRUE(Drain(again.get(), 500).empty());
+}
+
+TEST_F(PostgresNewTableTest, BoundedReadsATableCreatedBeforeSeek) {
+  Sql("CREATE TABLE a (id int PRIMARY KEY, v text)");
+  PostgresSourceSpec spec = Spec();
+  spec.tables = {"a", "n3"};
+  std::string position;
+  bool end = false;
+  {
+    auto source = Open(spec, "");
+    ASSERT_NE(source, nullptr);
+    EXPECT_TRUE(ReadBounded(source.get(), &end).empty());
+    EXPECT_TRUE(end);
+    position = source->Position();
+  }
+  Sql("CREATE TABLE n3 (id int PRIMARY KEY, v text); INSERT INTO n3 VALUES (1, 'a');"
+      "INSERT INTO a VALUES (1, 'x')");
+  auto source = Open(spec, position);
+  ASSERT_NE(source, nullptr);
+  // The end waits for the check for new tables and their snapshot.
+  EXPECT_THAT(ReadBounded(source.get(), &end),
+              ::testing::ElementsAre("+I n3 id=1 v=a", "+I a id=1 v=x"));
+  EXPECT_TRUE(end);
 }
 
 }  // namespace
