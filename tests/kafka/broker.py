@@ -63,7 +63,10 @@ class Broker:
                 "", ]))
         java = ["java", "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", classpath]
-        cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        # A cluster id starting with '-' would be taken for an option by StorageTool's parser.
+        cluster = "-"
+        while cluster.startswith("-"):
+            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster, "-c", props],
                        check=True, capture_output=True, text=True)
         self.command = java + ["kafka.Kafka", props]
