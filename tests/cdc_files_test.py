@@ -3,14 +3,16 @@
 
 A producer writes Debezium change events (with the schema envelope) of a small shop database to
 files: inserts, updates (before and after images), deletes of two source tables, `orders` and
-`customers`, plus a third table the job excludes. Mid-stream `orders` gets a new column `note`
+`customers` (the latter split over two source databases, merged into one table), plus a third
+table the job excludes. Mid-stream `orders` gets a new column `note`
 (used in the same batch as it appears) and its `qty` widens from int32 to int64 (values beyond
 INT follow); later a narrowing of `qty` back to int32 is ignored (logged), and `customers`
 drops `vip` and renames `name` to `fullname` (as in Paimon: the dropped column stays, NULL in
 rows written after; the renamed one is a new column, the old one NULL after). A database-sync job
 (`sink.warehouse` + `sink.database`, table prefix `ods_`, excluding `audit`) runs with 100 ms
 checkpoints and is killed with SIGKILL at random moments and restarted; a table-sync job reads
-the `orders` events alone into one table with a computed column. At the end both run --bounded
+the `orders` events alone (another folder) into one table (`sink.table`, created from the first
+message) with a computed column. At the end both run --bounded
 and `fjord cat` must show exactly the rows of a model of the source database (the last image
 of every key, deleted keys gone), with the evolved schemas. Prints the kills and rows checked.
 
@@ -77,7 +79,7 @@ class Shop:
         return {"id": i, "name": name, "vip": self.rng.choice([True, False, None])}
 
     @staticmethod
-    def envelope(table, fields, before, after, op, ts):
+    def envelope(table, fields, before, after, op, ts, db="shop"):
         row = {"type": "struct", "fields": fields, "optional": True}
         schema = {"type": "struct", "name": "shop." + table + ".Envelope", "optional": False,
                   "fields": [dict(row, field="before"), dict(row, field="after"),
@@ -85,7 +87,7 @@ class Shop:
                               "fields": [field("db", "string", False),
                                          field("table", "string", False)]},
                              field("op", "string", False), field("ts_ms", "int64")]}
-        payload = {"before": before, "after": after, "source": {"db": "shop", "table": table},
+        payload = {"before": before, "after": after, "source": {"db": db, "table": table},
                    "op": op, "ts_ms": ts}
         return json.dumps({"schema": schema, "payload": payload})
 
@@ -131,18 +133,20 @@ class Shop:
                 make = lambda i: {"id": i, "name": "x", "vip": None}  # noqa
                 wire = lambda x: x  # noqa
             key = r.randint(1, 60)
+            # customers live in two source databases (shards): one Paimon table merges them
+            db = "shop_eu" if table == "customers" and key % 2 else "shop"
             if key in rows and r.random() < 0.25:
                 before = rows.pop(key)
-                out.append(self.envelope(table, fields, wire(before), None, "d", ts))
+                out.append(self.envelope(table, fields, wire(before), None, "d", ts, db))
             elif key in rows:
                 before = rows[key]
                 after = make(key)
                 rows[key] = after
-                out.append(self.envelope(table, fields, wire(before), wire(after), "u", ts))
+                out.append(self.envelope(table, fields, wire(before), wire(after), "u", ts, db))
             else:
                 after = make(key)
                 rows[key] = after
-                out.append(self.envelope(table, fields, None, wire(after), "c", ts))
+                out.append(self.envelope(table, fields, None, wire(after), "c", ts, db))
         return out
 
 
@@ -156,6 +160,7 @@ def main():
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="fjord-cdc-files-")
     os.makedirs(os.path.join(work, "in"))
+    os.makedirs(os.path.join(work, "in_orders"))  # the orders events alone, for table sync
     shop = Shop(rng)
 
     jobs = {
@@ -164,10 +169,9 @@ def main():
               "       primary-key: [id], table-options: {bucket: 2}}\n"
               "pipeline: {name: dbsync, parallelism: 2, checkpoint-interval: 100ms,"
               " state-dir: state-db}\n",
-        "orders": "source: {type: files, path: in, format: debezium-json}\n"
-                  "sink: {warehouse: wh, database: one, including-tables: orders,\n"
-                  "       primary-key: [id], computed-columns: [\"month=month(day)\"],\n"
-                  "       table-options: {bucket: 1}}\n"
+        "orders": "source: {type: files, path: in_orders, format: debezium-json}\n"
+                  "sink: {table: wh/one.db/orders, primary-key: [id],\n"
+                  "       computed-columns: [\"month=month(day)\"], table-options: {bucket: 1}}\n"
                   "pipeline: {name: ordersync, checkpoint-interval: 150ms, state-dir: state-one}\n",
     }
     for name, text in jobs.items():
@@ -178,10 +182,12 @@ def main():
 
     def write_file(lines):
         seq[0] += 1
-        tmp = os.path.join(work, "in", ".part")
-        with open(tmp, "w") as f:
-            f.write("".join(line + "\n" for line in lines))
-        os.rename(tmp, os.path.join(work, "in", "e%06d.jsonl" % seq[0]))
+        orders = [line for line in lines if '"table": "orders"' in line]
+        for folder, part in (("in", lines), ("in_orders", orders)):
+            tmp = os.path.join(work, folder, ".part")
+            with open(tmp, "w") as f:
+                f.write("".join(line + "\n" for line in part))
+            os.rename(tmp, os.path.join(work, folder, "e%06d.jsonl" % seq[0]))
 
     procs = {}
     kills = 0

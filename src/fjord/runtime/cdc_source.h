@@ -48,9 +48,10 @@ class CdcSource {
 Result<std::unique_ptr<CdcSource>> MakeCdcSource(const JobSpec& spec);
 
 // Internal: the files and Kafka sources in CDC mode (each line or message value one message).
+class CdcDecoder;
 std::unique_ptr<CdcSource> MakeFilesCdcSource(const SourceSpec& spec,
-                                              std::unique_ptr<cdc::CdcFormat> format);
+                                              std::unique_ptr<CdcDecoder> decoder);
 Result<std::unique_ptr<CdcSource>> MakeKafkaCdcSource(const SourceSpec& spec,
-                                                      std::unique_ptr<cdc::CdcFormat> format);
+                                                      std::unique_ptr<CdcDecoder> decoder);
 
 }  // namespace fjord::runtime

@@ -41,8 +41,8 @@ class FilesSource : public Source, public CdcSource {
  public:
   FilesSource(SourceSpec spec, TableSchema schema)
       : spec_(std::move(spec)), files_(spec_.files), schema_(std::move(schema)) {}
-  FilesSource(SourceSpec spec, std::unique_ptr<cdc::CdcFormat> format)
-      : spec_(std::move(spec)), files_(spec_.files), format_(std::move(format)) {}
+  FilesSource(SourceSpec spec, std::unique_ptr<CdcDecoder> decoder)
+      : spec_(std::move(spec)), files_(spec_.files), decoder_(std::move(decoder)) {}
 
   Status Seek(const std::string& position) override {
     file_.clear();
@@ -119,50 +119,70 @@ class FilesSource : public Source, public CdcSource {
   Status Next(bool bounded, size_t max_records, const CdcCut& cut, std::vector<cdc::CdcRecord>* out,
               bool* end) override {
     return Read(bounded, end,
-                [&](const std::string& text, const std::string& path) -> Result<Taken> {
-                  Taken taken;
-                  std::string letters;
-                  size_t pos = 0;
-                  while (pos < text.size() && out->size() < max_records) {
-                    size_t eol = text.find('\n', pos);
-                    size_t next = eol == std::string::npos ? text.size() : eol + 1;
-                    std::string line = text.substr(pos, next - pos);
-                    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) {
-                      line.pop_back();
-                    }
-                    if (line.find_first_not_of(" \t") != std::string::npos) {
-                      cdc::CdcMessage message;
-                      message.value = line;
-                      int64_t number = line_ + taken.lines;
-                      message.origin = "file " + path + " line " + std::to_string(number);
-                      FJORD_ASSIGN_OR_RAISE(
-                          bool took,
-                          TakeCdcMessage(*format_, message, cut, !files_.dead_letter.empty(), out,
-                                         [&](const std::string& error) {
-                                           nlohmann::json j;
-                                           j["file"] = path;
-                                           j["line"] = number;
-                                           j["error"] = error;
-                                           j["record"] = line;
-                                           letters += j.dump() + "\n";
-                                         }));
-                      if (!took) break;
-                    }
-                    pos = next;
-                    taken.bytes = next;
-                    ++taken.lines;
-                  }
-                  if (!letters.empty()) {
-                    FJORD_RETURN_NOT_OK(
-                        AppendDeadLetters(files_.dead_letter, letters, &dead_letter_bytes_));
-                  }
-                  taken.produced = !out->empty();
-                  return taken;
+                [&](const std::string& text, const std::string& path) {
+                  return TakeLines(text, path, max_records, cut, out);
                 })
         .status();
   }
 
  private:
+  // CDC: the lines of `text` as messages, decoded together, taken in order until the cut or
+  // `max_records` stops (the rest is read again by the next call).
+  Result<Taken> TakeLines(const std::string& text, const std::string& path, size_t max_records,
+                          const CdcCut& cut, std::vector<cdc::CdcRecord>* out) {
+    struct Line {
+      size_t end;      // past its line break
+      int64_t number;  // 0: blank
+    };
+    std::vector<Line> lines;
+    std::vector<cdc::CdcMessage> messages;
+    for (size_t pos = 0; pos < text.size() && messages.size() < max_records;) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
+      size_t next = nl ? static_cast<size_t>(nl - text.data()) + 1 : text.size();
+      size_t stop = next;
+      while (stop > pos && (text[stop - 1] == '\n' || text[stop - 1] == '\r')) --stop;
+      std::string_view line(text.data() + pos, stop - pos);
+      int64_t number = line_ + static_cast<int64_t>(lines.size());
+      bool blank = line.find_first_not_of(" \t") == std::string_view::npos;
+      lines.push_back({next, blank ? 0 : number});
+      if (!blank) {
+        cdc::CdcMessage& m = messages.emplace_back();
+        m.value.emplace(line);
+        m.origin = "file " + path + " line " + std::to_string(number);
+      }
+      pos = next;
+    }
+    decoder_->DecodeAll(messages, &decoded_);
+    Taken taken;
+    std::string letters;
+    size_t message = 0;
+    for (const Line& l : lines) {
+      if (l.number != 0) {
+        const cdc::CdcMessage& m = messages[message];
+        FJORD_ASSIGN_OR_RAISE(
+            bool took, TakeDecoded(std::move(decoded_[message]), m, cut,
+                                   !files_.dead_letter.empty(), out, [&](const std::string& error) {
+                                     nlohmann::json j;
+                                     j["file"] = path;
+                                     j["line"] = l.number;
+                                     j["error"] = error;
+                                     j["record"] = *m.value;
+                                     letters += j.dump() + "\n";
+                                   }));
+        if (!took) break;
+        ++message;
+      }
+      taken.bytes = l.end;
+      ++taken.lines;
+    }
+    if (!letters.empty()) {
+      FJORD_RETURN_NOT_OK(AppendDeadLetters(files_.dead_letter, letters, &dead_letter_bytes_));
+    }
+    taken.produced = !out->empty();
+    return taken;
+  }
+
   // Reads whole records from the position and hands them to `take`; the position moves past
   // what it took. True once `take` produced something; false when nothing more is there now
   // (`*end` with `bounded` when nothing more is there at all).
@@ -399,8 +419,9 @@ class FilesSource : public Source, public CdcSource {
   SourceSpec spec_;
   FilesSourceSpec files_;
   TableSchema schema_;
-  std::unique_ptr<cdc::CdcFormat> format_;  // CDC jobs
-  std::string file_;                        // current file name; empty before the first
+  std::unique_ptr<CdcDecoder> decoder_;  // CDC jobs
+  std::vector<DecodedMessage> decoded_;
+  std::string file_;  // current file name; empty before the first
   int64_t offset_ = 0;
   int64_t line_ = 1;
   std::string header_;
@@ -416,8 +437,8 @@ std::unique_ptr<Source> MakeFilesSource(const SourceSpec& spec, const TableSchem
 }
 
 std::unique_ptr<CdcSource> MakeFilesCdcSource(const SourceSpec& spec,
-                                              std::unique_ptr<cdc::CdcFormat> format) {
-  return std::make_unique<FilesSource>(spec, std::move(format));
+                                              std::unique_ptr<CdcDecoder> decoder) {
+  return std::make_unique<FilesSource>(spec, std::move(decoder));
 }
 
 }  // namespace fjord::runtime

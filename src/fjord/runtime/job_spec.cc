@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fjord::runtime {
 
@@ -411,9 +412,10 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   }
   FJORD_ASSIGN_OR_RAISE(out->type, c.Text(node["type"], "source.type"));
   if (out->type == "files") {
-    FJORD_RETURN_NOT_OK(c.Keys(node, "source",
-                               {"type", "path", "pattern", "format", "csv-null", "poll-interval",
-                                "batch-rows", "on-error", "dead-letter", "type-mapping"}));
+    FJORD_RETURN_NOT_OK(
+        c.Keys(node, "source",
+               {"type", "path", "pattern", "format", "csv-null", "poll-interval", "batch-rows",
+                "on-error", "dead-letter", "type-mapping", "decode-threads"}));
     if (!node["path"]) return c.Error(node, "source.path", "missing (the directory to read)");
     FJORD_ASSIGN_OR_RAISE(out->files.path, c.Path(node["path"], "source.path", base_dir));
     if (node["pattern"]) {
@@ -473,6 +475,16 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   }
   if (node["batch-rows"]) {
     FJORD_ASSIGN_OR_RAISE(out->batch_rows, c.Integer(node["batch-rows"], "source.batch-rows", 1));
+  }
+  // CDC formats decode a batch of messages on this many threads (default: one per core).
+  out->decode_threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  if (const YAML::Node threads = node["decode-threads"]) {
+    if (out->cdc_format.empty()) {
+      return c.Error(threads, "source.decode-threads", "only for a CDC format (docs/cdc.md)");
+    }
+    FJORD_ASSIGN_OR_RAISE(int64_t n, c.Integer(threads, "source.decode-threads", 1));
+    if (n > 64) return c.Error(threads, "source.decode-threads", "at most 64");
+    out->decode_threads = static_cast<int>(n);
   }
   if (const YAML::Node mapping = node["type-mapping"]) {
     if (out->cdc_format.empty() && out->type != "postgres") {

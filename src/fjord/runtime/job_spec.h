@@ -88,6 +88,7 @@ struct SourceSpec {
   // CDC format (debezium-json, canal-json, maxwell-json, ogg-json, json); empty: rows of the table.
   std::string cdc_format;
   std::vector<std::string> type_mapping;  // CDC: Java's type mapping options
+  int decode_threads = 2;                 // CDC: threads decoding a batch of messages
   FilesSourceSpec files;
   DatagenSourceSpec datagen;
   KafkaSourceSpec kafka;

@@ -63,8 +63,8 @@ class KafkaSource : public Source, public CdcSource {
  public:
   KafkaSource(SourceSpec spec, TableSchema schema)
       : spec_(std::move(spec)), kafka_(spec_.kafka), schema_(std::move(schema)) {}
-  KafkaSource(SourceSpec spec, std::unique_ptr<cdc::CdcFormat> format)
-      : spec_(std::move(spec)), kafka_(spec_.kafka), format_(std::move(format)) {}
+  KafkaSource(SourceSpec spec, std::unique_ptr<CdcDecoder> decoder)
+      : spec_(std::move(spec)), kafka_(spec_.kafka), decoder_(std::move(decoder)) {}
 
   ~KafkaSource() override {
     if (rk_) {
@@ -208,27 +208,36 @@ class KafkaSource : public Source, public CdcSource {
         if (bounded && AtEnds()) *end = true;
         return Status::OK();
       }
-      held_.assign(messages.begin(), messages.end());
+      // The whole poll decoded at once, on the decoder's threads.
+      std::vector<cdc::CdcMessage> polled(messages.size());
+      for (size_t i = 0; i < messages.size(); ++i) {
+        Message& m = messages[i];
+        polled[i].key = std::move(m.key);
+        if (!m.tombstone) polled[i].value = std::move(m.value);
+        polled[i].origin = Name(m.partition) + " offset " + std::to_string(m.offset);
+      }
+      decoder_->DecodeAll(polled, &decoded_);
+      for (size_t i = 0; i < messages.size(); ++i) {
+        held_.push_back({messages[i].partition, messages[i].offset, std::move(polled[i]),
+                         std::move(decoded_[i])});
+      }
     }
     // Messages taken move the position past them; one the cut keeps back stays first.
     std::string letters;
     while (!held_.empty() && out->size() < max_records) {
-      const Message& m = held_.front();
-      cdc::CdcMessage message;
-      message.key = m.key;
-      if (!m.tombstone) message.value = m.value;
-      message.origin = Name(m.partition) + " offset " + std::to_string(m.offset);
+      Held& m = held_.front();
+      const cdc::CdcMessage& message = m.message;
       FJORD_ASSIGN_OR_RAISE(bool took,
-                            TakeCdcMessage(*format_, message, cut, !kafka_.dead_letter.empty(), out,
-                                           [&](const std::string& error) {
-                                             nlohmann::json j;
-                                             j["topic"] = m.partition.first;
-                                             j["partition"] = m.partition.second;
-                                             j["offset"] = m.offset;
-                                             j["error"] = error;
-                                             j["record"] = m.value;
-                                             letters += j.dump() + "\n";
-                                           }));
+                            TakeDecoded(m.decoded, message, cut, !kafka_.dead_letter.empty(), out,
+                                        [&](const std::string& error) {
+                                          nlohmann::json j;
+                                          j["topic"] = m.partition.first;
+                                          j["partition"] = m.partition.second;
+                                          j["offset"] = m.offset;
+                                          j["error"] = error;
+                                          j["record"] = message.value.value_or("");
+                                          letters += j.dump() + "\n";
+                                        }));
       if (!took) break;
       offsets_[m.partition] = m.offset + 1;
       held_.pop_front();
@@ -531,8 +540,16 @@ class KafkaSource : public Source, public CdcSource {
   KafkaSourceSpec kafka_;
   TableSchema schema_;
   std::regex pattern_{kafka_.topic_pattern};  // topic-pattern (checked by the job file)
-  std::unique_ptr<cdc::CdcFormat> format_;    // CDC jobs
-  std::deque<Message> held_;                  // CDC: polled, not handed out yet
+  // CDC jobs: the decoder, and the messages polled and decoded but not handed out yet.
+  struct Held {
+    Partition partition;
+    int64_t offset;
+    cdc::CdcMessage message;
+    DecodedMessage decoded;
+  };
+  std::unique_ptr<CdcDecoder> decoder_;
+  std::deque<Held> held_;
+  std::vector<DecodedMessage> decoded_;
   rd_kafka_t* rk_ = nullptr;
   bool resumed_ = false;  // Seek had a position (a checkpoint)
   KafkaOffsets offsets_;
@@ -605,8 +622,8 @@ Result<std::unique_ptr<Source>> MakeKafkaSource(const SourceSpec& spec, const Ta
 }
 
 Result<std::unique_ptr<CdcSource>> MakeKafkaCdcSource(const SourceSpec& spec,
-                                                      std::unique_ptr<cdc::CdcFormat> format) {
-  auto source = std::make_unique<KafkaSource>(spec, std::move(format));
+                                                      std::unique_ptr<CdcDecoder> decoder) {
+  auto source = std::make_unique<KafkaSource>(spec, std::move(decoder));
   FJORD_RETURN_NOT_OK(source->Open());
   return source;
 }
