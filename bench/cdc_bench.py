@@ -233,6 +233,8 @@ class CdcRunner(runtime_bench.Runner):
     """runtime_bench's Runner (the Kafka broker, rusage_run, the Flink command, fjord helpers)
     with the CDC runs."""
 
+    columns = NAMES
+
     def new_topic(self):
         self.seq += 1
         topic = f"{SERVER}.{SCHEMA}.{TABLE}.{self.seq}"
@@ -291,14 +293,6 @@ class CdcRunner(runtime_bench.Runner):
                                     "state-dir": os.path.join(self.work, f"state{self.seq}")}},
                       f)
         return [self.fjord, "run", job, "--bounded"]
-
-    def table_rows(self, table):
-        p = subprocess.Popen([self.fjord, "cat", table], stdout=subprocess.PIPE, text=True)
-        for ln in p.stdout:
-            d = json.loads(ln)
-            yield tuple(d[c] for c in NAMES)
-        if p.wait() != 0:
-            raise RuntimeError(f"fjord cat {table} failed")
 
     def schema(self, table):
         d = os.path.join(table, "schema")

@@ -222,12 +222,14 @@ class Runner:
                 "rss_mb": int(maxrss_kb) / 1024.0}
 
     # --- checks and table figures --------------------------------------------------------
+    columns = NAMES  # of the rows table_rows yields; a benchmark with other tables sets its own
+
     def table_rows(self, table):
         # streamed: the harness stays small (its size is no engine's business, see rusage_run.c)
         p = subprocess.Popen([self.fjord, "cat", table], stdout=subprocess.PIPE, text=True)
         for ln in p.stdout:
             d = json.loads(ln)
-            yield tuple(d[c] for c in NAMES)
+            yield tuple(d[c] for c in self.columns)
         if p.wait() != 0:
             raise RuntimeError(f"fjord cat {table} failed")
 

@@ -6,6 +6,7 @@
 
 #include "fjord/cdc/cdc_json.h"
 #include "fjord/common/calendar.h"
+#include "fjord/common/strings.h"
 
 namespace fjord::cdc {
 
@@ -214,15 +215,6 @@ bool ParseInstant(const std::string& s, int64_t* epoch_second, int64_t* nano) {
   return true;
 }
 
-int Base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 Status BadValue(const std::string& raw, const char* what) {
   return Status::Invalid("value '", raw, "' is not ", what);
 }
@@ -236,7 +228,7 @@ bool DecodeBase64(const std::string& text, std::string* out) {
   size_t i = 0;
   size_t chars = 0;
   for (; i < text.size() && text[i] != '='; ++i) {
-    int v = Base64Value(text[i]);
+    int v = Base64Digit(text[i]);
     if (v < 0) return false;
     bits = (bits << 6) | static_cast<uint32_t>(v);
     nbits += 6;

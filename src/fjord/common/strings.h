@@ -47,6 +47,16 @@ inline std::string_view Trim(std::string_view text, std::string_view chars = kAs
   return text.substr(b, e - b + 1);
 }
 
+// The value of a base64 digit (RFC 4648's standard alphabet), -1 for any other character.
+inline int Base64Digit(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
 // Splits "a, b,,c " at commas into trimmed, non-empty parts: {"a", "b", "c"}.
 inline std::vector<std::string> SplitCommaList(std::string_view text) {
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fjord/common/calendar.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/json_values.h"
 
 namespace fjord {
@@ -283,14 +284,6 @@ Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, b
 }
 
 Result<std::string> Base64DecodeText(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
   auto bad = [&] { return Quoted(text, "base64 (RFC 4648, padded with '=')"); };
   if (text.size() % 4 != 0) return bad();
   size_t padding = 0;
@@ -300,7 +293,7 @@ Result<std::string> Base64DecodeText(std::string_view text) {
   uint32_t acc = 0;
   int bits = 0;
   for (size_t i = 0; i + padding < text.size(); ++i) {
-    int v = value(text[i]);
+    int v = Base64Digit(text[i]);
     if (v < 0) return bad();
     acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
