@@ -51,14 +51,16 @@ struct SchemaChange {
     kRenameColumn,
     kUpdateColumnType,
     kSetOption,
-    kRemoveOption
+    kRemoveOption,
+    kUpdateColumnComment,
+    kUpdateComment
   };
   Kind kind;
   std::string name;                    // column, or option key
   std::string new_name;                // kRenameColumn
   DataTypePtr type;                    // kAddColumn, kUpdateColumnType
   std::string value;                   // kSetOption
-  std::optional<std::string> comment;  // kAddColumn
+  std::optional<std::string> comment;  // kAddColumn, kUpdateColumnComment, kUpdateComment
 
   static SchemaChange AddColumn(std::string name, DataTypePtr type);
   static SchemaChange DropColumn(std::string name);
@@ -66,6 +68,9 @@ struct SchemaChange {
   static SchemaChange UpdateColumnType(std::string name, DataTypePtr type);
   static SchemaChange SetOption(std::string key, std::string value);
   static SchemaChange RemoveOption(std::string key);
+  // A column's comment (nullopt: none), and the table's comment.
+  static SchemaChange UpdateColumnComment(std::string name, std::optional<std::string> comment);
+  static SchemaChange UpdateComment(std::optional<std::string> comment);
 };
 
 class Catalog {

@@ -279,13 +279,12 @@ Result<bool> CdcTables::Apply(const std::string& target, const cdc::CdcRecord& r
     what += " column " + t.column + " " + t.from->ToString() + " -> " + t.to->ToString() + ";";
   }
   for (const auto& [column, comment] : plan.column_comments) {
-    log->push_back("table " + target + ": the comment of column " + column +
-                   " changed at the source; Fjord's ALTER TABLE does not set comments yet, kept");
+    changes.push_back(SchemaChange::UpdateColumnComment(column, comment));
+    what += " comment of column " + column + ";";
   }
   if (plan.table_comment) {
-    log->push_back("table " + target +
-                   ": the table comment changed at the source; Fjord's ALTER TABLE does not set "
-                   "comments yet, kept");
+    changes.push_back(SchemaChange::UpdateComment(plan.table_comment));
+    what += " table comment;";
   }
   known->needs.clear();
   if (changes.empty()) return false;

@@ -98,6 +98,14 @@ SchemaChange SchemaChange::SetOption(std::string key, std::string value) {
 SchemaChange SchemaChange::RemoveOption(std::string key) {
   return SchemaChange{Kind::kRemoveOption, std::move(key), "", nullptr, "", std::nullopt};
 }
+SchemaChange SchemaChange::UpdateColumnComment(std::string name,
+                                               std::optional<std::string> comment) {
+  return SchemaChange{Kind::kUpdateColumnComment, std::move(name), "", nullptr, "",
+                      std::move(comment)};
+}
+SchemaChange SchemaChange::UpdateComment(std::optional<std::string> comment) {
+  return SchemaChange{Kind::kUpdateComment, "", "", nullptr, "", std::move(comment)};
+}
 
 Status ValidateTableSchema(const TableSchema& s) {
   std::set<std::string> names;
@@ -380,6 +388,15 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
         f.type = c.type;
         break;
       }
+      case SchemaChange::Kind::kUpdateColumnComment: {
+        int i = s.FieldIndex(c.name);
+        if (i < 0) return Status::Invalid("column '", c.name, "' does not exist");
+        s.fields[static_cast<size_t>(i)].description = c.comment;
+        break;
+      }
+      case SchemaChange::Kind::kUpdateComment:
+        s.comment = c.comment;
+        break;
       case SchemaChange::Kind::kSetOption:
       case SchemaChange::Kind::kRemoveOption: {
         const OptionDef* def = FindOptionDef(c.name);

@@ -165,6 +165,14 @@ TEST_F(CatalogTest, AlterTableWritesNewSchemas) {
   EXPECT_EQ(s.Option("fields.full_name.ignore-retract"), "true");
 
   auto alter = [&](SchemaChange c) { return catalog_->AlterTable(t, {c}); };
+  // Comments (CDC jobs follow the source's): a column's, then the table's.
+  ASSERT_OK(alter(SchemaChange::UpdateColumnComment("small", "items in stock")));
+  ASSERT_OK(alter(SchemaChange::UpdateComment("orders of the shop")));
+  ASSERT_OK_AND_ASSIGN(table, catalog_->GetTable(t));
+  EXPECT_EQ(table->schema().FindField("small")->description, "items in stock");
+  EXPECT_EQ(table->schema().comment, "orders of the shop");
+  EXPECT_THAT(alter(SchemaChange::UpdateColumnComment("nope", "x")),
+              IsError(StatusCode::kInvalid, "does not exist"));
   EXPECT_THAT(alter(SchemaChange::SetOption("merge-engine", "first-row")),
               IsError(StatusCode::kInvalid, "immutable"));
   EXPECT_THAT(alter(SchemaChange::SetOption("bucket", "-1")),
@@ -181,7 +189,7 @@ TEST_F(CatalogTest, AlterTableWritesNewSchemas) {
   // Refused changes wrote nothing.
   SnapshotManager sm(FileIO::Local(), catalog_->TablePath(t));
   ASSERT_OK_AND_ASSIGN(auto ids, sm.ListSchemaIds());
-  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
 // ALTER TABLE ... MODIFY COLUMN accepts exactly the type changes Java Paimon 1.4.2's accepts:
