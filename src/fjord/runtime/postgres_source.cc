@@ -208,6 +208,14 @@ class PostgresSource : public CdcSource {
 
  private:
   const std::string& Where() const { return where_; }
+  // Two included tables of one name: records name tables without their schema.
+  Status SameName(const std::string& schema_a, const std::string& schema_b,
+                  const std::string& table) const {
+    return Status::Invalid(Where(), ": tables ", QualifiedName(schema_a, table), " and ",
+                           QualifiedName(schema_b, table),
+                           " are both included; change records name tables without their "
+                           "schema, so include only one of them");
+  }
   Result<PgResult> Exec(PGconn* conn, const std::string& sql,
                         const std::vector<std::optional<std::string>>& params,
                         ExecStatusType expect, const std::string& what) {
@@ -318,10 +326,7 @@ Result<std::vector<pg::CatalogTable>> PostgresSource::IncludedTables(
     // Records name the table without its schema, as Java's PostgresRecordParser does.
     auto [it, fresh] = by_name.emplace(t.name, t.schema);
     if (!fresh) {
-      return Status::Invalid(Where(), ": tables ", QualifiedName(it->second, t.name), " and ",
-                             QualifiedName(t.schema, t.name),
-                             " are both included; change records name tables without their "
-                             "schema, so include only one of them");
+      return SameName(it->second, t.schema, t.name);
     }
     out.push_back(t);
   }
@@ -821,10 +826,7 @@ Result<bool> PostgresSource::CheckNewTables() {
   for (const auto& t : candidates) {
     auto [it, fresh] = names.emplace(t.name, t.schema);
     if (!fresh) {
-      return Status::Invalid(Where(), ": tables ", QualifiedName(it->second, t.name), " and ",
-                             QualifiedName(t.schema, t.name),
-                             " are both included; change records name tables without their "
-                             "schema, so include only one of them");
+      return SameName(it->second, t.schema, t.name);
     }
     if (!t.published) {
       // Not ours to change: its changes stay unread until someone adds it.
