@@ -1,0 +1,288 @@
+// ParseJsonLines reads lines with simdjson and leaves to ParseJsonLine (json_values.h) the lines
+// it does not take as plainly valid; these tests hold the two to the same answers: generated
+// lines of valid, invalid and borderline values of every type must give ParseJsonLine's values
+// (through the same Arrow builders) or its exact error.
+#include <arrow/api.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fjord/format/input_rows.h"
+#include "fjord/format/json_values.h"
+#include "fjord/format/rows_builder.h"
+
+namespace fjord {
+namespace {
+
+std::vector<DataField> Fields() {
+  std::vector<DataField> row = {{10, "x", DataType::Int()}, {11, "y", DataType::String()}};
+  return {
+      {0, "b", DataType::Boolean()},
+      {1, "t", DataType::TinyInt()},
+      {2, "s", DataType::SmallInt()},
+      {3, "i", DataType::Int(false)},
+      {4, "l", DataType::BigInt()},
+      {5, "f", DataType::Float()},
+      {6, "d", DataType::Double()},
+      {7, "dec", DataType::Decimal(10, 3)},
+      {8, "c", DataType::Char(3)},
+      {9, "v", DataType::VarChar(5)},
+      {12, "str", DataType::String()},
+      {13, "bin", DataType::Bytes()},
+      {14, "dt", DataType::Date()},
+      {15, "tm", DataType::Time(3)},
+      {16, "ts", DataType::Timestamp(6)},
+      {17, "ltz", DataType::TimestampLtz(3)},
+      {18, "arr", DataType::Array(DataType::Int())},
+      {19, "m", DataType::Map(DataType::String(false), DataType::Int())},
+      {20, "r", DataType::Row(row)},
+  };
+}
+
+// Tokens for each column (by position in Fields()): the first three of each list are valid.
+const std::vector<std::vector<std::string>>& Tokens() {
+  static const std::vector<std::string> kIntegers = {"0",
+                                                     "-0",
+                                                     "1",
+                                                     "-1",
+                                                     "127",
+                                                     "128",
+                                                     "-128",
+                                                     "-129",
+                                                     "32767",
+                                                     "32768",
+                                                     "2147483647",
+                                                     "2147483648",
+                                                     "-2147483649",
+                                                     "9223372036854775807",
+                                                     "9223372036854775808",
+                                                     "-9223372036854775809",
+                                                     "18446744073709551616",
+                                                     "1.0",
+                                                     "1e2",
+                                                     "01",
+                                                     "+1",
+                                                     "\"5\"",
+                                                     "true",
+                                                     "-",
+                                                     "1x"};
+  static const std::vector<std::string> kReals = {
+      "1.5",           "-0",           "-0.0",   "0",       "1e-400",
+      "1e400",         "3.4028235e38", "3.5e38", "\"NaN\"", "\"Infinity\"",
+      "\"-Infinity\"", "\"nan\"",      "1E5",    "0.1",     "123456789012345678901234567890",
+      "2.5e-45",       "\"1.5\"",      "1.",     ".5",      "1e",
+      "-1.25E-3",      "4.9e-324",     "7"};
+  static const std::vector<std::string> kDecimals = {
+      "1.5",          "\"1.5\"",       "1234567.1234", "1e2",          "-0",   "\"abc\"", "0.0005",
+      "1234567.9995", "99999999.9995", "12345678",     "\"-12.3456\"", "1E-2", "true",    "[1]"};
+  static const std::vector<std::string> kStrings = {
+      "\"abc\"",     "\"ab\\u00e9\"",  "\"\"",
+      "\"abcdef\"",  "\"a\\\"b\"",     "\"\\ud83d\\ude00\"",
+      "\"\\ud800\"", "\"x\\ty\"",      "\"x\ty\"",
+      "5",           "\"h\xc3\xa9h\"", "\"\xff\"",
+      "\"a\\/b\"",   "\"\\u0000\"",    "[]"};
+  static const std::vector<std::string> kBinary = {"\"AQID\"", "\"\"", "\"AQ==\"", "\"!!\"", "1"};
+  static const std::vector<std::string> kDates = {"\"2026-12-03\"", "\"0001-01-01\"",
+                                                  "\"1970-01-01\"", "\"2026-13-01\"",
+                                                  "19000",          "\"2026-2-3\""};
+  static const std::vector<std::string> kTimes = {"\"10:11:12.123\"",    "\"10:11:12\"",
+                                                  "\"00:00:00\"",        "\"25:00:00\"",
+                                                  "\"10:11:12.123456\"", "36000"};
+  static const std::vector<std::string> kTimestamps = {"\"2026-12-03T10:11:12.123456\"",
+                                                       "\"2026-12-03 10:11:12\"",
+                                                       "\"1970-01-01T00:00:00\"",
+                                                       "\"2026-12-03\"",
+                                                       "\"2026-12-03T10:11:12.1234567\"",
+                                                       "\"x\"",
+                                                       "1700000000000"};
+  static const std::vector<std::string> kArrays = {"[1,2,null]", "[]",   "[ 1 , 2 ]", "[1,\"a\"]",
+                                                   "{}",         "[1,]", "[[1]]",     "5"};
+  static const std::vector<std::string> kMaps = {
+      "[[\"a\",1]]", "[]", "[[\"a\",1],[\"b\",null]]", "[[null,1]]", "{\"a\":1}", "[[\"a\"]]"};
+  static const std::vector<std::string> kRows = {
+      "{\"x\":1,\"y\":\"a\"}", "{}",           "{\"y\":null}", "{\"x\":1,\"z\":2}", "[1]",
+      "{\"x\":1,\"x\":2}",     "{\"x\":\"1\"}"};
+  static const std::vector<std::vector<std::string>> kAll = {
+      {"true", "false", "true", "1", "\"true\"", "tru", "truex"},
+      kIntegers,
+      kIntegers,
+      kIntegers,
+      kIntegers,
+      kReals,
+      kReals,
+      kDecimals,
+      kStrings,
+      kStrings,
+      kStrings,
+      kBinary,
+      kDates,
+      kTimes,
+      kTimestamps,
+      kTimestamps,
+      kArrays,
+      kMaps,
+      kRows};
+  return kAll;
+}
+
+std::string Quote(const std::string& key) { return "\"" + key + "\""; }
+
+// A line of some columns in some order, now and then broken in one of several ways.
+std::string MakeLine(std::mt19937* rng, const std::vector<DataField>& fields) {
+  auto pick = [&](size_t n) { return static_cast<size_t>((*rng)() % n); };
+  std::vector<size_t> order;
+  for (size_t c = 0; c < fields.size(); ++c) {
+    if (pick(4) != 0 || c == 3) order.push_back(c);
+  }
+  if (pick(3) == 0) std::shuffle(order.begin(), order.end(), *rng);
+  std::vector<std::string> members;
+  // Half the lines take only valid values, the others any value for a column now and then.
+  const bool clean = pick(2) == 0;
+  for (size_t c : order) {
+    const std::vector<std::string>& tokens = Tokens()[c];
+    std::string token = !clean && pick(6) == 0 ? tokens[pick(tokens.size())] : tokens[pick(3)];
+    if (pick(20) == 0) token = "null";
+    std::string sep = pick(10) == 0 ? " : " : ":";
+    members.push_back(Quote(fields[c].name) + sep + token);
+  }
+  switch (pick(24)) {
+    case 0:
+      members.push_back("\"nope\":1");
+      break;
+    case 1:
+      if (!members.empty()) members.push_back(members[pick(members.size())]);
+      break;
+    case 2:
+      members.push_back("\"_row_kind\":\"-D\"");
+      break;
+    case 3:
+      members.push_back("\"_row_kind\":\"+U\"");
+      break;
+    case 4:
+      members.push_back("\"_row_kind\":\"X\"");
+      break;
+    case 5:
+      members.push_back("\"_row_kind\":1");
+      break;
+    case 6:
+      members.push_back("\"\\u0069\":7");  // "i" escaped
+      break;
+    default:
+      break;
+  }
+  std::string line = "{";
+  for (size_t k = 0; k < members.size(); ++k) {
+    if (k > 0) line += pick(15) == 0 ? " , " : ",";
+    line += members[k];
+  }
+  line += "}";
+  switch (pick(30)) {
+    case 0:
+      line += "}";
+      break;
+    case 1:
+      line += " x";
+      break;
+    case 2:
+      line = line.substr(0, pick(line.size()));
+      break;
+    case 3:
+      line = "[1]";
+      break;
+    case 4:
+      line += "\r";
+      break;
+    case 5:
+      line = " \t" + line + "  ";
+      break;
+    case 6:
+      line += "{}";
+      break;
+    default:
+      break;
+  }
+  return line;
+}
+
+std::string Describe(const std::shared_ptr<arrow::Table>& t) { return t->ToString(); }
+
+TEST(JsonLines, SameAnswersAsTheReference) {
+  std::vector<DataField> fields = Fields();
+  std::mt19937 rng(20261203);
+  const auto options = arrow::EqualOptions::Defaults().nans_equal(true).signed_zeros_equal(false);
+  int valid = 0, invalid = 0;
+  for (int n = 0; n < 30000; ++n) {
+    std::string line = MakeLine(&rng, fields);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Result<JsonLineRow> reference = ParseJsonLine(line, fields, "in.jsonl line 1");
+    Result<InputRows> fast = ParseJsonLines(line, fields, "in.jsonl");
+    if (!reference.ok()) {
+      ++invalid;
+      ASSERT_FALSE(fast.ok()) << line << "\nreference: " << reference.status().ToString()
+                              << "\nfast read: " << Describe(fast->rows);
+      ASSERT_EQ(fast.status().ToString(), reference.status().ToString()) << line;
+      continue;
+    }
+    ++valid;
+    ASSERT_TRUE(fast.ok()) << line << ": " << fast.status().ToString();
+    RowsBuilder expected;
+    ASSERT_TRUE(expected.Init(fields).ok());
+    ASSERT_TRUE(expected.Append(reference->values, reference->kind).ok());
+    Result<InputRows> want = expected.Finish();
+    ASSERT_TRUE(want.ok());
+    ASSERT_EQ(fast->row_kinds, want->row_kinds) << line;
+    ASSERT_EQ(fast->rows->num_rows(), 1) << line;
+    for (int c = 0; c < want->rows->num_columns(); ++c) {
+      ASSERT_TRUE(fast->rows->column(c)->Equals(*want->rows->column(c), options))
+          << line << "\ncolumn " << fields[static_cast<size_t>(c)].name
+          << "\nfast: " << fast->rows->column(c)->ToString()
+          << "\nreference: " << want->rows->column(c)->ToString();
+    }
+  }
+  // The generator covers both sides well.
+  EXPECT_GT(valid, 3000);
+  EXPECT_GT(invalid, 5000);
+}
+
+TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
+  std::vector<DataField> fields = {{0, "i", DataType::Int(false)}, {1, "s", DataType::String()}};
+  std::string text = "{\"i\":1,\"s\":\"a\"}\n\n  \n{\"i\":2}\r\n{\"i\":3,\"s\":4}\n";
+  Result<InputRows> rows = ParseJsonLines(text, fields, "in.jsonl", 10);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("in.jsonl line 14, column 's'"), std::string::npos)
+      << rows.status().ToString();
+  rows = ParseJsonLines(text.substr(0, text.find("{\"i\":3")), fields, "in.jsonl");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->rows->num_rows(), 2);
+  auto texts = std::static_pointer_cast<arrow::StringArray>(rows->rows->column(1)->chunk(0));
+  EXPECT_EQ(texts->GetView(0), "a");
+  EXPECT_TRUE(texts->IsNull(1));
+}
+
+TEST(JsonLines, ManyLinesOneTable) {
+  // Lines longer than the parser's first buffer, and many of them, in the table's order or not.
+  std::vector<DataField> fields = {{0, "i", DataType::BigInt(false)}, {1, "s", DataType::String()}};
+  std::string text;
+  std::string big(100000, 'z');
+  for (int i = 0; i < 5000; ++i) {
+    text += i % 2 ? "{\"s\":\"" + (i % 7 ? std::to_string(i) : big) +
+                        "\",\"i\":" + std::to_string(i) + "}\n"
+                  : "{\"i\":" + std::to_string(i) + "}\n";
+  }
+  Result<InputRows> rows = ParseJsonLines(text, fields, "in.jsonl");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->rows->num_rows(), 5000);
+  auto ids = std::static_pointer_cast<arrow::Int64Array>(rows->rows->column(0)->chunk(0));
+  auto texts = std::static_pointer_cast<arrow::StringArray>(rows->rows->column(1)->chunk(0));
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(ids->Value(i), i);
+    if (i % 2 == 0) {
+      ASSERT_TRUE(texts->IsNull(i));
+    } else {
+      ASSERT_EQ(texts->GetView(i), i % 7 ? std::to_string(i) : big);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fjord
