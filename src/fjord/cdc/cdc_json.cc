@@ -1,5 +1,7 @@
 #include "fjord/cdc/cdc_json.h"
 
+#include <simdjson.h>
+
 #include <cctype>
 #include <cstdlib>
 
@@ -208,9 +210,112 @@ void AppendText(const JsonNode& n, TextStyle style, std::string* out) {
   }
 }
 
+namespace od = simdjson::ondemand;
+
+// The node of `v` as ParseCdcJsonReference builds it. False on any error: the reference way then
+// decides (and words the error).
+bool BuildNode(od::value& v, JsonNode* n) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      if (v.get_object().get(object)) return false;
+      n->kind = JsonNode::Kind::kObject;
+      for (auto member : object) {
+        od::field field;
+        std::string_view key;
+        if (std::move(member).get(field) || field.unescaped_key().get(key)) return false;
+        JsonNode child;
+        od::value value = field.value();
+        if (!BuildNode(value, &child)) return false;
+        n->Set(std::string(key), std::move(child));
+      }
+      return true;
+    }
+    case od::json_type::array: {
+      od::array array;
+      if (v.get_array().get(array)) return false;
+      n->kind = JsonNode::Kind::kArray;
+      for (auto item : array) {
+        od::value value;
+        if (std::move(item).get(value)) return false;
+        n->items.emplace_back();
+        if (!BuildNode(value, &n->items.back())) return false;
+      }
+      return true;
+    }
+    case od::json_type::number: {
+      std::string_view token = v.raw_json_token();
+      while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) {
+        token.remove_suffix(1);
+      }
+      double checked;  // the token is a JSON number
+      if (v.get_double().get(checked)) return false;
+      if (token.find_first_of(".eE") == std::string_view::npos) {
+        n->kind = JsonNode::Kind::kInteger;
+        n->text = IntegerText(token);
+      } else {
+        n->kind = JsonNode::Kind::kDecimal;
+        n->text = NormalizedDecimalText(token);
+      }
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view text;
+      if (v.get_string().get(text)) return false;
+      n->kind = JsonNode::Kind::kString;
+      n->text = std::string(text);
+      return true;
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b)) return false;
+      n->kind = JsonNode::Kind::kBool;
+      n->text = b ? "true" : "false";
+      return true;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      return !v.is_null().get(is_null) && is_null;
+    }
+  }
+  return false;
+}
+
+// simdjson's on-demand parser, one per thread (the decoders of a job run on several).
+bool ParseFast(std::string_view text, JsonNode* out) {
+  thread_local od::parser parser;
+  thread_local std::string padded;
+  if (padded.size() < text.size() + simdjson::SIMDJSON_PADDING) {
+    padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
+  }
+  // simdjson may look at the padding: zeros, never a stale message's bytes.
+  std::fill(std::copy(text.begin(), text.end(), padded.begin()),
+            padded.begin() + static_cast<std::ptrdiff_t>(text.size() + simdjson::SIMDJSON_PADDING),
+            '\0');
+  od::document doc;
+  if (parser.iterate(padded.data(), text.size(), padded.size()).get(doc)) return false;
+  // Messages are objects; other documents (rare) take the reference way.
+  od::json_type type;
+  if (doc.type().get(type) || (type != od::json_type::object && type != od::json_type::array)) {
+    return false;
+  }
+  od::value root;
+  if (doc.get_value().get(root)) return false;
+  // Like Jackson's readValue, what follows the first value is not read.
+  return BuildNode(root, out);
+}
+
 }  // namespace
 
 Result<JsonNode> ParseCdcJson(std::string_view text) {
+  JsonNode node;
+  if (ParseFast(text, &node)) return node;
+  return ParseCdcJsonReference(text);
+}
+
+Result<JsonNode> ParseCdcJsonReference(std::string_view text) {
   TreeBuilder builder;
   // Not strict: like Jackson's readValue, the first value is read and what follows is ignored.
   bool ok =

@@ -4,8 +4,8 @@
 // LinkedHashMap, ArrayList) whose toString or Jackson text becomes the column value. A number
 // keeps the text Java gives it: an integer its digits, a fraction or exponent the BigDecimal
 // that Jackson's node factory normalizes (trailing zeros stripped, zero as "0") printed by
-// BigDecimal.toString ("1.5", "1E+3", "1E-7"). nlohmann's SAX parser reads the message, so that
-// no number goes through a double.
+// BigDecimal.toString ("1.5", "1E+3", "1E-7"): numbers are read from their text, never
+// through a double.
 #pragma once
 
 #include <string>
@@ -37,7 +37,11 @@ struct JsonNode {
 // Parses one message as Jackson's readValue does: the first JSON value, ignoring what follows
 // it; a duplicate key replaces the earlier value in its place (as ObjectNode). The error says
 // where the text is not JSON.
+// simdjson's on-demand parser builds the node; any text it does not read is parsed again by
+// ParseCdcJsonReference, which decides and words the error.
 Result<JsonNode> ParseCdcJson(std::string_view text);
+// The same by nlohmann's SAX parser: the definition ParseCdcJson is tested against.
+Result<JsonNode> ParseCdcJsonReference(std::string_view text);
 
 // JsonNode.asText(): a string's value, a number's or boolean's text, "null" for null and "" for
 // objects and arrays.

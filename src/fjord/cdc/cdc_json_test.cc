@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace fjord::cdc {
 namespace {
 
@@ -58,4 +60,115 @@ TEST(CdcJsonTest, BadJsonIsInvalid) {
 }
 
 }  // namespace
+
+// Kinds and texts of two trees, member by member.
+bool SameTree(const JsonNode& a, const JsonNode& b) {
+  if (a.kind != b.kind || a.text != b.text || a.members.size() != b.members.size() ||
+      a.items.size() != b.items.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.members.size(); ++i) {
+    if (a.members[i].first != b.members[i].first ||
+        !SameTree(a.members[i].second, b.members[i].second)) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.items.size(); ++i) {
+    if (!SameTree(a.items[i], b.items[i])) return false;
+  }
+  return true;
+}
+
+std::string RandomValue(std::mt19937* rng, int depth) {
+  static const std::vector<std::string> kScalars = {"0",
+                                                    "-0",
+                                                    "12",
+                                                    "-7",
+                                                    "1.50",
+                                                    "1e3",
+                                                    "-0.0",
+                                                    "100.0",
+                                                    "2.5E-10",
+                                                    "18446744073709551616",
+                                                    "123456789012345678901234567890.5",
+                                                    "true",
+                                                    "false",
+                                                    "null",
+                                                    "\"a\"",
+                                                    "\"\\u00e9\\n\"",
+                                                    "\"\\ud83d\\ude00\"",
+                                                    "\"\"",
+                                                    "\"x\\\"y\"",
+                                                    "01",
+                                                    "1.",
+                                                    "+1",
+                                                    "tru",
+                                                    "\"\\ud800\"",
+                                                    "\"\t\"",
+                                                    "nul",
+                                                    "1e",
+                                                    "\"\xff\"",
+                                                    "-"};
+  auto pick = [&](size_t n) { return static_cast<size_t>((*rng)() % n); };
+  if (depth > 3 || pick(3) != 0) {
+    // Mostly the valid scalars (the first 19).
+    return kScalars[pick(10) == 0 ? pick(kScalars.size()) : pick(19)];
+  }
+  std::string out;
+  size_t n = pick(4);
+  if (pick(2) == 0) {
+    out = "[";
+    for (size_t i = 0; i < n; ++i) out += (i ? "," : "") + RandomValue(rng, depth + 1);
+    return out + "]";
+  }
+  out = "{";
+  for (size_t i = 0; i < n; ++i) {
+    out += std::string(i ? "," : "") + "\"k" + std::to_string(pick(4)) +
+           "\":" + RandomValue(rng, depth + 1);
+  }
+  return out + "}";
+}
+
+TEST(CdcJsonTest, SameTreesAsTheReference) {
+  std::mt19937 rng(7);
+  int valid = 0, invalid = 0;
+  for (int n = 0; n < 30000; ++n) {
+    std::string text = "{\"before\":" + RandomValue(&rng, 0) +
+                       ",\"after\":" + RandomValue(&rng, 0) + ",\"op\":\"u\"}";
+    switch (rng() % 12) {
+      case 0:
+        text = text.substr(0, rng() % text.size());
+        break;
+      case 1:
+        text += " trailing";
+        break;
+      case 2:
+        text += "}";
+        break;
+      case 3:
+        text = "[" + text + "]";
+        break;
+      case 4:
+        text = "  " + text + "\n";
+        break;
+      default:
+        break;
+    }
+    Result<JsonNode> reference = ParseCdcJsonReference(text);
+    Result<JsonNode> fast = ParseCdcJson(text);
+    if (!reference.ok()) {
+      ++invalid;
+      ASSERT_FALSE(fast.ok()) << text << " read as " << JacksonCompactText(*fast);
+      ASSERT_EQ(fast.status().ToString(), reference.status().ToString()) << text;
+      continue;
+    }
+    ++valid;
+    ASSERT_TRUE(fast.ok()) << text << ": " << fast.status().ToString();
+    ASSERT_TRUE(SameTree(*fast, *reference)) << text << "\nfast: " << JacksonCompactText(*fast)
+                                             << "\nreference: " << JacksonCompactText(*reference);
+  }
+  EXPECT_GT(valid, 5000);
+  EXPECT_GT(invalid, 3000);
+}
+
 }  // namespace fjord::cdc

@@ -351,7 +351,11 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
     if (padded.size() < line.size() + simdjson::SIMDJSON_PADDING) {
       padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
     }
-    std::copy(line.begin(), line.end(), padded.begin());
+    // simdjson may look at the padding: zeros, never a longer earlier line's bytes.
+    std::fill(
+        std::copy(line.begin(), line.end(), padded.begin()),
+        padded.begin() + static_cast<std::ptrdiff_t>(line.size() + simdjson::SIMDJSON_PADDING),
+        '\0');
     FJORD_ASSIGN_OR_RAISE(bool read,
                           fast.TryLine(padded.data(), line.size(), padded.size(), &builder));
     if (read) continue;

@@ -259,6 +259,18 @@ TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
   EXPECT_TRUE(texts->IsNull(1));
 }
 
+TEST(JsonLines, ATruncatedLineAfterALongerOneIsAnError) {
+  // The parser's padding held the longer line's closing bytes once; the cut line must still fail.
+  std::vector<DataField> fields = {{0, "i", DataType::Int(false)}, {1, "s", DataType::String()}};
+  for (std::string cut : {"{\"i\":1", "{\"i\":1,\"s\":\"abc\"", "{\"i\":12"}) {
+    Result<InputRows> rows =
+        ParseJsonLines("{\"i\":1,\"s\":\"abc\"}\n" + cut + "\n", fields, "in.jsonl");
+    ASSERT_FALSE(rows.ok()) << cut;
+    EXPECT_NE(rows.status().message().find("in.jsonl line 2"), std::string::npos)
+        << rows.status().ToString();
+  }
+}
+
 TEST(JsonLines, ManyLinesOneTable) {
   // Lines longer than the parser's first buffer, and many of them, in the table's order or not.
   std::vector<DataField> fields = {{0, "i", DataType::BigInt(false)}, {1, "s", DataType::String()}};
