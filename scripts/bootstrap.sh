@@ -57,6 +57,26 @@ fi
 ln -sfn "pyarrow-$pa_version" "$deps/pyarrow"
 log "ready: Arrow $pa_version in $deps/pyarrow/pyarrow"
 
+# --- simdjson's amalgamated source from the pinned pysimdjson sdist ---------------------------
+read -r _ sj_pkg sj_version sj_sha < <(grep '^simdjson-sdist ' "$lock")
+sj_target="$deps/simdjson-$sj_pkg-$sj_version"
+if [[ ! -f "$sj_target/.complete" ]]; then
+  log "fetching $sj_pkg $sj_version sdist (simdjson's source)"
+  mkdir -p "$deps/cache"
+  sdist="$deps/cache/$sj_pkg-$sj_version.tar.gz"
+  if [[ ! -f "$sdist" ]]; then
+    python3 -m pip download -q --no-binary=:all: --no-deps -d "$deps/cache" "$sj_pkg==$sj_version"
+  fi
+  echo "$sj_sha  $sdist" | sha256sum -c --quiet - || { log "checksum mismatch for $sdist"; exit 1; }
+  rm -rf "$sj_target" "$sj_target.tmp"
+  mkdir -p "$sj_target.tmp"
+  tar -xzf "$sdist" -C "$sj_target.tmp" --strip-components=2 \
+    "$sj_pkg-$sj_version/simdjson/simdjson.h" "$sj_pkg-$sj_version/simdjson/simdjson.cpp"
+  mv "$sj_target.tmp" "$sj_target"
+  touch "$sj_target/.complete"
+fi
+ln -sfn "simdjson-$sj_pkg-$sj_version" "$deps/simdjson"
+
 # --- Python test tools (a loopback S3 server), pinned by scripts/python-test.lock ------------
 venv="$deps/venv"
 lock_py="$repo/scripts/python-test.lock"
