@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench bench-runtime bench-cdc soak-stream soak-lifecycle soak-run bench-runtime-soak
+        bench-commits bench-expire bench bench-runtime bench-cdc bench-json soak-stream soak-lifecycle soak-run bench-runtime-soak
 
 all: build
 
@@ -144,6 +144,16 @@ bench-cdc: configure
 	@python3 bench/cdc_bench.py --fjord $(BUILD_DIR)/tools/fjord \
 	  --produce $(BUILD_DIR)/tests/fjord_kafka_produce $(if $(filter 1,$(BENCH_QUICK)),--quick) \
 	  $(BENCH_ARGS)
+
+# Issue 20 point 5: JSON-lines decode against simdjson's parse alone and pyarrow.json.read_json,
+# and `fjord write` from JSON lines / CSV / Parquet (bench/json_decode_bench.py; writes
+# bench/results/<date>-json.md). Not part of `make test`. BENCH_ARGS passes more (--rows, --reps).
+bench-json: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target fjord json_lines_bench -j $(JOBS)
+	@python3 bench/json_decode_bench.py --fjord build/bench/tools/fjord \
+	  --decoder build/bench/bench/json_lines_bench --python .deps/python-venv/bin/python $(BENCH_ARGS)
 
 # Issue 5's crash soaks (docs/testing.md, "Crash and soak tests"): in-process crash injection with
 # Java reading a sample, then real processes killed with SIGKILL. Not part of `make test`.

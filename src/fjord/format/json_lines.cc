@@ -9,6 +9,7 @@
 // compares the two on generated lines).
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -341,7 +342,17 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
   std::string padded;  // the line and simdjson's padding
   int64_t line_no = first_line - 1;
   size_t pos = 0;
+  // After a sample of lines, the columns are grown once for the lines that follow.
+  constexpr int64_t kSample = 1024;
+  bool reserved = false;
   while (pos < text.size()) {
+    if (!reserved && builder.rows() == kSample) {
+      reserved = true;
+      const auto rest = static_cast<int64_t>(std::count(
+                            text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
+                        1;
+      FJORD_RETURN_NOT_OK(builder.ReserveMore(rest));
+    }
     size_t end = text.find('\n', pos);
     std::string_view line =
         text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);

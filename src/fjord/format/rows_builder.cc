@@ -28,6 +28,21 @@ Status RowsBuilder::AppendValue(size_t column, const Value& value) {
   return AppendValueToBuilder(builders_[column].get(), value, *(*fields_)[column].type);
 }
 
+Status RowsBuilder::ReserveMore(int64_t more) {
+  const int64_t have = rows();
+  for (auto& b : builders_) {
+    FJORD_ARROW_RETURN_NOT_OK(b->Reserve(more));
+    if (b->type()->id() == arrow::Type::STRING || b->type()->id() == arrow::Type::BINARY) {
+      auto* binary = static_cast<arrow::BinaryBuilder*>(b.get());
+      if (have > 0) {
+        const int64_t per_row = binary->value_data_length() / have + 1;
+        FJORD_ARROW_RETURN_NOT_OK(binary->ReserveData(per_row * more + more / 8));
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Result<InputRows> RowsBuilder::Finish() {
   arrow::ArrayVector columns;
   for (auto& b : builders_) {

@@ -29,6 +29,12 @@ class RowsBuilder {
   Status AppendValue(size_t column, const Value& value);
   void EndRow(int8_t kind) { kinds_.push_back(kind); }
 
+  // Grows every column for `more` rows beyond those appended, string and binary data in the
+  // proportion seen so far: one allocation instead of repeated doubling and copying.
+  Status ReserveMore(int64_t more);
+
+  int64_t rows() const { return static_cast<int64_t>(kinds_.size()); }
+
   Result<InputRows> Finish();
 
  private:
