@@ -11,10 +11,28 @@
 Rows cross between Fjord and pyarrow through the Arrow C stream interface, zero-copy: the native
 module uses the Arrow C++ library of the installed pyarrow. docs/python.md has the whole API."""
 
-import pyarrow as _pyarrow  # noqa: F401  (loads the libarrow that libfjord.so uses)
+import ctypes as _ctypes
+import glob as _glob
+import os as _os
 
-from . import _fjord
-from ._table import (
+import pyarrow as _pyarrow
+
+
+def _load_pyarrow_libraries() -> None:
+    # libfjord.so needs these Arrow C++ libraries of pyarrow (its RUNPATH is $ORIGIN/../pyarrow,
+    # which holds only when both packages sit in one site-packages). Loading them from the
+    # imported pyarrow first makes libfjord bind to exactly those, wherever pyarrow is installed.
+    base = _os.path.dirname(_pyarrow.__file__)
+    for name in ("libarrow", "libarrow_compute", "libparquet", "libarrow_s3"):
+        found = sorted(_glob.glob(_os.path.join(base, name + ".so.[0-9]*")), key=len)
+        if found:
+            _ctypes.CDLL(found[0], mode=_ctypes.RTLD_GLOBAL)
+
+
+_load_pyarrow_libraries()
+
+from . import _fjord  # noqa: E402
+from ._table import (  # noqa: E402
     BATCH_COMMIT_IDENTIFIER,
     Catalog,
     CommitMessages,
@@ -26,7 +44,7 @@ from ._table import (
     TableWrite,
     open_table,
 )
-from .errors import (
+from .errors import (  # noqa: E402
     AlreadyExistsError,
     CancelledError,
     ConflictError,

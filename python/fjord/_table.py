@@ -233,6 +233,15 @@ class Table:
         """Tag name -> the snapshot it holds."""
         return {t["name"]: Snapshot(**t["snapshot"]) for t in self._t.tags()}
 
+    def create_tag(self, name: str, snapshot_id: int | None = None, time_retained: str | None = None) -> None:
+        """Tags ``snapshot_id`` (default: the latest) as ``name``; ``time_retained`` is a duration
+        ("1 d") after which the tag expires (default: the table's ``tag.default-time-retained``)."""
+        self._t.create_tag(name, snapshot_id, time_retained)
+
+    def delete_tag(self, name: str) -> bool:
+        """Deletes a tag and the files only it kept; False when there was no such tag."""
+        return self._t.delete_tag(name)
+
     # --- writes -------------------------------------------------------------------------------
 
     def new_write(self, options: Mapping[str, Any] | None = None, for_overwrite: bool = False) -> TableWrite:

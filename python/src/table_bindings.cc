@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.h"
+#include "fjord/tags.h"
 #include "handles.h"
 
 namespace fjord::python {
@@ -90,6 +91,18 @@ void BindTable(nb::module_& m) {
                out.append(d);
              }
              return out;
+           })
+      .def("create_tag",
+           [](const PyTable& t, const std::string& name, std::optional<int64_t> snapshot_id,
+              std::optional<std::string> time_retained) {
+             CreateTagOptions o;
+             o.snapshot_id = snapshot_id;
+             o.time_retained = std::move(time_retained);
+             Check(CreateTableTag(*t.table, name, o));
+           })
+      .def("delete_tag",
+           [](const PyTable& t, const std::string& name) {
+             return Unwrap(DeleteTableTag(*t.table, name));
            })
       .def("compact", [](const PyTable& t, bool full, PartitionSpec partition,
                          std::map<std::string, std::string> options) {
