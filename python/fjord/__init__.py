@@ -44,6 +44,8 @@ from ._table import (  # noqa: E402
     TableWrite,
     open_table,
 )
+from ._sql import connect, sql  # noqa: E402
+from ._dataset import FjordDataset  # noqa: E402
 from .errors import (  # noqa: E402
     AlreadyExistsError,
     CancelledError,
@@ -56,6 +58,15 @@ from .errors import (  # noqa: E402
     NotFoundError,
     NotSupportedError,
 )
+
+
+
+def dataset(table: Table, **kwargs) -> FjordDataset:
+    """``table`` as a ``pyarrow.dataset.Dataset`` whose scans push columns and filters into
+    Fjord (DuckDB: ``duckdb.sql("SELECT ... FROM d WHERE ...")`` with ``d = fjord.dataset(t)``).
+    ``kwargs``: snapshot_id, tag, timestamp_ms, options, on_scan."""
+    return FjordDataset(table, **kwargs)
+
 
 __version__ = "0.1.0"
 fjord_version: str = _fjord.__fjord_version__
@@ -71,6 +82,10 @@ __all__ = [
     "TableCommit",
     "TableWrite",
     "open_table",
+    "dataset",
+    "FjordDataset",
+    "sql",
+    "connect",
     "FjordError",
     "InvalidError",
     "NotFoundError",

@@ -411,11 +411,30 @@ class Scan:
         self.table = table
         self._args = (columns, filter, snapshot_id, tag, timestamp_ms, options, partition)
         self._batch_rows = batch_rows
+        #: Rows handed out by ``to_reader``/``to_batches`` readers so far (the pushdown tests
+        #: use it to see that a limit stopped the read early).
+        self.rows_read = 0
+
+    @property
+    def columns(self) -> list[str] | None:
+        """The columns read (None: all)."""
+        return self._args[0]
+
+    @property
+    def filter(self) -> str | None:
+        """The Fjord filter the read applies."""
+        return self._args[1]
 
     def to_reader(self) -> pa.RecordBatchReader:
         """The rows as a RecordBatchReader (streamed: one batch in memory at a time)."""
         capsule = _fjord.scan(self.table._t, *self._args, self._batch_rows)
-        return pa.RecordBatchReader.from_stream(_Capsule(capsule))
+        reader = pa.RecordBatchReader.from_stream(_Capsule(capsule))
+        return pa.RecordBatchReader.from_batches(reader.schema, self._counted(reader))
+
+    def _counted(self, reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+        for batch in reader:
+            self.rows_read += batch.num_rows
+            yield batch
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream protocol: DuckDB, polars, pyarrow read a Scan directly."""
@@ -425,7 +444,8 @@ class Scan:
         return iter(self.to_reader())
 
     def to_arrow(self) -> pa.Table:
-        return self.to_reader().read_all()
+        capsule = _fjord.scan(self.table._t, *self._args, self._batch_rows)
+        return pa.RecordBatchReader.from_stream(_Capsule(capsule)).read_all()
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """A pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``)."""
