@@ -1,6 +1,7 @@
 """Anything a write accepts, as one Arrow C stream: objects exporting ``__arrow_c_stream__``
-(pyarrow tables, readers and batches, polars and pandas frames, DuckDB results, ...),
-``__arrow_c_array__`` batches, pandas DataFrames (without their index), dicts of columns and lists
+(pyarrow tables, readers and batches, polars frames, DuckDB results, ...),
+``__arrow_c_array__`` batches, pandas DataFrames (without their index, converted with the table's
+types so that NaN / None read as NULL of the column's type), dicts of columns and lists
 of row dicts. Layout variants (string views, large lists, dictionaries) are cast to the plain
 layout of the same values; every other type goes to Fjord as it is, which converts it exactly or
 refuses it naming the column."""
@@ -18,10 +19,28 @@ ROW_KIND_COLUMN = "_row_kind"
 ROW_KINDS = ("+I", "-U", "+U", "-D")
 
 
-def _reader(data: Any) -> pa.RecordBatchReader:
+def _from_pandas(df: Any, target: pa.Schema | None) -> pa.Table:
+    # pandas holds NULLs of many types as NaN or None in object columns; converting with the
+    # table's types (where a column is the table's) reads them as NULLs of the right type.
+    if target is not None:
+        try:
+            fields = []
+            for name in df.columns:
+                i = target.get_field_index(str(name))
+                if i >= 0:
+                    fields.append(target.field(i).with_nullable(True))
+                else:
+                    fields.append(pa.field(str(name), pa.array(df[name], from_pandas=True).type))
+            return pa.Table.from_pandas(df, schema=pa.schema(fields), preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass  # let Fjord name the column and value it refuses
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def _reader(data: Any, target: pa.Schema | None) -> pa.RecordBatchReader:
     mod = type(data).__module__
     if mod.startswith("pandas") and type(data).__name__ == "DataFrame":
-        return pa.Table.from_pandas(data, preserve_index=False).to_reader()
+        return _from_pandas(data, target).to_reader()
     if isinstance(data, pa.RecordBatchReader):
         return data
     if isinstance(data, pa.Table):
@@ -66,9 +85,12 @@ def _row_kind_batches(reader: pa.RecordBatchReader, row_kind: Any) -> Iterator[p
         raise InvalidError(f"row_kind has {len(kinds)} values for {offset} rows", "Invalid")
 
 
-def to_stream(data: Any, row_kind: str | Sequence[str] | None = None) -> pa.RecordBatchReader:
-    """``data`` as a RecordBatchReader ready for Fjord's TableWrite."""
-    reader = _reader(data)
+def to_stream(
+    data: Any, row_kind: str | Sequence[str] | None = None, target: pa.Schema | None = None
+) -> pa.RecordBatchReader:
+    """``data`` as a RecordBatchReader ready for Fjord's TableWrite; ``target`` is the table's
+    Arrow schema (used for pandas input)."""
+    reader = _reader(data, target)
     if row_kind is not None:
         if ROW_KIND_COLUMN in reader.schema.names:
             raise InvalidError(f"row_kind= given and the data has a {ROW_KIND_COLUMN} column", "Invalid")

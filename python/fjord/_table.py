@@ -247,7 +247,9 @@ class Table:
     def new_write(self, options: Mapping[str, Any] | None = None, for_overwrite: bool = False) -> TableWrite:
         """A writer for two-phase use: ``write`` batches, then ``prepare_commit`` the messages
         that a ``TableCommit`` (perhaps in another process) commits."""
-        return TableWrite(_fjord.TableWrite.create(self._t, _str_map(options, "write options"), for_overwrite))
+        w = TableWrite(_fjord.TableWrite.create(self._t, _str_map(options, "write options"), for_overwrite))
+        w._schema = self.schema
+        return w
 
     def new_commit(self, commit_user: str | None = None, options: Mapping[str, Any] | None = None) -> TableCommit:
         """A committer. A (commit user, identifier) pair is committed at most once, so a retry
@@ -470,10 +472,11 @@ class TableWrite:
 
     def __init__(self, native: Any) -> None:
         self._w = native
+        self._schema: pa.Schema | None = None
 
     def write(self, data: Any, row_kind: str | Sequence[str] | None = None) -> None:
         """Writes every batch of ``data`` (see ``Table.write``)."""
-        self._w.write(to_stream(data, row_kind).__arrow_c_stream__())
+        self._w.write(to_stream(data, row_kind, self._schema).__arrow_c_stream__())
 
     def prepare_commit(self, commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> CommitMessages:
         """Flushes what was written into data files; the messages to commit under

@@ -19,6 +19,29 @@ import pyarrow as pa
 import fjord
 
 
+BERLIN = datetime.timezone(datetime.timedelta(hours=1))
+# Every Paimon type family, with a row of values and a row of NULLs.
+TYPES = pa.schema([
+    pa.field("id", pa.int32(), nullable=False, metadata={"comment": "the key"}),
+    ("b", pa.bool_()), ("i8", pa.int8()), ("i16", pa.int16()), ("i64", pa.int64()),
+    ("f", pa.float32()), ("d", pa.float64()), ("dec", pa.decimal128(10, 2)),
+    ("s", pa.string()), ("bin", pa.binary()), ("fixed", pa.binary(4)), ("day", pa.date32()),
+    ("ts3", pa.timestamp("ms")), ("ts6", pa.timestamp("us")), ("ts9", pa.timestamp("ns")),
+    ("ltz", pa.timestamp("us", tz="Europe/Berlin")),
+    ("arr", pa.list_(pa.string())), ("m", pa.map_(pa.string(), pa.int64())),
+    ("row", pa.struct([("x", pa.int32()), ("y", pa.string())])),
+])
+TYPE_ROWS = [
+    {"id": 1, "b": True, "i8": -8, "i16": 300, "i64": 2**40, "f": 1.5, "d": 2.25,
+     "dec": decimal.Decimal("12345678.90"), "s": "ä", "bin": b"\x00\x01", "fixed": b"abcd",
+     "day": datetime.date(2026, 12, 1), "ts3": datetime.datetime(2026, 12, 1, 1, 2, 3, 4000),
+     "ts6": datetime.datetime(2026, 12, 1, 1, 2, 3, 456789), "ts9": datetime.datetime(1900, 1, 1),
+     "ltz": datetime.datetime(2026, 12, 1, 10, 0, tzinfo=BERLIN),
+     "arr": ["a", None], "m": [("k", 1), ("j", None)], "row": {"x": 7, "y": None}},
+    dict({name: None for name in TYPES.names}, id=2),
+]
+
+
 def rows(table, key="id"):
     return sorted(table.to_pylist(), key=lambda r: r[key])
 
@@ -59,17 +82,7 @@ class CatalogTest(FjordTestCase):
         self.assertEqual(self.cat.list_tables("db"), [])
 
     def test_schema_types_both_ways(self):
-        schema = pa.schema([
-            pa.field("id", pa.int32(), nullable=False, metadata={"comment": "the key"}),
-            ("b", pa.bool_()), ("i8", pa.int8()), ("i16", pa.int16()), ("i64", pa.int64()),
-            ("f", pa.float32()), ("d", pa.float64()), ("dec", pa.decimal128(10, 2)),
-            ("s", pa.string()), ("bin", pa.binary()), ("fixed", pa.binary(4)), ("day", pa.date32()),
-            ("ts3", pa.timestamp("ms")), ("ts6", pa.timestamp("us")),
-            ("ltz", pa.timestamp("us", tz="Europe/Berlin")),
-            ("arr", pa.list_(pa.string())), ("m", pa.map_(pa.string(), pa.int64())),
-            ("row", pa.struct([("x", pa.int32()), ("y", pa.string())])),
-        ])
-        t = self.cat.create_table("db.types", schema, primary_key=["id"], options={"bucket": "1"})
+        t = self.cat.create_table("db.types", TYPES, primary_key=["id"], options={"bucket": "1"})
         types = t.paimon_types
         # Paimon's spelling of each Arrow type (Java's DataTypes); a time zone makes it LTZ.
         self.assertEqual(types["id"], "INT NOT NULL")
@@ -78,6 +91,7 @@ class CatalogTest(FjordTestCase):
         self.assertEqual(types["bin"], "BYTES")
         self.assertEqual(types["fixed"], "BINARY(4)")
         self.assertEqual(types["ts3"], "TIMESTAMP(3)")
+        self.assertEqual(types["ts9"], "TIMESTAMP(9)")
         self.assertEqual(types["ltz"], "TIMESTAMP(6) WITH LOCAL TIME ZONE")
         self.assertEqual(types["arr"], "ARRAY<STRING>")
         self.assertEqual(types["m"], "MAP<STRING NOT NULL, BIGINT>")
@@ -85,29 +99,45 @@ class CatalogTest(FjordTestCase):
         self.assertEqual(t.schema.field("id").metadata, {b"comment": b"the key"})
         # Reads return the schema's Arrow types; LTZ reads as UTC instants.
         self.assertEqual(t.schema.field("ltz").type, pa.timestamp("us", tz="UTC"))
-        berlin = datetime.timezone(datetime.timedelta(hours=1))
-        row = {
-            "id": 1, "b": True, "i8": -8, "i16": 300, "i64": 2**40, "f": 1.5, "d": 2.25,
-            "dec": decimal.Decimal("12345678.90"), "s": "ä", "bin": b"\x00\x01", "fixed": b"abcd",
-            "day": datetime.date(2026, 12, 1), "ts3": datetime.datetime(2026, 12, 1, 1, 2, 3, 4000),
-            "ts6": datetime.datetime(2026, 12, 1, 1, 2, 3, 456789),
-            "ltz": datetime.datetime(2026, 12, 1, 10, 0, tzinfo=berlin),
-            "arr": ["a", None], "m": [("k", 1)], "row": {"x": 7, "y": None},
-        }
-        null_row = {name: None for name in schema.names}
-        null_row["id"] = 2
-        t.write(pa.Table.from_pylist([row, null_row], schema=schema))
+        t.write(pa.Table.from_pylist(TYPE_ROWS, schema=TYPES))
         got = t.scan().to_arrow()
         self.assertEqual(got.schema, t.schema)
         got_rows = rows(got)
-        self.assertEqual(got_rows[1], null_row)
-        expect = dict(row, ltz=datetime.datetime(2026, 12, 1, 9, 0, tzinfo=datetime.timezone.utc))
-        self.assertEqual(got_rows[0], expect)
+        self.assertEqual(got_rows[1], TYPE_ROWS[1])
+        utc = datetime.datetime(2026, 12, 1, 9, 0, tzinfo=datetime.timezone.utc)
+        self.assertEqual(got_rows[0], dict(TYPE_ROWS[0], ltz=utc))
 
     def test_unsupported_arrow_type_names_the_column(self):
         with self.assertRaises(fjord.InvalidError) as e:
             self.cat.create_table("db.u", pa.schema([("n", pa.uint32())]))
         self.assertIn("'n'", str(e.exception))
+
+
+class RoundTripTest(FjordTestCase):
+    """Every type read into pandas / polars and written back from there reads back the same."""
+
+    def setUp(self):
+        super().setUp()
+        self.src = self.cat.create_table("db.src", TYPES, primary_key=["id"], options={"bucket": "1"})
+        self.src.write(pa.Table.from_pylist(TYPE_ROWS, schema=TYPES))
+        self.want = self.src.scan().to_arrow().sort_by("id")
+
+    def check(self, name, frame):
+        t = self.cat.create_table(f"db.{name}", TYPES, primary_key=["id"], options={"bucket": "1"})
+        t.write(frame)
+        got = t.scan().to_arrow().sort_by("id")
+        for column in self.want.column_names:
+            self.assertEqual(got[column].to_pylist(), self.want[column].to_pylist(), f"{name}: {column}")
+        self.assertTrue(got.equals(self.want))
+
+    def test_pandas(self):
+        self.check("pandas", self.src.scan().to_pandas())
+
+    def test_pandas_arrow_dtypes(self):
+        self.check("pandas_arrow", self.src.scan().to_pandas(types_mapper=pd.ArrowDtype))
+
+    def test_polars(self):
+        self.check("polars", self.src.scan().to_polars())
 
 
 class WriteTest(FjordTestCase):

@@ -8,7 +8,8 @@
    its pyarrow dependency from the pinned pyarrow wheel in --wheels (.deps/cache): no second Arrow,
    no build tree on any path;
 3. checks that the process then holds one Arrow C++ (pyarrow's) and runs tests/python/api_test.py
-   in that venv, with pandas, polars and DuckDB seen from --python's site-packages;
+   and pushdown_test.py in that venv, with pandas, polars and DuckDB seen from --python's
+   site-packages;
 4. runs the ```python blocks of docs/python.md, in order, as one script in an empty folder.
 
 Everything happens under a fresh temporary folder, removed at the end."""
@@ -99,8 +100,8 @@ def main():
         with open(os.path.join(own_site, "zz_fjord_test_tools.pth"), "w") as f:
             f.write(tools_site + "\n")
 
-        out = run([py, os.path.join(HERE, "api_test.py"), "-v"], cwd=work)
-        print(out)
+        for suite in ("api_test.py", "pushdown_test.py"):
+            print(run([py, os.path.join(HERE, suite), "-v"], cwd=work))
 
         blocks = doc_blocks(os.path.join(source, "docs", "python.md"))
         assert len(blocks) >= 5, f"docs/python.md has {len(blocks)} python blocks"
@@ -111,7 +112,7 @@ def main():
         docs_dir = os.path.join(work, "docs-run")
         os.mkdir(docs_dir)
         print(run([py, script], cwd=docs_dir))
-        print(f"OK: wheel {os.path.basename(wheels[0])}, api_test, {len(blocks)} docs blocks")
+        print(f"OK: wheel {os.path.basename(wheels[0])}, api_test, pushdown_test, {len(blocks)} docs blocks")
     finally:
         if args.keep:
             print("kept", work)
