@@ -10,7 +10,9 @@
 3. checks that the process then holds one Arrow C++ (pyarrow's) and runs tests/python/api_test.py
    and pushdown_test.py in that venv, with pandas, polars and DuckDB seen from --python's
    site-packages;
-4. runs the ```python blocks of docs/python.md, in order, as one script in an empty folder.
+4. with --oracle and --pypaimon, runs interop_test.py there: Java's fixture tables read from
+   Python equal Java's rows; tables written from Python read the same in Java and pypaimon;
+5. runs the ```python blocks of docs/python.md, in order, as one script in an empty folder.
 
 Everything happens under a fresh temporary folder, removed at the end."""
 
@@ -49,6 +51,8 @@ def main():
     ap.add_argument("--source", required=True, help="the repository")
     ap.add_argument("--python", required=True, help="python of the venv with the build tools")
     ap.add_argument("--wheels", required=True, help="folder holding the pinned pyarrow wheel")
+    ap.add_argument("--oracle", help="the Java oracle command (interop/java/fjord-oracle)")
+    ap.add_argument("--pypaimon", help="python of the pypaimon venv (.deps/pypaimon-venv)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
@@ -102,6 +106,11 @@ def main():
 
         for suite in ("api_test.py", "pushdown_test.py"):
             print(run([py, os.path.join(HERE, suite), "-v"], cwd=work))
+        if args.oracle and args.pypaimon:
+            interop_env = dict(os.environ, FJORD_ORACLE=args.oracle, FJORD_PYPAIMON=args.pypaimon,
+                               FJORD_PYPAIMON_DUMP=os.path.join(source, "interop", "python", "pypaimon_dump.py"),
+                               FJORD_FIXTURES=os.path.join(source, "tests", "fixtures", "paimon-java"))
+            print(run([py, os.path.join(HERE, "interop_test.py"), "-v"], cwd=work, env=interop_env))
 
         blocks = doc_blocks(os.path.join(source, "docs", "python.md"))
         assert len(blocks) >= 5, f"docs/python.md has {len(blocks)} python blocks"
@@ -112,7 +121,7 @@ def main():
         docs_dir = os.path.join(work, "docs-run")
         os.mkdir(docs_dir)
         print(run([py, script], cwd=docs_dir))
-        print(f"OK: wheel {os.path.basename(wheels[0])}, api_test, pushdown_test, {len(blocks)} docs blocks")
+        print(f"OK: wheel {os.path.basename(wheels[0])}, api_test, pushdown_test, {'interop_test, ' if args.oracle and args.pypaimon else ''}{len(blocks)} docs blocks")
     finally:
         if args.keep:
             print("kept", work)
