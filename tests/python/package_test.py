@@ -57,6 +57,9 @@ def main():
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     source = os.path.abspath(args.source)
+    args.wheels = os.path.abspath(args.wheels)
+    if args.pypaimon:
+        args.pypaimon = os.path.abspath(args.pypaimon)
     if not os.path.exists(args.python):
         raise SystemExit(f"{args.python} is missing: run scripts/bootstrap.sh (scripts/python.lock)")
 
