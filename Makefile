@@ -34,7 +34,7 @@ wheel: configure
 	@cmake --install $(BUILD_DIR) --prefix $(abspath $(BUILD_DIR))/python-prefix >/dev/null
 	@FJORD_PREFIX=$(abspath $(BUILD_DIR))/python-prefix .deps/python-venv/bin/python -m pip wheel \
 	  --no-build-isolation --no-deps --no-index --disable-pip-version-check -q -w dist \
-	  -C build-dir=$(abspath $(BUILD_DIR))/python-wheel python
+	  -C build-dir=$(abspath $(BUILD_DIR))/python-wheel ./python
 	@ls dist/fjord-*.whl
 
 demo: build
