@@ -15,6 +15,7 @@ from ._types import to_arrow, to_paimon
 from .errors import InvalidError
 
 BATCH_COMMIT_IDENTIFIER: int = _fjord.BATCH_COMMIT_IDENTIFIER
+_TO_ARROW_BATCH_ROWS = 65536
 CommitMessages = _fjord.CommitMessages
 
 
@@ -446,7 +447,10 @@ class Scan:
         return iter(self.to_reader())
 
     def to_arrow(self) -> pa.Table:
-        capsule = _fjord.scan(self.table._t, *self._args, self._batch_rows)
+        # The whole result is kept anyway: larger batches cost no extra memory and cut the
+        # per-batch work (about 3x faster than 8192 rows on 1M-row tables, bench/python_bench.py).
+        batch_rows = self._batch_rows if self._batch_rows is not None else _TO_ARROW_BATCH_ROWS
+        capsule = _fjord.scan(self.table._t, *self._args, batch_rows)
         return pa.RecordBatchReader.from_stream(_Capsule(capsule)).read_all()
 
     def to_pandas(self, **kwargs: Any) -> Any:
