@@ -4,7 +4,7 @@ BUILD_DIR  ?= build/$(shell echo $(BUILD_TYPE) | tr A-Z a-z)
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap configure build test install demo asan format format-check docs clean fuzz \
+.PHONY: all bootstrap configure build test install wheel demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
         bench-commits bench-expire bench bench-runtime bench-cdc bench-json soak-stream soak-lifecycle soak-run bench-runtime-soak
 
@@ -26,6 +26,16 @@ test: build
 PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The Python package (docs/python.md): dist/fjord-<version>-cp311-cp311-linux_x86_64.whl, built
+# against this build's libfjord.so with the pinned tools of .deps/python-venv.
+wheel: configure
+	@cmake --build $(BUILD_DIR) --target fjord_shared -j $(JOBS)
+	@cmake --install $(BUILD_DIR) --prefix $(abspath $(BUILD_DIR))/python-prefix >/dev/null
+	@FJORD_PREFIX=$(abspath $(BUILD_DIR))/python-prefix .deps/python-venv/bin/python -m pip wheel \
+	  --no-build-isolation --no-deps --no-index --disable-pip-version-check -q -w dist \
+	  -C build-dir=$(abspath $(BUILD_DIR))/python-wheel ./python
+	@ls dist/fjord-*.whl
 
 demo: build
 	@FJORD=$(BUILD_DIR)/tools/fjord scripts/demo.sh

@@ -88,6 +88,17 @@ if [[ ! -f "$venv/.complete" || "$lock_py" -nt "$venv/.complete" ]]; then
   touch "$venv/.complete"
 fi
 
+# --- The Python package's build tools and test libraries, pinned by scripts/python.lock --------
+pyvenv="$deps/python-venv"
+lock_pyp="$repo/scripts/python.lock"
+if [[ ! -f "$pyvenv/.complete" || "$lock_pyp" -nt "$pyvenv/.complete" ]]; then
+  log "installing the Python package's tools into $pyvenv"
+  rm -rf "$pyvenv"
+  python3 -m venv "$pyvenv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$pyvenv"; }
+  "$pyvenv/bin/pip" install -q --disable-pip-version-check -r "$lock_pyp"
+  touch "$pyvenv/.complete"
+fi
+
 # --- pypaimon, the second oracle (reads tables Fjord wrote), pinned by scripts/pypaimon.lock --
 # Its own venv: pypaimon 1.4.2 needs pyarrow < 20, apart from the Arrow that Fjord builds on.
 ppvenv="$deps/pypaimon-venv"

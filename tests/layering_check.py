@@ -2,7 +2,7 @@
 """Checks the layers and rooms of docs/architecture.md from the #include lines.
 
 Production code under src/fjord/<room>/ may include only the public headers (include/fjord/) and
-the rooms below its own (ALLOWED); code outside src/ (tools, bench, examples) only the public
+the rooms below its own (ALLOWED); code outside src/ (tools, bench, examples, python/src) only the public
 headers. Unit tests and component benchmarks beside the code (*_test.cc, *_bench.cc,
 *test_util.h) and src/fjord/testing/ are exempt: they may build fixtures with any room. Prints every violation and exits 1 when there is one."""
 
@@ -82,7 +82,7 @@ def is_test(path):
 def main():
     problems = []
     checked = 0
-    for top in ("src/fjord", "include/fjord", "tools", "bench", "examples"):
+    for top in ("src/fjord", "include/fjord", "tools", "bench", "examples", "python/src"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for f in files:
                 if not f.endswith((".cc", ".h", ".inc")):
