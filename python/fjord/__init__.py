@@ -46,6 +46,7 @@ from ._table import (  # noqa: E402
 )
 from ._sql import connect, sql  # noqa: E402
 from ._dataset import FjordDataset  # noqa: E402
+from . import errors as _errors  # noqa: E402
 from .errors import (  # noqa: E402
     AlreadyExistsError,
     CancelledError,
@@ -86,14 +87,4 @@ __all__ = [
     "FjordDataset",
     "sql",
     "connect",
-    "FjordError",
-    "InvalidError",
-    "NotFoundError",
-    "AlreadyExistsError",
-    "FjordIOError",
-    "CorruptionError",
-    "NotSupportedError",
-    "ConflictError",
-    "CancelledError",
-    "InternalError",
-]
+] + _errors.__all__
