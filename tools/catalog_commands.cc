@@ -1,5 +1,6 @@
 // `fjord db ...` and `fjord table ...`: the filesystem catalog.
 
+#include <cctype>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -109,18 +110,59 @@ Result<std::optional<std::pair<std::vector<std::string>, DataTypePtr>>> NestedTy
   return std::make_optional(std::make_pair(FieldPath(name), type));
 }
 
+// "... FIRST" or "... AFTER name" at the end of an --add-column text (Flink's and Spark's ALTER
+// TABLE ADD syntax): the text before it and the position; `text` unchanged without one.
+std::string Position(const std::string& text, SchemaChange* change) {
+  std::vector<std::string> words;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < text.size();) {
+    size_t start = text.find_first_not_of(" \t", i);
+    if (start == std::string::npos) break;
+    size_t end = text.find_first_of(" \t", start);
+    if (end == std::string::npos) end = text.size();
+    words.push_back(text.substr(start, end - start));
+    starts.push_back(start);
+    i = end;
+  }
+  auto upper = [](std::string w) {
+    for (char& ch : w) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return w;
+  };
+  size_t n = words.size();
+  if (n >= 3 && upper(words[n - 1]) == "FIRST") {
+    change->First();
+    return text.substr(0, starts[n - 1]);
+  }
+  if (n >= 4 && upper(words[n - 2]) == "AFTER") {
+    change->After(words[n - 1]);
+    return text.substr(0, starts[n - 2]);
+  }
+  return text;
+}
+
 Status RunTableAlter(const CatalogArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
   FJORD_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(a.name));
   std::vector<SchemaChange> changes;
-  for (const std::string& c : a.add_columns) {
+  for (const std::string& text : a.add_columns) {
+    SchemaChange position = SchemaChange::AddColumn("", nullptr);
+    std::string c = Position(text, &position);
     FJORD_ASSIGN_OR_RAISE(auto nested, NestedTyped(c));
+    std::vector<SchemaChange> adds;
     if (nested) {
-      changes.push_back(SchemaChange::AddNestedColumn(nested->first, nested->second));
-      continue;
+      adds.push_back(SchemaChange::AddNestedColumn(nested->first, nested->second));
+    } else {
+      FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
+      for (const DataField& f : fields) adds.push_back(SchemaChange::AddColumn(f.name, f.type));
     }
-    FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
-    for (const DataField& f : fields) changes.push_back(SchemaChange::AddColumn(f.name, f.type));
+    if (position.position != SchemaChange::Position::kLast && adds.size() != 1) {
+      return Status::Invalid("--add-column '", text, "': FIRST / AFTER need a single column");
+    }
+    for (SchemaChange& add : adds) {
+      add.position = position.position;
+      add.after = position.after;
+      changes.push_back(std::move(add));
+    }
   }
   for (const std::string& c : a.drop_columns) {
     changes.push_back(SchemaChange::DropNestedColumn(FieldPath(c)));
@@ -244,7 +286,7 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
   AddCatalogFlags(al, alter.get());
   al->add_option("table", alter->name, "<database>.<table>")->required();
   al->add_option("--add-column", alter->add_columns,
-                 "\"name TYPE\" (repeatable; \"col.field TYPE\": a nested field)");
+                 "\"name TYPE [FIRST | AFTER sibling]\" (repeatable; col.field: a nested field)");
   al->add_option("--drop-column", alter->drop_columns, "Column or col.field (repeatable)");
   al->add_option("--rename-column", alter->rename_columns, "old=new or col.field=new (repeatable)");
   al->add_option("--change-type", alter->retype_columns,

@@ -28,14 +28,16 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 ORACLE = os.path.join(REPO, "interop", "java", "fjord-oracle")
 
 COLUMNS = [["id", "INT NOT NULL"], ["r", "ROW<a INT, b STRING>"], ["tags", "ARRAY<INT>"],
-           ["m", "MAP<STRING, ROW<x INT, y STRING>>"]]
+           ["m", "MAP<STRING, ROW<x INT, y STRING>>"], ["d", "ARRAY<ROW<p INT, q ROW<s INT>>>"]]
 
 # Under the first schema. Maps hold one entry each (Java's Avro reader gives a MAP's entries in
 # hash order).
 BEFORE = [
-    {"id": 1, "r": {"a": 1, "b": "one"}, "tags": [1, 2], "m": [["k", {"x": 10, "y": "p"}]]},
-    {"id": 2, "r": None, "tags": None, "m": None},
-    {"id": 3, "r": {"a": None, "b": "three"}, "tags": [None, 3], "m": [["k", None]]},
+    {"id": 1, "r": {"a": 1, "b": "one"}, "tags": [1, 2], "m": [["k", {"x": 10, "y": "p"}]],
+     "d": [{"p": 1, "q": {"s": 2}}]},
+    {"id": 2, "r": None, "tags": None, "m": None, "d": None},
+    {"id": 3, "r": {"a": None, "b": "three"}, "tags": [None, 3], "m": [["k", None]],
+     "d": [None, {"p": None, "q": None}]},
 ]
 
 # (Fjord CLI arguments, Java SchemaChange) pairs, applied in this order.
@@ -47,20 +49,30 @@ CHANGES = [
      {"op": "type", "path": "tags.element", "type": "BIGINT"}),
     (["--add-column", "m.value.z DOUBLE"], {"op": "add", "path": "m.value.z", "type": "DOUBLE"}),
     (["--drop-column", "m.value.y"], {"op": "drop", "path": "m.value.y"}),
+    # Inside the ROWs of an ARRAY: positions, and a ROW in a ROW numbered as Java numbers it.
+    (["--add-column", "d.element.q.t STRING FIRST"],
+     {"op": "add", "path": "d.element.q.t", "type": "STRING", "first": True}),
+    (["--change-type", "d.element.p BIGINT"],
+     {"op": "type", "path": "d.element.p", "type": "BIGINT"}),
+    (["--add-column", "d.element.n ROW<u INT, v ROW<w INT>> AFTER p"],
+     {"op": "add", "path": "d.element.n", "type": "ROW<u INT, v ROW<w INT>>", "after": "p"}),
 ]
 
 # Under the new schema (id 1 again: an update of the primary-key table).
 AFTER = [
-    {"id": 1, "r": {"a": 100, "bb": "uno", "c": 5}, "tags": [9], "m": [["k", {"x": 1, "z": 1.5}]]},
-    {"id": 4, "r": {"a": 4, "bb": "four", "c": None}, "tags": [], "m": []},
+    {"id": 1, "r": {"a": 100, "bb": "uno", "c": 5}, "tags": [9], "m": [["k", {"x": 1, "z": 1.5}]],
+     "d": [{"p": 5, "n": {"u": 1, "v": {"w": 2}}, "q": {"t": "x", "s": 3}}]},
+    {"id": 4, "r": {"a": 4, "bb": "four", "c": None}, "tags": [], "m": [], "d": []},
 ]
 
 # BEFORE as read under the new schema: c NULL (added later), a widened, b read as bb (same id),
 # the elements widened, z NULL and y gone inside the map's rows.
 BEFORE_EVOLVED = [
-    {"id": 1, "r": {"a": 1, "bb": "one", "c": None}, "tags": [1, 2], "m": [["k", {"x": 10, "z": None}]]},
-    {"id": 2, "r": None, "tags": None, "m": None},
-    {"id": 3, "r": {"a": None, "bb": "three", "c": None}, "tags": [None, 3], "m": [["k", None]]},
+    {"id": 1, "r": {"a": 1, "bb": "one", "c": None}, "tags": [1, 2], "m": [["k", {"x": 10, "z": None}]],
+     "d": [{"p": 1, "n": None, "q": {"t": None, "s": 2}}]},
+    {"id": 2, "r": None, "tags": None, "m": None, "d": None},
+    {"id": 3, "r": {"a": None, "bb": "three", "c": None}, "tags": [None, 3], "m": [["k", None]],
+     "d": [None, {"p": None, "n": None, "q": None}]},
 ]
 
 
