@@ -11,7 +11,9 @@ is killed with SIGKILL at random moments and restarted (`--kills 0` for none). A
 job runs --bounded and Java Paimon must read, table by table, exactly the rows PostgreSQL holds,
 with the evolved schema. Prints what it checked.
 
-With --direct the same runs without Kafka and Debezium (issue 17 point 5): the job's source is
+With --direct the same runs without Kafka and Debezium (issue 17 point 5), and the workload also
+adds an `int[]` column to `orders` and later widens it to `bigint[]` (a nested type change:
+the job alters the table's `tags.element`, as Java's CDC sink does): the job's source is
 `type: postgres`, Fjord reading PostgreSQL's logical replication stream itself (pgoutput through
 libpq), an initial snapshot then the changes, the slot confirmed only up to committed
 checkpoints. `items`, created mid-stream, is found by the source: with `tables` patterns
@@ -53,6 +55,8 @@ TABLES = {
 
 
 def sql_literal(v):
+    if isinstance(v, list):
+        return "'{" + ",".join("NULL" if x is None else str(x) for x in v) + "}'"
     if v is None:
         return "NULL"
     if isinstance(v, bool):
@@ -68,6 +72,8 @@ class Workload:
         self.region = False
         self.wide = False
         self.items = False
+        self.tags = False       # orders.tags int[] added (--direct)
+        self.tags_wide = False  # ... and widened to bigint[]
         self.statements = 0
 
     def order_values(self, oid):
@@ -85,6 +91,9 @@ class Workload:
                 "paid": r.choice([True, False, None])}
         if self.region:
             vals["region"] = r.choice([None, "north", "south"])
+        if self.tags:
+            big = 6_000_000_000 if self.tags_wide else 0
+            vals["tags"] = r.choice([None, [], [r.randint(-9, 9) + big, None, 3]])
         return vals
 
     def customer_values(self, cid):
@@ -142,12 +151,17 @@ def normalize(value, kind):
         return datetime.datetime.fromisoformat(text)
     if kind == "date":
         return datetime.date.fromisoformat(str(value))
+    if kind == "intarray":
+        if isinstance(value, str):  # psql's text: {1,NULL,3}
+            inner = value.strip("{}")
+            return [None if x == "NULL" else int(x) for x in inner.split(",")] if inner else []
+        return [None if x is None else int(x) for x in value]
     return str(value)
 
 
 KINDS = {"orders": {"id": "int", "customer": "int", "qty": "int", "amount": "decimal",
                     "placed": "timestamp", "day": "date", "note": "text", "paid": "bool",
-                    "region": "text"},
+                    "region": "text", "tags": "intarray"},
          "customers": {"id": "int", "name": "text", "vip": "bool"},
          "items": {"id": "int", "sku": "text", "n": "int"}}
 
@@ -220,6 +234,12 @@ def main():
             if not load.wide and elapsed > 2 * args.seconds / 3:
                 pg.sql("ALTER TABLE orders ALTER COLUMN qty TYPE bigint")
                 load.wide = True
+            if args.direct and not load.tags and elapsed > args.seconds / 4:
+                pg.sql("ALTER TABLE orders ADD COLUMN tags int[]")
+                load.tags = True
+            if load.tags and not load.tags_wide and elapsed > 3 * args.seconds / 4:
+                pg.sql("ALTER TABLE orders ALTER COLUMN tags TYPE bigint[]")
+                load.tags_wide = True
             load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if kill_at and elapsed > kill_at[0]:
@@ -264,7 +284,8 @@ def main():
             for table, kinds in KINDS.items():
                 if table == "items" and not load.items:
                     continue
-                cols = [c for c in kinds if c != "region" or load.region]
+                cols = [c for c in kinds if (c != "region" or load.region) and
+                        (c != "tags" or load.tags)]
                 want = {}
                 for row in pg.sql(f"SELECT {', '.join(cols)} FROM {table}"):
                     values = {c: normalize(v, kinds[c]) for c, v in zip(cols, row)}
@@ -293,10 +314,14 @@ def main():
             [fjord, "schema", os.path.join(work, "wh", "ods.db", "orders")],
             capture_output=True, text=True).stdout)
         types = {f["name"]: f["type"] for f in schema["fields"]}
-        if types.get("region") != "STRING" or types.get("qty") != "BIGINT":
+        tags_type = {"type": "ARRAY", "element": "BIGINT"}
+        if types.get("region") != "STRING" or types.get("qty") != "BIGINT" or (
+                load.tags and types.get("tags") != tags_type):
             failures.append(f"orders did not follow the source's schema: {types}")
         else:
-            print(f"ok: orders has the added column and the widened type ({schema['id']} ALTERs)")
+            print(f"ok: orders has the added column and the widened type"
+                  f"{' and the widened ARRAY element' if load.tags else ''} "
+                  f"({schema['id']} ALTERs)")
         mode = (" direct, schema publication" if args.direct_schema else " direct") \
             if args.direct else ""
         print(f"cdc postgres{mode}: {load.statements} statements, "

@@ -1,7 +1,10 @@
 // `fjord db ...` and `fjord table ...`: the filesystem catalog.
 
+#include <cctype>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "cli_util.h"
 #include "commands.h"
@@ -81,20 +84,99 @@ Status RunTableCreate(const CatalogArgs& a) {
   return Status::OK();
 }
 
+// "v.b.c" as a nested field path {"v", "b", "c"} (docs/reading.md, "Nested schema evolution").
+std::vector<std::string> FieldPath(const std::string& text) {
+  std::vector<std::string> path;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    path.push_back(text.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return path;
+    start = dot + 1;
+  }
+}
+
+// "v.b TYPE": a nested path and its type; nullopt when the name before the first blank has no
+// dot (a column list, parsed as before).
+Result<std::optional<std::pair<std::vector<std::string>, DataTypePtr>>> NestedTyped(
+    const std::string& text) {
+  size_t start = text.find_first_not_of(" \t");
+  if (start == std::string::npos) return std::nullopt;
+  size_t blank = text.find_first_of(" \t", start);
+  std::string name = text.substr(start, blank == std::string::npos ? blank : blank - start);
+  if (name.find('.') == std::string::npos) return std::nullopt;
+  if (blank == std::string::npos) return Status::Invalid("'", text, "': a type must follow ", name);
+  FJORD_ASSIGN_OR_RAISE(DataTypePtr type, ParseDataType(text.substr(blank + 1)));
+  return std::make_optional(std::make_pair(FieldPath(name), type));
+}
+
+// "... FIRST" or "... AFTER name" at the end of an --add-column text (Flink's and Spark's ALTER
+// TABLE ADD syntax): the text before it and the position; `text` unchanged without one.
+std::string Position(const std::string& text, SchemaChange* change) {
+  std::vector<std::string> words;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < text.size();) {
+    size_t start = text.find_first_not_of(" \t", i);
+    if (start == std::string::npos) break;
+    size_t end = text.find_first_of(" \t", start);
+    if (end == std::string::npos) end = text.size();
+    words.push_back(text.substr(start, end - start));
+    starts.push_back(start);
+    i = end;
+  }
+  auto upper = [](std::string w) {
+    for (char& ch : w) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return w;
+  };
+  size_t n = words.size();
+  if (n >= 3 && upper(words[n - 1]) == "FIRST") {
+    change->First();
+    return text.substr(0, starts[n - 1]);
+  }
+  if (n >= 4 && upper(words[n - 2]) == "AFTER") {
+    change->After(words[n - 1]);
+    return text.substr(0, starts[n - 2]);
+  }
+  return text;
+}
+
 Status RunTableAlter(const CatalogArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, OpenCatalog(a));
   FJORD_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(a.name));
   std::vector<SchemaChange> changes;
-  for (const std::string& c : a.add_columns) {
-    FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
-    for (const DataField& f : fields) changes.push_back(SchemaChange::AddColumn(f.name, f.type));
+  for (const std::string& text : a.add_columns) {
+    SchemaChange position = SchemaChange::AddColumn("", nullptr);
+    std::string c = Position(text, &position);
+    FJORD_ASSIGN_OR_RAISE(auto nested, NestedTyped(c));
+    std::vector<SchemaChange> adds;
+    if (nested) {
+      adds.push_back(SchemaChange::AddNestedColumn(nested->first, nested->second));
+    } else {
+      FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
+      for (const DataField& f : fields) adds.push_back(SchemaChange::AddColumn(f.name, f.type));
+    }
+    if (position.position != SchemaChange::Position::kLast && adds.size() != 1) {
+      return Status::Invalid("--add-column '", text, "': FIRST / AFTER need a single column");
+    }
+    for (SchemaChange& add : adds) {
+      add.position = position.position;
+      add.after = position.after;
+      changes.push_back(std::move(add));
+    }
   }
-  for (const std::string& c : a.drop_columns) changes.push_back(SchemaChange::DropColumn(c));
+  for (const std::string& c : a.drop_columns) {
+    changes.push_back(SchemaChange::DropNestedColumn(FieldPath(c)));
+  }
   for (const std::string& c : a.rename_columns) {
     FJORD_ASSIGN_OR_RAISE(auto kv, KeyValue(c));
-    changes.push_back(SchemaChange::RenameColumn(kv.first, kv.second));
+    changes.push_back(SchemaChange::RenameNestedColumn(FieldPath(kv.first), kv.second));
   }
   for (const std::string& c : a.retype_columns) {
+    FJORD_ASSIGN_OR_RAISE(auto nested, NestedTyped(c));
+    if (nested) {
+      changes.push_back(SchemaChange::UpdateNestedColumnType(nested->first, nested->second));
+      continue;
+    }
     FJORD_ASSIGN_OR_RAISE(auto fields, ParseColumnList(c));
     for (const DataField& f : fields)
       changes.push_back(SchemaChange::UpdateColumnType(f.name, f.type));
@@ -203,10 +285,12 @@ void AddCatalogCommands(CLI::App* app, Handler* handler) {
   auto* al = table->add_subcommand("alter", "Change a table's schema or options");
   AddCatalogFlags(al, alter.get());
   al->add_option("table", alter->name, "<database>.<table>")->required();
-  al->add_option("--add-column", alter->add_columns, "\"name TYPE\" (repeatable)");
-  al->add_option("--drop-column", alter->drop_columns, "Column (repeatable)");
-  al->add_option("--rename-column", alter->rename_columns, "old=new (repeatable)");
-  al->add_option("--change-type", alter->retype_columns, "\"name NEWTYPE\" (repeatable)");
+  al->add_option("--add-column", alter->add_columns,
+                 "\"name TYPE [FIRST | AFTER sibling]\" (repeatable; col.field: a nested field)");
+  al->add_option("--drop-column", alter->drop_columns, "Column or col.field (repeatable)");
+  al->add_option("--rename-column", alter->rename_columns, "old=new or col.field=new (repeatable)");
+  al->add_option("--change-type", alter->retype_columns,
+                 "\"name NEWTYPE\" (repeatable; col.element / col.value / col.field: inside)");
   al->add_option("--set", alter->set_options, "Option key=value (repeatable)");
   al->add_option("--reset", alter->reset_options, "Option key (repeatable)");
   al->callback(

@@ -55,12 +55,20 @@ struct SchemaChange {
     kUpdateColumnComment,
     kUpdateComment
   };
+  // Where kAddColumn puts the new field among its siblings (Java's SchemaChange.Move).
+  enum class Position { kLast, kFirst, kAfter };
   Kind kind;
   std::string name;                    // column, or option key
   std::string new_name;                // kRenameColumn
   DataTypePtr type;                    // kAddColumn, kUpdateColumnType
   std::string value;                   // kSetOption
   std::optional<std::string> comment;  // kAddColumn, kUpdateColumnComment, kUpdateComment
+  // A nested field (Java's field-name paths): the column, then a field name per ROW level and
+  // one step (any name; "element" / "value" by convention) through each ARRAY / MAP value.
+  // Empty: the column `name` itself. Set by the Nested factories, with `name` = path[0].
+  std::vector<std::string> path;
+  Position position = Position::kLast;  // kAddColumn
+  std::string after;                    // kAddColumn with kAfter: the sibling it follows
 
   static SchemaChange AddColumn(std::string name, DataTypePtr type);
   static SchemaChange DropColumn(std::string name);
@@ -71,6 +79,22 @@ struct SchemaChange {
   // A column's comment (nullopt: none), and the table's comment.
   static SchemaChange UpdateColumnComment(std::string name, std::optional<std::string> comment);
   static SchemaChange UpdateComment(std::optional<std::string> comment);
+
+  // Changes of nested fields as Java's SchemaManager applies them (docs/schema-evolution.md):
+  // e.g. {"v", "b"} is field b of ROW column v, {"v", "element", "x"} field x of the ROWs in
+  // ARRAY column v, {"m", "value"} the value type of MAP column m.
+  static SchemaChange AddNestedColumn(std::vector<std::string> path, DataTypePtr type,
+                                      std::optional<std::string> comment = std::nullopt);
+  static SchemaChange DropNestedColumn(std::vector<std::string> path);
+  static SchemaChange RenameNestedColumn(std::vector<std::string> path, std::string new_name);
+  static SchemaChange UpdateNestedColumnType(std::vector<std::string> path, DataTypePtr type);
+  static SchemaChange UpdateNestedColumnComment(std::vector<std::string> path,
+                                                std::optional<std::string> comment);
+  // kAddColumn: first among its siblings, or right after `sibling`.
+  SchemaChange& First();
+  SchemaChange& After(std::string sibling);
+  // `path`, or {name} when it is empty.
+  std::vector<std::string> FieldPath() const;
 };
 
 class Catalog {

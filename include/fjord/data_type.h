@@ -138,13 +138,19 @@ class DataType {
 Result<DataTypePtr> ParseDataType(std::string_view text);
 
 // Parses a column list "id INT NOT NULL, name STRING, tags ARRAY<STRING>" into fields. Ids are
-// assigned depth-first from 0 as Java does at CREATE TABLE: a ROW column's nested fields take the
-// ids right after the column's own.
+// assigned from 0 as Java does at CREATE TABLE (see AssignFieldIdsDepthFirst).
 Result<std::vector<DataField>> ParseColumnList(std::string_view text);
 
-// The same fields with ids reassigned depth-first from `first_id` (a ROW column's nested fields
-// take the ids right after the column's own), as Java assigns them at CREATE TABLE.
+// The same fields with ids reassigned from `first_id` as Java's Schema.Builder assigns them at
+// CREATE TABLE: each column takes the next id, then the fields inside its type are numbered, a
+// ROW field after the fields inside its own type (Java's ReassignFieldId): ROW<a INT, b ROW<c
+// INT>> as column 0 gives a 1, c 2, b 3.
 std::vector<DataField> AssignFieldIdsDepthFirst(const std::vector<DataField>& fields,
                                                 int32_t first_id = 0);
+
+// `type` with the fields inside it renumbered after `*highest_field_id`, which ends at the highest
+// id given (unchanged when the type holds no ROW): Java's ReassignFieldId, as ALTER TABLE numbers
+// the type of an added column.
+DataTypePtr ReassignFieldIds(const DataTypePtr& type, int32_t* highest_field_id);
 
 }  // namespace fjord

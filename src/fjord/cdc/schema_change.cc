@@ -367,6 +367,7 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
     std::vector<Step> steps;
     FJORD_RETURN_NOT_OK(nested.Generate({name}, *old_field.type, *column.type, &steps));
     DataTypePtr current = old_field.type;
+    std::vector<ColumnStep> applied;
     bool ignored = false;
     for (const Step& step : steps) {
       const std::string where = JoinPath(step.path);
@@ -382,6 +383,7 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
                   nested.Replace(current, rel, 0, [&](const DataTypePtr&) -> Result<DataTypePtr> {
                     return target;
                   }));
+              applied.push_back(ColumnStep{ColumnStep::kUpdateType, step.path, target});
               break;
             }
             case ConvertAction::kIgnore:
@@ -416,6 +418,8 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
                             DataField{-1, step.path.back(), step.type, step.description, {}});
                 return Status::OK();
               }));
+          applied.push_back(ColumnStep{ColumnStep::kAddField, step.path, step.type,
+                                       step.description, step.after});
           break;
         }
         case Step::kComment: {
@@ -426,6 +430,7 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
                 }
                 return Status::OK();
               }));
+          applied.push_back(ColumnStep{ColumnStep::kComment, step.path, nullptr, step.description});
           break;
         }
         case Step::kDropField:
@@ -442,7 +447,8 @@ Result<SchemaChangePlan> PlanSchemaChange(const std::vector<DataField>& fields,
       }
     }
     if (!current->Equals(*old_field.type)) {
-      plan.alter_types.push_back(ColumnTypeChange{name, old_field.type, current});
+      plan.alter_types.push_back(
+          ColumnTypeChange{name, old_field.type, current, std::move(applied)});
     }
     if (ignored) plan.ignored.push_back(ColumnTypeChange{name, old_field.type, column.type});
     if (column.description && column.description != old_field.description) {

@@ -28,6 +28,17 @@ enum class ConvertAction { kConvert, kIgnore, kException };
 ConvertAction CanConvert(const DataType& old_type, const DataType& new_type,
                          const TypeMapping& mapping);
 
+// One schema change Java's CDC sink applies for a changed column (NestedSchemaUtils' split of
+// it), on a field path: the column, then a field name per ROW level, "element" / "value" through
+// ARRAY and MAP.
+struct ColumnStep {
+  enum Kind { kUpdateType, kAddField, kComment } kind;
+  std::vector<std::string> path;
+  DataTypePtr type;                        // kUpdateType, kAddField
+  std::optional<std::string> description;  // kAddField, kComment
+  std::optional<std::string> after;        // kAddField: the sibling it follows; nullopt: first
+};
+
 struct ColumnTypeChange {
   std::string column;
   DataTypePtr from;  // the table's type
@@ -35,6 +46,9 @@ struct ColumnTypeChange {
   // applies, existing nested fields keeping their ids, new nested fields with id -1 for the
   // catalog to number). ignored: the record's type.
   DataTypePtr to;
+  // alter_types: the changes that make `from` into `to`, in Java's order (a top-level type
+  // change: one kUpdateType of path {column}).
+  std::vector<ColumnStep> steps;
 };
 
 // What a record asks of a table.

@@ -320,6 +320,15 @@ TEST(PlanSchemaChangeTest, NestedRowWidensAndGainsFields) {
   EXPECT_EQ(to->fields()[0].id, from->fields()[0].id);
   EXPECT_EQ(to->fields()[1].id, from->fields()[1].id);
   EXPECT_EQ(to->fields()[2].id, -1);
+  // Java's steps (NestedSchemaUtils): r.a's type, then c added after b.
+  const std::vector<ColumnStep>& steps = plan.alter_types[0].steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].kind, ColumnStep::kUpdateType);
+  EXPECT_EQ(steps[0].path, (std::vector<std::string>{"r", "a"}));
+  EXPECT_EQ(steps[0].type->ToString(), "BIGINT");
+  EXPECT_EQ(steps[1].kind, ColumnStep::kAddField);
+  EXPECT_EQ(steps[1].path, (std::vector<std::string>{"r", "c"}));
+  EXPECT_EQ(steps[1].after, "b");
 }
 
 TEST(PlanSchemaChangeTest, NestedFieldAddedInPlace) {
@@ -328,6 +337,9 @@ TEST(PlanSchemaChangeTest, NestedFieldAddedInPlace) {
       auto plan, Plan(fields, Rec({Col("id", "INT"), Col("r", "ROW<z INT, a INT, b STRING>")})));
   ASSERT_EQ(plan.alter_types.size(), 1u);
   EXPECT_EQ(plan.alter_types[0].to->ToString(), "ROW<`z` INT, `a` INT, `b` STRING>");
+  ASSERT_EQ(plan.alter_types[0].steps.size(), 1u);
+  EXPECT_EQ(plan.alter_types[0].steps[0].kind, ColumnStep::kAddField);
+  EXPECT_FALSE(plan.alter_types[0].steps[0].after.has_value());  // Move.first
 }
 
 TEST(PlanSchemaChangeTest, NestedRowNarrowingBesideAnEqualFieldIsApplied) {
@@ -376,6 +388,10 @@ TEST(PlanSchemaChangeTest, ArrayAndMapValuesWiden) {
   ASSERT_EQ(plan.alter_types.size(), 2u);
   EXPECT_EQ(plan.alter_types[0].to->ToString(), "ARRAY<BIGINT>");
   EXPECT_EQ(plan.alter_types[1].to->ToString(), "MAP<STRING, BIGINT>");
+  ASSERT_EQ(plan.alter_types[0].steps.size(), 1u);
+  EXPECT_EQ(plan.alter_types[0].steps[0].path, (std::vector<std::string>{"a", "element"}));
+  ASSERT_EQ(plan.alter_types[1].steps.size(), 1u);
+  EXPECT_EQ(plan.alter_types[1].steps[0].path, (std::vector<std::string>{"m", "value"}));
   ASSERT_EQ(plan.ignored.size(), 1u);
   EXPECT_EQ(plan.ignored[0].column, "n");
 }

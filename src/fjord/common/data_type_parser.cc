@@ -297,9 +297,23 @@ class TypeParser {
   size_t pos_ = 0;
 };
 
-// Gives ids depth-first starting at *next_id.
+// Java's ReassignFieldId: the fields of a ROW inside a type are numbered after what their own
+// types hold (RowType.Builder takes the next id once the field's type has been rebuilt).
 DataTypePtr AssignIds(const DataTypePtr& type, int32_t* next_id);
 
+std::vector<DataField> AssignNestedFieldIds(const std::vector<DataField>& fields,
+                                            int32_t* next_id) {
+  std::vector<DataField> out;
+  for (const DataField& f : fields) {
+    DataField copy = f;
+    copy.type = AssignIds(f.type, next_id);
+    copy.id = (*next_id)++;
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+// Java's Schema.Builder.column: a column takes the next id, then its type's fields are numbered.
 std::vector<DataField> AssignFieldIds(const std::vector<DataField>& fields, int32_t* next_id) {
   std::vector<DataField> out;
   for (const DataField& f : fields) {
@@ -314,7 +328,7 @@ std::vector<DataField> AssignFieldIds(const std::vector<DataField>& fields, int3
 DataTypePtr AssignIds(const DataTypePtr& type, int32_t* next_id) {
   switch (type->root()) {
     case TypeRoot::kRow:
-      return DataType::Row(AssignFieldIds(type->fields(), next_id), type->nullable());
+      return DataType::Row(AssignNestedFieldIds(type->fields(), next_id), type->nullable());
     case TypeRoot::kArray:
       return DataType::Array(AssignIds(type->element(), next_id), type->nullable());
     case TypeRoot::kMultiset:
@@ -331,6 +345,13 @@ DataTypePtr AssignIds(const DataTypePtr& type, int32_t* next_id) {
 }
 
 }  // namespace
+
+DataTypePtr ReassignFieldIds(const DataTypePtr& type, int32_t* highest_field_id) {
+  int32_t next = *highest_field_id + 1;
+  DataTypePtr out = AssignIds(type, &next);
+  *highest_field_id = next - 1;
+  return out;
+}
 
 Result<DataTypePtr> ParseDataType(std::string_view text) {
   TypeParser parser(text);

@@ -95,7 +95,7 @@ TEST(DataTypeTest, BadTypesGiveClearErrors) {
   EXPECT_THAT(ParseDataType("ROW<`a INT>"), IsError(StatusCode::kInvalid, "unterminated"));
 }
 
-TEST(DataTypeTest, ColumnListAssignsIdsDepthFirst) {
+TEST(DataTypeTest, ColumnListAssignsIdsAsJava) {
   ASSERT_OK_AND_ASSIGN(
       std::vector<DataField> fields,
       ParseColumnList("id INT NOT NULL, r ROW<x INT, y ARRAY<ROW<z STRING>>>, m MAP<INT, INT>"));
@@ -103,8 +103,9 @@ TEST(DataTypeTest, ColumnListAssignsIdsDepthFirst) {
   EXPECT_EQ(fields[0].id, 0);
   EXPECT_EQ(fields[1].id, 1);
   EXPECT_EQ(fields[1].type->fields()[0].id, 2);
-  EXPECT_EQ(fields[1].type->fields()[1].id, 3);
-  EXPECT_EQ(fields[1].type->fields()[1].type->element()->fields()[0].id, 4);
+  // Java's ReassignFieldId: y takes its id after z, the field inside its type.
+  EXPECT_EQ(fields[1].type->fields()[1].type->element()->fields()[0].id, 3);
+  EXPECT_EQ(fields[1].type->fields()[1].id, 4);
   EXPECT_EQ(fields[2].id, 5);
   EXPECT_EQ(HighestFieldId(fields), 5);
   EXPECT_THAT(ParseColumnList(""), IsError(StatusCode::kInvalid, "no columns"));

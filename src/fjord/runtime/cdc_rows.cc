@@ -4,6 +4,7 @@
 
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
+#include "fjord/format/json_values.h"
 #include "fjord/format/text_values.h"
 
 namespace fjord::runtime {
@@ -11,11 +12,27 @@ namespace fjord::runtime {
 namespace {
 
 // Java's castFromCdcValueString: VARBINARY takes the text's UTF-8 bytes as they are (BINARY is
-// base64, as in Fjord's text rules).
+// base64, as in Fjord's text rules). An ARRAY is a JSON list whose string elements are cast from
+// their text like a column's value (PostgreSQL's arrays arrive as ["1",null,"3"]), other elements
+// read as JSON.
 Result<Value> CdcValue(const std::string& text, const DataType& type) {
   if (type.root() == TypeRoot::kVarBinary) {
     FJORD_RETURN_NOT_OK(CheckLength(text, type));
     return Value(text);
+  }
+  if (type.root() == TypeRoot::kArray) {
+    FJORD_ASSIGN_OR_RAISE(Json json, ParseExactJson(text, ""));
+    if (!json.is_array()) return ValueFromJson(json, type);  // its error
+    ValueList items;
+    for (size_t i = 0; i < json.size(); ++i) {
+      const Json& e = json[i];
+      Result<Value> v = e.is_null()     ? Result<Value>(Value::Null())
+                        : e.is_string() ? CdcValue(e.get<std::string>(), *type.element())
+                                        : ValueFromJson(e, *type.element());
+      if (!v.ok()) return v.status().WithContext("element ", i);
+      items.push_back(std::move(*v));
+    }
+    return Value::List(std::move(items));
   }
   return ValueFromText(text, type);
 }

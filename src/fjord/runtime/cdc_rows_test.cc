@@ -70,5 +70,30 @@ TEST(CdcRowsTest, ErrorsNameOriginAndColumn) {
         "column 'amount'");
 }
 
+// Java's castFromCdcValueString casts an ARRAY's string elements from their text (PostgreSQL's
+// arrays arrive as JSON lists of element texts); JSON numbers read as numbers.
+TEST(CdcRowsTest, ArrayElementsFromTheirText) {
+  TableSchema s;
+  s.fields = {{0, "id", DataType::Int(false), {}, {}},
+              {1, "tags", DataType::Array(DataType::BigInt()), {}, {}}};
+  std::vector<cdc::CdcRecord> records = {
+      Record(cdc::ChangeKind::kInsert, {{"id", "1"}, {"tags", R"(["-3",null,"6000000000"])"}}),
+      Record(cdc::ChangeKind::kInsert, {{"id", "2"}, {"tags", "[4, 5]"}}),
+      Record(cdc::ChangeKind::kInsert, {{"id", "3"}, {"tags", "[]"}})};
+  std::vector<const cdc::CdcRecord*> ptrs = {&records[0], &records[1], &records[2]};
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordsToBatch(s, ptrs));
+  auto list = std::static_pointer_cast<arrow::ListArray>(batch->column(1));
+  auto values = std::static_pointer_cast<arrow::Int64Array>(list->values());
+  ASSERT_EQ(list->value_length(0), 3);
+  EXPECT_EQ(values->Value(0), -3);
+  EXPECT_TRUE(values->IsNull(1));
+  EXPECT_EQ(values->Value(2), 6000000000);
+  EXPECT_EQ(values->Value(3), 4);
+  EXPECT_EQ(list->value_length(2), 0);
+  cdc::CdcRecord bad = Record(cdc::ChangeKind::kInsert, {{"id", "4"}, {"tags", R"(["x"])"}});
+  std::vector<const cdc::CdcRecord*> bad_ptrs = {&bad};
+  EXPECT_THAT(RecordsToBatch(s, bad_ptrs), IsError(StatusCode::kInvalid, "element 0"));
+}
+
 }  // namespace
 }  // namespace fjord::runtime

@@ -275,7 +275,28 @@ Result<bool> CdcTables::Apply(const std::string& target, const cdc::CdcRecord& r
     what += " add column " + f.name + " " + f.type->ToString() + ";";
   }
   for (const cdc::ColumnTypeChange& t : plan.alter_types) {
-    changes.push_back(SchemaChange::UpdateColumnType(t.column, t.to));
+    // Java's CDC sink applies the column's change as NestedSchemaUtils splits it: nested fields
+    // added (numbered by the catalog), types changed and comments set, each on its field path.
+    for (const cdc::ColumnStep& step : t.steps) {
+      switch (step.kind) {
+        case cdc::ColumnStep::kUpdateType:
+          changes.push_back(SchemaChange::UpdateNestedColumnType(step.path, step.type));
+          break;
+        case cdc::ColumnStep::kAddField: {
+          SchemaChange c = SchemaChange::AddNestedColumn(step.path, step.type, step.description);
+          if (step.after) {
+            c.After(*step.after);
+          } else {
+            c.First();
+          }
+          changes.push_back(std::move(c));
+          break;
+        }
+        case cdc::ColumnStep::kComment:
+          changes.push_back(SchemaChange::UpdateNestedColumnComment(step.path, step.description));
+          break;
+      }
+    }
     what += " column " + t.column + " " + t.from->ToString() + " -> " + t.to->ToString() + ";";
   }
   for (const auto& [column, comment] : plan.column_comments) {

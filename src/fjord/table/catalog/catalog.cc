@@ -8,6 +8,7 @@
 #include "fjord/format/evolution_cast.h"
 #include "fjord/meta/snapshot_manager.h"
 #include "fjord/options.h"
+#include "fjord/table/catalog/nested_columns.h"
 #include "fjord/table/file_store_table.h"
 
 namespace fjord {
@@ -90,6 +91,47 @@ SchemaChange SchemaChange::RenameColumn(std::string name, std::string new_name) 
 SchemaChange SchemaChange::UpdateColumnType(std::string name, DataTypePtr type) {
   return SchemaChange{
       Kind::kUpdateColumnType, std::move(name), "", std::move(type), "", std::nullopt};
+}
+SchemaChange SchemaChange::AddNestedColumn(std::vector<std::string> path, DataTypePtr type,
+                                           std::optional<std::string> comment) {
+  SchemaChange c = AddColumn(path.empty() ? "" : path[0], std::move(type));
+  c.comment = std::move(comment);
+  c.path = std::move(path);
+  return c;
+}
+SchemaChange SchemaChange::DropNestedColumn(std::vector<std::string> path) {
+  SchemaChange c = DropColumn(path.empty() ? "" : path[0]);
+  c.path = std::move(path);
+  return c;
+}
+SchemaChange SchemaChange::RenameNestedColumn(std::vector<std::string> path, std::string new_name) {
+  SchemaChange c = RenameColumn(path.empty() ? "" : path[0], std::move(new_name));
+  c.path = std::move(path);
+  return c;
+}
+SchemaChange SchemaChange::UpdateNestedColumnType(std::vector<std::string> path, DataTypePtr type) {
+  SchemaChange c = UpdateColumnType(path.empty() ? "" : path[0], std::move(type));
+  c.path = std::move(path);
+  return c;
+}
+SchemaChange SchemaChange::UpdateNestedColumnComment(std::vector<std::string> path,
+                                                     std::optional<std::string> comment) {
+  SchemaChange c = UpdateColumnComment(path.empty() ? "" : path[0], std::move(comment));
+  c.path = std::move(path);
+  return c;
+}
+SchemaChange& SchemaChange::First() {
+  position = Position::kFirst;
+  after.clear();
+  return *this;
+}
+SchemaChange& SchemaChange::After(std::string sibling) {
+  position = Position::kAfter;
+  after = std::move(sibling);
+  return *this;
+}
+std::vector<std::string> SchemaChange::FieldPath() const {
+  return path.empty() ? std::vector<std::string>{name} : path;
 }
 SchemaChange SchemaChange::SetOption(std::string key, std::string value) {
   return SchemaChange{Kind::kSetOption, std::move(key),   "",
@@ -286,40 +328,21 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
   s.id = schema.id + 1;
   s.version = TableSchema::kCurrentVersion;
   s.time_millis = now_millis;
+  NestedChangeContext nested;
+  nested.null_to_not_null_disabled = !EqualsIgnoreCase(
+      GetOption(schema, "alter-column-null-to-not-null.disabled").value_or("true"), "false");
+  nested.explicit_casts = !EqualsIgnoreCase(
+      GetOption(schema, "disable-explicit-type-casting").value_or("false"), "true");
   for (const SchemaChange& c : changes) {
     switch (c.kind) {
-      case SchemaChange::Kind::kAddColumn: {
-        if (s.FindField(c.name)) return Status::Invalid("column '", c.name, "' already exists");
-        if (!c.type->nullable()) {
-          return Status::Invalid("new column '", c.name,
-                                 "' must be nullable: old rows have no value");
-        }
-        DataField f{0, c.name, c.type, c.comment, std::nullopt};
-        std::vector<DataField> assigned = AssignFieldIdsDepthFirst({f}, s.highest_field_id + 1);
-        s.fields.push_back(assigned[0]);
-        TableSchema probe;
-        probe.fields = s.fields;
-        // highest id: the new column and its nested fields were numbered after the old highest.
-        int32_t highest = s.highest_field_id;
-        std::function<void(const DataType&)> walk = [&](const DataType& t) {
-          if (t.root() == TypeRoot::kRow) {
-            for (const DataField& nf : t.fields()) {
-              highest = std::max(highest, nf.id);
-              walk(*nf.type);
-            }
-          } else if (t.root() == TypeRoot::kArray || t.root() == TypeRoot::kMultiset) {
-            walk(*t.element());
-          } else if (t.root() == TypeRoot::kMap) {
-            walk(*t.key());
-            walk(*t.value());
-          }
-        };
-        highest = std::max(highest, assigned[0].id);
-        walk(*assigned[0].type);
-        s.highest_field_id = highest;
+      case SchemaChange::Kind::kAddColumn:
+        FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
         break;
-      }
       case SchemaChange::Kind::kDropColumn: {
+        if (c.FieldPath().size() > 1) {
+          FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
+          break;
+        }
         int i = s.FieldIndex(c.name);
         if (i < 0) return Status::Invalid("column '", c.name, "' does not exist");
         if (Contains(s.partition_keys, c.name) || Contains(s.primary_keys, c.name)) {
@@ -330,6 +353,10 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
         break;
       }
       case SchemaChange::Kind::kRenameColumn: {
+        if (c.FieldPath().size() > 1) {
+          FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
+          break;
+        }
         int i = s.FieldIndex(c.name);
         if (i < 0) return Status::Invalid("column '", c.name, "' does not exist");
         if (s.FindField(c.new_name))
@@ -358,37 +385,25 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& schema,
         break;
       }
       case SchemaChange::Kind::kUpdateColumnType: {
+        if (c.FieldPath().size() > 1) {
+          FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
+          break;
+        }
         int i = s.FieldIndex(c.name);
         if (i < 0) return Status::Invalid("column '", c.name, "' does not exist");
         if (Contains(s.partition_keys, c.name) || Contains(s.primary_keys, c.name)) {
           return Status::Invalid("cannot change the type of partition or primary-key column '",
                                  c.name, "'");
         }
-        DataField& f = s.fields[static_cast<size_t>(i)];
-        if (f.type->nullable() && !c.type->nullable() &&
-            !EqualsIgnoreCase(
-                GetOption(s, "alter-column-null-to-not-null.disabled").value_or("true"), "false")) {
-          return Status::Invalid("cannot change column '", c.name,
-                                 "' from NULL to NOT NULL (the table would have to set "
-                                 "alter-column-null-to-not-null.disabled = false)");
-        }
-        // Java's SchemaManager: DataTypeCasts.supportsCast (explicit casts unless the table sets
-        // disable-explicit-type-casting) and a cast executor for reading old files.
-        bool explicit_casts = !EqualsIgnoreCase(
-            GetOption(s, "disable-explicit-type-casting").value_or("false"), "true");
-        if (!AlterTypeAllowed(*f.type, *c.type, explicit_casts)) {
-          bool by_option = explicit_casts == false && AlterTypeAllowed(*f.type, *c.type, true);
-          return Status::Invalid(
-              "cannot change column '", c.name, "' from ", f.type->ToString(), " to ",
-              c.type->ToString(),
-              by_option ? ": an explicit cast, refused as the table sets "
-                          "disable-explicit-type-casting = true"
-                        : ": Java Paimon's ALTER TABLE does not allow this type change");
-        }
-        f.type = c.type;
+        // The nullability and cast checks, as for a nested field.
+        FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
         break;
       }
       case SchemaChange::Kind::kUpdateColumnComment: {
+        if (c.FieldPath().size() > 1) {
+          FJORD_RETURN_NOT_OK(ApplyFieldPathChange(c, nested, &s.fields, &s.highest_field_id));
+          break;
+        }
         int i = s.FieldIndex(c.name);
         if (i < 0) return Status::Invalid("column '", c.name, "' does not exist");
         s.fields[static_cast<size_t>(i)].description = c.comment;

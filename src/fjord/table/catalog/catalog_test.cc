@@ -71,8 +71,10 @@ TEST_F(CatalogTest, SchemaFileAsJavaWritesIt) {
   const TableSchema& s = table->schema();
   EXPECT_EQ(s.version, 3);
   EXPECT_EQ(s.id, 0);
-  EXPECT_EQ(s.highest_field_id, 6);  // id 0, dt 1, r 2 (a 3, b 4 (c 5)), v 6
-  EXPECT_EQ(s.fields[2].type->fields()[1].type->element()->fields()[0].id, 5);
+  // Java's Schema.Builder: id 0, dt 1, r 2 (a 3, then b's type: c 4, then b 5), v 6.
+  EXPECT_EQ(s.highest_field_id, 6);
+  EXPECT_EQ(s.fields[2].type->fields()[1].type->element()->fields()[0].id, 4);
+  EXPECT_EQ(s.fields[2].type->fields()[1].id, 5);
   EXPECT_FALSE(s.fields[0].type->nullable());  // primary keys become NOT NULL
   EXPECT_FALSE(s.fields[1].type->nullable());
   EXPECT_TRUE(s.fields[3].type->nullable());

@@ -157,6 +157,49 @@ final class Evolve {
     }
 
     /**
+     * alter TABLE_DIR --changes JSON: JSON is an array of objects, each one SchemaChange on a field
+     * path ("c" or "c.f.g"; "element" / "value" step into ARRAY / MAP): {"op": "add", "path", "type",
+     * optional "first": true or "after": NAME}, {"op": "drop", "path"}, {"op": "rename", "path",
+     * "to"}, {"op": "type", "path", "type"}. All go to one Catalog.alterTable call.
+     */
+    static String alterPaths(String tableDir, String changesJson) throws Exception {
+        List<SchemaChange> changes = new ArrayList<>();
+        for (Object o : (List<?>) Json.parse(changesJson)) {
+            Map<?, ?> c = (Map<?, ?>) o;
+            String[] path = ((String) c.get("path")).split("\\.");
+            String op = (String) c.get("op");
+            switch (op) {
+                case "add": {
+                    String last = path[path.length - 1];
+                    SchemaChange.Move move = null;
+                    if (Boolean.TRUE.equals(c.get("first"))) {
+                        move = SchemaChange.Move.first(last);
+                    } else if (c.get("after") != null) {
+                        move = SchemaChange.Move.after(last, (String) c.get("after"));
+                    }
+                    changes.add(SchemaChange.addColumn(path, type((String) c.get("type")), null, move));
+                    break;
+                }
+                case "drop":
+                    changes.add(SchemaChange.dropColumn(path));
+                    break;
+                case "rename":
+                    changes.add(SchemaChange.renameColumn(path, (String) c.get("to")));
+                    break;
+                case "type":
+                    changes.add(SchemaChange.updateColumnType(path, type((String) c.get("type")), false));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown change op: " + op);
+            }
+        }
+        try (Located t = new Located(tableDir)) {
+            t.catalog.alterTable(t.id, changes, false);
+        }
+        return "altered with " + changes.size() + " changes";
+    }
+
+    /**
      * cast-pairs --types FILE: for every ordered pair of the types listed in FILE (one per line),
      * one line "FROM\tTO\tEXPLICIT\tIMPLICIT": whether SchemaManager's update-column-type check
      * passes with explicit casts allowed (the default) and with `disable-explicit-type-casting`

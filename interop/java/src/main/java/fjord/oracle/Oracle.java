@@ -60,6 +60,7 @@ public final class Oracle {
                     + "       fjord-oracle write TABLE_DIR --input ROWS.jsonl [--commit-user U] [--overwrite MODE] [--compact full]\n"
                     + "       fjord-oracle create TABLE_DIR --columns '[[name, type], ...]' [--options '{k: v}']\n"
                     + "       fjord-oracle alter TABLE_DIR --change-types '{column: type, ...}'   (SchemaChange.updateColumnType)\n"
+                    + "       fjord-oracle alter TABLE_DIR --changes '[{\"op\": add|drop|rename|type, \"path\": \"a.b\", ...}, ...]'   (nested field paths)\n"
                     + "       fjord-oracle cast-pairs TYPES_FILE --output FILE   (which type changes ALTER TABLE accepts)\n"
                     + "       fjord-oracle cast-probe FROM TO --input ROWS.jsonl --output FILE   (Java's cast of column v, per row: ok or throws)\n"
                     + "       fjord-oracle changes TABLE_DIR [--between A,B] [--options JSON] [--audit-log true] [--output FILE]   (an incremental read, rows with _row_kind first)\n"
@@ -369,7 +370,7 @@ public final class Oracle {
             flags.put(args[i], args[i + 1]);
         }
         List<String> allowed = cmd.equals("create") ? List.of("--columns", "--options")
-                : cmd.equals("alter") ? List.of("--change-types") : List.of("--output");
+                : cmd.equals("alter") ? List.of("--change-types", "--changes") : List.of("--output");
         for (String flag : flags.keySet()) {
             if (!allowed.contains(flag)) {
                 throw new UsageException("unknown option for " + cmd + ": " + flag);
@@ -382,8 +383,11 @@ public final class Oracle {
                 }
                 return Evolve.create(args[1], flags.get("--columns"), flags.get("--options"));
             case "alter":
+                if (flags.containsKey("--changes")) {
+                    return Evolve.alterPaths(args[1], flags.get("--changes"));
+                }
                 if (!flags.containsKey("--change-types")) {
-                    throw new UsageException("alter needs --change-types JSON");
+                    throw new UsageException("alter needs --change-types JSON or --changes JSON");
                 }
                 return Evolve.alter(args[1], flags.get("--change-types"));
             default: {
