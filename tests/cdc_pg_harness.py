@@ -69,8 +69,8 @@ class Workload:
     """Random changes of orders, customers (and items once created); `done` holds the schema
     changes applied so far (names of CHANGES)."""
 
-    def __init__(self, pg, rng):
-        self.pg, self.rng = pg, rng
+    def __init__(self, pg, rng, keys=80):
+        self.pg, self.rng, self.keys = pg, rng, keys
         self.done = set()
         self.statements = 0
 
@@ -114,7 +114,7 @@ class Workload:
 
     def change(self, table):
         r = self.rng
-        key = r.randint(1, 80)
+        key = r.randint(1, self.keys)
         values = self.order_values(key) if table == "orders" else self.customer_values(key)
         if r.random() < 0.2:
             return f"DELETE FROM {table} WHERE id = {key}"
@@ -165,12 +165,12 @@ def normalize(value, kind):
 
 
 class CdcRun:
-    """PostgreSQL with the shop tables and 40 statements of history, the path to a database-sync
-    job into warehouse `wh`, database `ods` (2 buckets, 200 ms checkpoints, parallelism 2), and
-    the job's process. Counts in `counts`."""
+    """PostgreSQL with the shop tables (ids 1..`keys`) and 40 statements of history, the path
+    to a database-sync job into warehouse `wh`, database `ods` (2 buckets, 200 ms checkpoints,
+    parallelism 2), and the job's process. Counts in `counts`."""
 
-    def __init__(self, work, fjord, rng, direct=False, direct_schema=False, name="shop"):
-        self.work, self.fjord, self.rng = work, fjord, rng
+    def __init__(self, work, fjord, rng, direct=False, direct_schema=False, name="shop", keys=80):
+        self.work, self.fjord, self.rng, self.keys = work, fjord, rng, keys
         self.direct, self.direct_schema, self.name = direct, direct_schema, name
         self.proc = None
         self.kafka = self.dbz = None
@@ -186,7 +186,7 @@ class CdcRun:
             for table, cols in TABLES.items():
                 self.pg.sql(f"CREATE TABLE {table} ({cols}); "
                             f"ALTER TABLE {table} REPLICA IDENTITY FULL")
-            self.load = Workload(self.pg, self.rng)
+            self.load = Workload(self.pg, self.rng, self.keys)
             for _ in range(40):
                 self.load.step()
             self.write_job()
@@ -290,6 +290,59 @@ class CdcRun:
     def broker_up(self):
         """The broker again, on its ports and data directory."""
         self.kafka.launch(90)
+
+    def broker_outage(self, sig, down_seconds, failures):
+        """The broker down for `down_seconds` with `sig` while PostgreSQL keeps changing, then up
+        again. SIGTERM: the running job must ride through (no exit, checkpoints go on while the
+        broker is away). SIGKILL: the job is killed with the broker and started while it is
+        down; it waits for the broker or fails naming it, and is then started again. Returns
+        once the job committed rows again after the broker's return."""
+        rider = self.proc
+        self.broker_down(sig)
+        down_at = self.log_size()
+        if sig == signal.SIGKILL:
+            self.kill_job()
+            self.start_job()
+        began = time.time()
+        while time.time() - began < down_seconds:
+            self.load.step()
+            time.sleep(0.05)
+        during = self.log_text(down_at)
+        if sig == signal.SIGTERM:
+            # Checkpoints every 200 ms go on without the broker (nothing new to commit).
+            ticks = len(re.findall(r"checkpoint \d+: ", during))
+            if rider.poll() is not None or ticks < down_seconds / 2:
+                failures.append(f"broker outage: the job exited ({rider.poll()}) or stopped "
+                                f"checkpointing ({ticks} checkpoints in {down_seconds} s): "
+                                f"{during[-2000:]}")
+                return
+            print(f"ok: {ticks} checkpoints in the {down_seconds:.1f} s the broker was down "
+                  "(SIGTERM)")
+        self.broker_up()
+        up_at = self.log_size()
+        self.keep_debezium()
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            self.load.step()
+            time.sleep(0.1)
+            if self.proc.poll() is not None:
+                text = self.log_text(up_at if self.proc is rider else down_at)
+                if sig == signal.SIGKILL and self.proc.returncode == 1 and \
+                        f"from {self.kafka.bootstrap}" in text:
+                    print("ok: the job started while the broker was down failed naming it: "
+                          + text.strip().splitlines()[-1])
+                    self.counts["start_failures"] += 1
+                    self.start_job()
+                    continue
+                sys.exit(f"fjord run exited with {self.proc.returncode} after the broker came "
+                         f"back: {self.log_text()[-3000:]}")
+            if checkpoints_with_rows(self.log_text(up_at)):
+                how = "the same process" if self.proc is rider else "the job"
+                print(f"ok: {how} commits rows again {time.time() - began - down_seconds:.1f} s "
+                      f"after the broker came back ({signal.Signals(sig).name})")
+                return
+        failures.append(f"no rows committed within 90 s of the broker's return: "
+                        f"{self.log_text(up_at)[-2000:]}")
 
     # --- the end ------------------------------------------------------------------------------
     def finish(self, failures):

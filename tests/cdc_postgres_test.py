@@ -34,7 +34,6 @@ and the stream carries `items` from its CREATE on.
 import argparse
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -42,62 +41,6 @@ import tempfile
 import time
 
 from cdc_pg_harness import CdcRun, checkpoints_with_rows
-
-DOWN_SECONDS = 4
-
-
-def outage(run, sig, failures):
-    """The broker down for DOWN_SECONDS with `sig` while PostgreSQL keeps changing, then up
-    again; the job rides through (SIGTERM) or is killed with the broker and started while it is
-    down (SIGKILL). Returns when the job committed rows again after the broker came back."""
-    rider = run.proc
-    run.broker_down(sig)
-    down_at = run.log_size()
-    if sig == signal.SIGKILL:
-        run.kill_job()
-        run.start_job()
-    began = time.time()
-    while time.time() - began < DOWN_SECONDS:
-        run.load.step()
-        time.sleep(0.05)
-    during = run.log_text(down_at)
-    if sig == signal.SIGTERM:
-        # Checkpoints every 200 ms go on without the broker (nothing new to commit).
-        ticks = len(re.findall(r"checkpoint \d+: ", during))
-        if rider.poll() is not None or ticks < 3:
-            failures.append(f"broker outage: the job exited ({rider.poll()}) or stopped "
-                            f"checkpointing ({ticks} checkpoints in {DOWN_SECONDS} s): "
-                            f"{during[-2000:]}")
-        else:
-            print(f"ok: {ticks} checkpoints in the {DOWN_SECONDS} s the broker was down "
-                  "(SIGTERM)")
-    run.broker_up()
-    up_at = run.log_size()
-    run.keep_debezium()
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        run.load.step()
-        time.sleep(0.1)
-        if run.proc.poll() is not None:
-            text = run.log_text(up_at if run.proc is rider else down_at)
-            if sig == signal.SIGKILL and run.proc.returncode == 1 and \
-                    f"from {run.kafka.bootstrap}" in text:
-                print("ok: the job started while the broker was down failed naming it: "
-                      + text.strip().splitlines()[-1])
-                run.counts["start_failures"] += 1
-                run.start_job()
-                continue
-            sys.exit(f"fjord run exited with {run.proc.returncode} after the broker came back: "
-                     f"{run.log_text()[-3000:]}")
-        if checkpoints_with_rows(run.log_text(up_at)):
-            waited = time.time() - began - DOWN_SECONDS
-            how = "the same process" if run.proc is rider else "the job"
-            print(f"ok: {how} commits rows again {waited:.1f} s after the broker came back "
-                  f"({'SIGTERM' if sig == signal.SIGTERM else 'SIGKILL'})")
-            return
-    failures.append(f"no rows committed within 90 s of the broker's return: "
-                    f"{run.log_text(up_at)[-2000:]}")
-
 
 def main():
     ap = argparse.ArgumentParser()
@@ -129,7 +72,7 @@ def main():
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:
-                outage(run, outages.pop(0)[1], failures)
+                run.broker_outage(outages.pop(0)[1], 4, failures)
                 began += time.time() - began - elapsed  # the outage's time is not the workload's
             if kill_at and elapsed > kill_at[0]:
                 kill_at.pop(0)
