@@ -61,14 +61,13 @@ def main():
         run.start_job()
         began = time.time()
         kill_at = sorted(rng.uniform(1, args.seconds) for _ in range(args.kills))
-        changes = [(args.seconds / 3, "region"), (args.seconds / 2, "items"),
-                   (2 * args.seconds / 3, "wide")]
+        # ADD COLUMN at 1/4 of the time, the new table at 1/2, the widening at 3/4.
+        run.load.plan(["region", "items", "wide"], args.seconds)
         outages = [(args.seconds * 0.25, signal.SIGTERM), (args.seconds * 0.6, signal.SIGKILL)] \
             if args.broker_outages else []
         while time.time() - began < args.seconds:
             elapsed = time.time() - began
-            while changes and elapsed > changes[0][0]:
-                run.load.evolve(changes.pop(0)[1])
+            run.load.due(elapsed)
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:

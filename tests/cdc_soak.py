@@ -42,16 +42,13 @@ def soak_postgres(fjord, seconds, rng, direct, failures):
     began = time.time()
     with CdcRun(work, fjord, rng, direct=direct, name="soak", keys=KEYS) as run:
         run.start_job()
-        order = list(CHANGES)
-        changes = [((i + 1) * seconds / (len(order) + 1), name) for i, name in enumerate(order)]
+        run.load.plan(list(CHANGES), seconds)
         next_stop = time.time() + rng.uniform(0.3, 3)
         next_outage = time.time() + rng.uniform(30, 90)
         dbz_kills = 0
         start = time.time()
         while time.time() - start < seconds and not failures:
-            elapsed = time.time() - start
-            while changes and elapsed > changes[0][0]:
-                run.load.evolve(changes.pop(0)[1])
+            run.load.due(time.time() - start)
             run.load.step()
             time.sleep(rng.uniform(0.005, 0.05))
             run.check_alive()
