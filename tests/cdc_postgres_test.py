@@ -13,7 +13,7 @@ with the evolved schema. Prints what it checked. (tests/cdc_pg_harness.py holds 
 job and the comparison, shared with `make soak-cdc`.)
 
 With --broker-outages the Kafka broker goes down twice under the running job while PostgreSQL
-keeps changing: once stopped with SIGTERM, once killed with SIGKILL (the job killed with it and
+keeps changing (5 s each): once stopped with SIGTERM, once killed with SIGKILL (the job killed with it and
 started again while the broker is down), each time started again after a few seconds on the same
 port and data directory. The running job must ride through the first outage (no exit, its
 checkpoints go on while the broker is away, and the same process commits the rows written
@@ -71,7 +71,7 @@ def main():
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:
-                run.broker_outage(outages.pop(0)[1], 4, failures)
+                run.broker_outage(outages.pop(0)[1], 5, failures)
                 began += time.time() - began - elapsed  # the outage's time is not the workload's
             if kill_at and elapsed > kill_at[0]:
                 kill_at.pop(0)

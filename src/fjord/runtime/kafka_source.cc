@@ -38,9 +38,11 @@ using Partition = std::pair<std::string, int32_t>;
 constexpr int kMetadataTimeoutMs = 10000;
 // Looking again for topics and partitions happens on the source's thread, between polls: while
 // the brokers are unreachable a metadata request waits its whole timeout, and the job's
-// checkpoints and a SIGTERM wait with it. So once librdkafka said that every broker is down,
-// later looks give up after this (and are tried again at the next interval) until a look or a
-// fetch succeeds again.
+// checkpoints and a SIGTERM wait with it. A look that gives up only delays new topics and
+// partitions to the next interval, so later looks wait at most kRediscoveryTimeoutMs (an
+// answering broker takes milliseconds), and once librdkafka said that every broker is down,
+// kUnreachableMetadataTimeoutMs until a look or a fetch succeeds again.
+constexpr int kRediscoveryTimeoutMs = 2000;
 constexpr int kUnreachableMetadataTimeoutMs = 500;
 constexpr int kPollTimeoutMs = 100;
 constexpr int kFinalCommitWaitMs = 5000;
@@ -275,7 +277,9 @@ class KafkaSource : public Source, public CdcSource {
   // positions: every message polled was handed out, so the positions are exact).
   Status Discover() {
     bool first = !discovered_;
-    int timeout_ms = !first && unreachable_ ? kUnreachableMetadataTimeoutMs : kMetadataTimeoutMs;
+    int timeout_ms = first          ? kMetadataTimeoutMs
+                     : unreachable_ ? kUnreachableMetadataTimeoutMs
+                                    : kRediscoveryTimeoutMs;
     // Whatever happens below, the next look is an interval away (also after a failed one).
     next_discovery_ = Clock::now() + std::chrono::milliseconds(kafka_.discovery_interval_ms);
     std::vector<Partition> fresh;
