@@ -43,6 +43,11 @@ KINDS = {"orders": {"id": "int", "customer": "int", "qty": "int", "amount": "dec
          "customers": {"id": "int", "name": "text", "vip": "bool", "tier": "int"},
          "items": {"id": "int", "sku": "text", "n": "int"}}
 
+# A job rides through a broker outage: its checkpoints go on at most this far apart, and a
+# SIGTERM stops it within this (a look for new topics waits at most 2 s, 500 ms once the
+# brokers are known to be down; librdkafka's reconnect backoff reaches 10 s).
+STOP_SECONDS = 3
+
 # The schema changes, applied in this order by Workload.evolve. The ctest runs the first three;
 # the soak all of them.
 CHANGES = {
@@ -290,9 +295,7 @@ class CdcRun:
     def broker_down(self, sig):
         """Stops the broker with `sig` (SIGTERM: a clean shutdown; SIGKILL: none)."""
         if sig == signal.SIGKILL:
-            self.kafka.proc.kill()
-            self.kafka.proc.wait()
-            self.kafka.proc = None
+            self.kafka.kill()
         else:
             self.kafka.stop()
         self.counts["broker_outages"] += 1
@@ -301,12 +304,14 @@ class CdcRun:
         """The broker again, on its ports and data directory."""
         self.kafka.launch(90)
 
-    def broker_outage(self, sig, down_seconds, failures):
+    def broker_outage(self, sig, down_seconds, failures, stop_job=False):
         """The broker down for `down_seconds` with `sig` while PostgreSQL keeps changing, then up
         again. SIGTERM: the running job must ride through (no exit, checkpoints go on while the
-        broker is away). SIGKILL: the job is killed with the broker and started while it is
-        down; it waits for the broker or fails naming it, and is then started again. Returns
-        once the job committed rows again after the broker's return."""
+        broker is away, never more than STOP_SECONDS apart). SIGKILL: the job is killed with the broker and started while it is
+        down, or with `stop_job`, three quarters into the outage, gets a SIGTERM, must stop
+        within STOP_SECONDS (exit 0), and is started while the broker is down. A job started while the broker
+        is down waits for it or fails naming it, and is then started again. Returns once the
+        job committed rows again after the broker's return."""
         # A job that has not yet found its topics would fail at its start, not ride through:
         # the outage begins once it checkpointed (the source loop runs after the first look).
         deadline = time.time() + 60
@@ -319,26 +324,40 @@ class CdcRun:
         rider = self.proc
         self.broker_down(sig)
         down_at = self.log_size()
-        if sig == signal.SIGKILL:
+        if sig == signal.SIGKILL and not stop_job:
             self.kill_job()
             self.start_job()
         began = time.time()
+        # When each checkpoint line of the running job appeared: a job whose source thread
+        # waits in a metadata request (librdkafka's reconnect backoff grows to 10 s in a long
+        # outage) stops checkpointing, and a SIGTERM waits as long.
+        seen, ticks, last_tick, gap = down_at, 0, began, 0.0
         while time.time() - began < down_seconds:
             self.load.step()
             time.sleep(0.05)
-        during = self.log_text(down_at)
-        if sig == signal.SIGTERM:
-            # Checkpoints every 200 ms go on without the broker (nothing new to commit): one a
-            # second at least, but for one look for new topics that began as the broker went
-            # (it may wait 2 s; unbounded, it waited 10 s).
-            ticks = len(re.findall(r"checkpoint \d+: ", during))
-            if rider.poll() is not None or ticks < max(1, int(down_seconds) - 2):
+            new = self.log_text(seen)
+            seen += len(new.encode())
+            if self.proc is rider and re.search(r"checkpoint \d+: ", new):
+                ticks += len(re.findall(r"checkpoint \d+: ", new))
+                gap, last_tick = max(gap, time.time() - last_tick), time.time()
+            if stop_job and self.proc is rider and time.time() - began > down_seconds * 0.75:
+                took = self.term_job(failures, timeout=30)
+                if took > STOP_SECONDS:
+                    failures.append(f"a SIGTERM while the broker was down took {took:.1f} s")
+                else:
+                    print(f"ok: a SIGTERM {time.time() - began:.1f} s into a broker outage "
+                          f"stopped the job in {took:.1f} s")
+                self.start_job()
+        gap = max(gap, time.time() - last_tick)
+        if sig == signal.SIGTERM and not stop_job:
+            # Checkpoints every 200 ms go on without the broker (nothing new to commit).
+            if rider.poll() is not None or gap > STOP_SECONDS:
                 failures.append(f"broker outage: the job exited ({rider.poll()}) or stopped "
-                                f"checkpointing ({ticks} checkpoints in {down_seconds} s): "
-                                f"{during[-2000:]}")
+                                f"checkpointing ({ticks} checkpoints in {down_seconds:.1f} s, "
+                                f"{gap:.1f} s without one): {self.log_text(down_at)[-2000:]}")
             else:
                 print(f"ok: {ticks} checkpoints in the {down_seconds:.1f} s the broker was "
-                      "down (SIGTERM)")
+                      f"down, at most {gap:.1f} s apart (SIGTERM)")
         self.broker_up()
         up_at = self.log_size()
         self.keep_debezium()
@@ -347,8 +366,8 @@ class CdcRun:
             self.load.step()
             time.sleep(0.1)
             if self.proc.poll() is not None:
-                text = self.log_text(up_at if self.proc is rider else down_at)
-                if sig == signal.SIGKILL and self.proc.returncode == 1 and \
+                text = self.log_text(self.start_at)
+                if self.proc is not rider and self.proc.returncode == 1 and \
                         f"from {self.kafka.bootstrap}" in text:
                     print("ok: the job started while the broker was down failed naming it: "
                           + text.strip().splitlines()[-1])

@@ -13,12 +13,13 @@ with the evolved schema. Prints what it checked. (tests/cdc_pg_harness.py holds 
 job and the comparison, shared with `make soak-cdc`.)
 
 With --broker-outages the Kafka broker goes down twice under the running job while PostgreSQL
-keeps changing (5 s each): once stopped with SIGTERM, once killed with SIGKILL (the job killed with it and
-started again while the broker is down), each time started again after a few seconds on the same
-port and data directory. The running job must ride through the first outage (no exit, its
-checkpoints go on while the broker is away, and the same process commits the rows written
-meanwhile once it is back); the job started during the second either waits for the broker or
-fails naming the bootstrap servers, and is then started again.
+keeps changing (12 s each: librdkafka's reconnect backoff grows to seconds): once stopped with
+SIGTERM, once killed with SIGKILL, each time started again on the same port and data directory.
+The running job must ride through the first outage (no exit, its 200 ms checkpoints go on while
+the broker is away, never 3 s apart, and the same process commits the rows written meanwhile
+once it is back). 9 s into the second the job gets a SIGTERM and must stop within 3 s; started
+again while the broker is down it either waits for the broker or fails naming the bootstrap
+servers, and is then started again.
 
 With --direct the same runs without Kafka and Debezium (issue 17 point 5): the job's source is
 `type: postgres`, Fjord reading PostgreSQL's logical replication stream itself (pgoutput through
@@ -71,7 +72,8 @@ def main():
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:
-                run.broker_outage(outages.pop(0)[1], 5, failures)
+                sig = outages.pop(0)[1]
+                run.broker_outage(sig, 12, failures, stop_job=sig == signal.SIGKILL)
                 began += time.time() - began - elapsed  # the outage's time is not the workload's
             if kill_at and elapsed > kill_at[0]:
                 kill_at.pop(0)

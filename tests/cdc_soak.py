@@ -62,7 +62,7 @@ def soak_postgres(fjord, seconds, rng, direct, failures):
             if run.dbz and time.time() >= next_outage:
                 paused = time.time()
                 run.broker_outage(rng.choice([signal.SIGTERM, signal.SIGKILL]),
-                                  rng.uniform(2, 6), failures)
+                                  rng.uniform(2, 15), failures, stop_job=rng.random() < 0.3)
                 start += time.time() - paused  # the outage's time is not the workload's
                 next_outage = time.time() + rng.uniform(30, 90)
             if run.dbz and rng.random() < 0.002:
