@@ -41,7 +41,8 @@ import sys
 import tempfile
 import time
 
-from cdc_pg_harness import CdcRun, checkpoints_with_rows
+from cdc_pg_harness import CdcRun
+
 
 def main():
     ap = argparse.ArgumentParser()
