@@ -6,7 +6,8 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install wheel demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench bench-runtime bench-cdc bench-json soak-stream soak-lifecycle soak-run bench-runtime-soak
+        bench-commits bench-expire bench bench-runtime bench-cdc bench-json soak-stream soak-lifecycle \
+        soak-run bench-runtime-soak soak-cdc
 
 all: build
 
@@ -214,3 +215,16 @@ SOAK_SEED    ?= 1
 soak-run: build
 	@python3 tests/runtime_kill_test.py --fjord $(BUILD_DIR)/tools/fjord --seconds $(SOAK_SECONDS) \
 	  --seed $(SOAK_SEED)
+
+# Issue 17's CDC soak (docs/testing.md): SOAK_SECONDS (default 600) split over PostgreSQL ->
+# Debezium -> Kafka -> fjord run (with broker outages), PostgreSQL -> fjord run's postgres source,
+# and Debezium JSON files; SIGKILLs of fjord run every 0.3-3 s, schema changes; Java reads exactly
+# PostgreSQL's rows. Writes bench/results/<date>-cdc-soak.md. Not part of `make test`.
+# SOAK_CDC_PATHS picks paths (debezium,direct,files).
+SOAK_CDC_PATHS ?= debezium,direct,files
+soak-cdc: build
+	@tests/kafka/build.sh >/dev/null && tests/debezium/build.sh >/dev/null && \
+	  interop/java/build.sh >/dev/null
+	@python3 tests/cdc_soak.py --fjord $(BUILD_DIR)/tools/fjord --seconds $(SOAK_SECONDS) \
+	  --seed $(SOAK_SEED) --paths $(SOAK_CDC_PATHS) \
+	  --out bench/results/$$(date -u +%Y-%m-%d)-cdc-soak.md

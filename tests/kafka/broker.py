@@ -106,6 +106,13 @@ class Broker:
         except OSError:
             return ""
 
+    def kill(self):
+        """SIGKILL: no clean shutdown (start again with launch(), as after a crash)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()

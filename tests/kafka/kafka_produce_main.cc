@@ -12,6 +12,9 @@
 //                                                         default partitioner does
 //   fjord_kafka_produce BROKERS committed TOPIC GROUP     print the sum of GROUP's committed
 //                                                         offsets over TOPIC's partitions
+//   fjord_kafka_produce BROKERS truncate TOPIC OFFSET     delete the messages of TOPIC's
+//                                                         partition 0 before OFFSET (as
+//                                                         retention would)
 #include <librdkafka/rdkafka.h>
 
 #include <cstdio>
@@ -190,6 +193,34 @@ int Committed(const char* brokers, const char* topic, const char* group) {
   return 0;
 }
 
+// Deletes the messages of partition 0 of TOPIC before OFFSET (DeleteRecords).
+int Truncate(const char* brokers, const char* topic, int64_t offset) {
+  rd_kafka_t* rk = NewClient(RD_KAFKA_PRODUCER, brokers);
+  if (!rk) return 1;
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, topic, 0)->offset = offset;
+  rd_kafka_DeleteRecords_t* del = rd_kafka_DeleteRecords_new(list);
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_DeleteRecords(rk, &del, 1, nullptr, queue);
+  rd_kafka_DeleteRecords_destroy(del);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(queue, 30000);
+  int rc = 0;
+  if (!ev || rd_kafka_event_error(ev)) {
+    rc = Fail(std::string("truncate: ") + (ev ? rd_kafka_event_error_string(ev) : "no answer"));
+  } else {
+    const rd_kafka_topic_partition_list_t* done =
+        rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(ev));
+    if (done->cnt != 1 || done->elems[0].err) {
+      rc = Fail(std::string("truncate: ") + rd_kafka_err2str(done->elems[0].err));
+    }
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_destroy(rk);
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -201,5 +232,6 @@ int main(int argc, char** argv) {
   if (op == "produce" && argc == 4) return Produce(argv[1], argv[3], false);
   if (op == "produce-keyed" && argc == 4) return Produce(argv[1], argv[3], true);
   if (op == "committed" && argc == 5) return Committed(argv[1], argv[3], argv[4]);
+  if (op == "truncate" && argc == 5) return Truncate(argv[1], argv[3], std::atoll(argv[4]));
   return Fail("usage: BROKERS create|grow|produce|produce-keyed TOPIC [PARTITIONS]");
 }

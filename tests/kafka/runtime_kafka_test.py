@@ -155,6 +155,36 @@ def main():
         else:
             print("ok: start: timestamp:<ms> starts at the first message at or after it")
 
+        # Messages deleted (retention) before a job's position: the run fails at the fetch naming
+        # the partition, and no checkpoint moves past the gap while the source reports the
+        # error; the next run fails the same way (nothing skipped), the table unchanged.
+        admin("create", "gone", 1)
+        send("gone", [(0, {"id": i, "g": 1, "v": 1, "n": 1}) for i in range(10)])
+        run("table", "create", wh, "db.gone", "--columns", cols, "-o", "bucket=-1")
+        gone = job("gone", "gone", "gone", pipeline=", checkpoint-interval: 100ms")
+        r0 = run("run", gone, "--bounded", ok=False, cwd=work)
+        send("gone", [(0, {"id": i, "g": 1, "v": 1, "n": 1}) for i in range(10, 20)])
+        subprocess.run([produce, kafka.bootstrap, "truncate", "gone", "15"], check=True,
+                       capture_output=True, text=True)
+        runs = []
+        for _ in range(2):
+            p = subprocess.Popen([fjord, "run", gone], cwd=work, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                out, err = p.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+            runs.append((p.returncode, out + err))
+        ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "gone")))
+        if r0.returncode != 0 or ids != list(range(10)) or any(
+                rc != 1 or "kafka topic gone partition 0" not in text for rc, text in runs):
+            failures.append(f"retention: first run {r0.returncode}, rows {ids}, then {runs}")
+        else:
+            print("ok: messages deleted before the position fail the run naming the partition, "
+                  "twice (no checkpoint passed the gap): "
+                  + runs[0][1].strip().splitlines()[-1])
+
         # --- source lag on /metrics ---------------------------------------------------------
         # 3,000 messages over 2 partitions, read 100 at a time with a pause after each batch
         # (test hook), so the job stays behind for a few seconds: the lag per partition is

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,14 @@ using Clock = std::chrono::steady_clock;
 using Partition = std::pair<std::string, int32_t>;
 
 constexpr int kMetadataTimeoutMs = 10000;
+// Looking again for topics and partitions happens on the source's thread, between polls: while
+// the brokers are unreachable a metadata request waits its whole timeout, and the job's
+// checkpoints and a SIGTERM wait with it. A look that gives up only delays new topics and
+// partitions to the next interval, so later looks wait at most kRediscoveryTimeoutMs (an
+// answering broker takes milliseconds), and once librdkafka said that every broker is down,
+// kUnreachableMetadataTimeoutMs until a look or a fetch succeeds again.
+constexpr int kRediscoveryTimeoutMs = 2000;
+constexpr int kUnreachableMetadataTimeoutMs = 500;
 constexpr int kPollTimeoutMs = 100;
 constexpr int kFinalCommitWaitMs = 5000;
 
@@ -104,11 +113,16 @@ class KafkaSource : public Source, public CdcSource {
         return s;
       }
     }
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_error_cb(conf, &KafkaSource::OnError);
     rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
     if (!rk_) {
       rd_kafka_conf_destroy(conf);
       return Status::IOError("kafka source: cannot create the consumer: ", err);
     }
+    // The client's own events (errors such as "all brokers are down") are served by the
+    // consumer's poll, which calls OnError.
+    rd_kafka_poll_set_consumer(rk_);
     return Status::OK();
   }
 
@@ -249,14 +263,29 @@ class KafkaSource : public Source, public CdcSource {
   }
 
  private:
+  // librdkafka's errors of the client (not of a partition), on the source's thread (Poll). They
+  // are retried by librdkafka; logged as librdkafka logs them without this callback.
+  static void OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+    auto* self = static_cast<KafkaSource*>(opaque);
+    if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) self->unreachable_ = true;
+    // A failed connection is in librdkafka's log already (FAIL lines).
+    if (err == RD_KAFKA_RESP_ERR__TRANSPORT) return;
+    std::fprintf(stderr, "kafka source: %s: %s\n", rd_kafka_name(rk), reason);
+  }
+
   // The partitions of every topic; new ones are assigned (with all known ones, at their
   // positions: every message polled was handed out, so the positions are exact).
   Status Discover() {
     bool first = !discovered_;
+    int timeout_ms = first          ? kMetadataTimeoutMs
+                     : unreachable_ ? kUnreachableMetadataTimeoutMs
+                                    : kRediscoveryTimeoutMs;
+    // Whatever happens below, the next look is an interval away (also after a failed one).
+    next_discovery_ = Clock::now() + std::chrono::milliseconds(kafka_.discovery_interval_ms);
     std::vector<Partition> fresh;
     std::vector<std::string> topics = kafka_.topics;
     if (!kafka_.topic_pattern.empty()) {
-      auto matching = MatchingTopics();
+      auto matching = MatchingTopics(timeout_ms);
       if (!matching.ok()) {
         if (!first) return Status::OK();  // looked at again at the next interval
         return matching.status();
@@ -266,7 +295,7 @@ class KafkaSource : public Source, public CdcSource {
     for (const std::string& topic : topics) {
       rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
       const rd_kafka_metadata_t* md = nullptr;
-      rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 0, rkt, &md, kMetadataTimeoutMs);
+      rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 0, rkt, &md, timeout_ms);
       rd_kafka_topic_destroy(rkt);
       if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
         if (!first) return Status::OK();  // looked at again at the next interval
@@ -312,14 +341,14 @@ class KafkaSource : public Source, public CdcSource {
       }
     }
     discovered_ = true;
-    next_discovery_ = Clock::now() + std::chrono::milliseconds(kafka_.discovery_interval_ms);
+    unreachable_ = false;
     return Status::OK();
   }
 
   // The topics whose names match `topic-pattern` (Kafka's internal ones, "__...", never).
-  Result<std::vector<std::string>> MatchingTopics() {
+  Result<std::vector<std::string>> MatchingTopics(int timeout_ms) {
     const rd_kafka_metadata_t* md = nullptr;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 1, nullptr, &md, kMetadataTimeoutMs);
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk_, 1, nullptr, &md, timeout_ms);
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
       return Status::IOError("kafka source: no topic list from ", kafka_.bootstrap_servers, ": ",
                              rd_kafka_err2str(e));
@@ -438,6 +467,7 @@ class KafkaSource : public Source, public CdcSource {
         if (!partition_error || err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
         return Status::IOError(Name(p), " offset ", offset, ": ", what);
       }
+      unreachable_ = false;  // a message fetched: a broker answers
       Partition p{rd_kafka_topic_name(m->rkt), m->partition};
       int64_t offset = m->offset;
       auto it = next.find(p);
@@ -557,6 +587,7 @@ class KafkaSource : public Source, public CdcSource {
   std::map<Partition, int64_t> ends_;  // --bounded
   bool ends_known_ = false;
   bool discovered_ = false;
+  bool unreachable_ = false;  // librdkafka reported every broker down since the last answer
   Clock::time_point next_discovery_;
   int64_t dead_letter_bytes_ = 0;
   std::mutex commit_mu_;
