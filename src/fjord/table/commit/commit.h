@@ -81,8 +81,10 @@ class FileStoreCommit {
   // kCompact everything goes into a single COMPACT snapshot (none if there are no files).
   // Returns the id of the last snapshot created, or nullopt when none was: this user already
   // committed this identifier (or a later one), so a retry is a no-op; or there was nothing to
-  // commit and empty commits are ignored. A conflict is Status::Conflict and nothing of it is
-  // committed; so is giving up after `commit.max-retries` lost races (or `commit.timeout`).
+  // commit and empty commits are ignored. A retry after only the APPEND snapshot of this
+  // identifier landed (this user's latest snapshot) commits the COMPACT snapshot that is missing. A
+  // conflict is Status::Conflict and nothing of it is committed; so is giving up after
+  // `commit.max-retries` lost races (or `commit.timeout`).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages,
                                         int64_t identifier, CommitKind kind = CommitKind::kAppend);
 
@@ -141,6 +143,13 @@ class FileStoreCommit {
   using ChangesProvider = std::function<Result<Changes>(const std::optional<Snapshot>& latest)>;
 
  private:
+  struct UserCommit {
+    int64_t identifier = 0;
+    CommitKind kind = CommitKind::kAppend;
+  };
+  // The latest snapshot of this commit user still in the table (nullopt also when filtering is
+  // off): the filter-committed rule's identifier, and whether it was a COMPACT snapshot.
+  Result<std::optional<UserCommit>> LatestOfUser() const;
   Result<bool> AlreadyCommitted(int64_t identifier) const;
   // Creates one snapshot of `kind` from the changes `provide` computes against the latest
   // snapshot, retrying lost races. `fixed` when the changes do not depend on the latest snapshot
