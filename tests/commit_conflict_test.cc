@@ -246,11 +246,10 @@ std::set<std::string> LiveFiles(const FileStoreTable& table) {
 }
 
 // A commit whose APPEND snapshot landed but whose COMPACT snapshot did not (the commit failed,
-// or the process died, between the two) is completed by its retry: the writer that compacted
-// lives on (or prepared later checkpoints) believing the compaction committed, and its next
-// compaction deletes the compaction's output. Skipping the retry as committed (Java's
-// filter-committed rule, which counts on writers rebuilt from the table) makes that next commit
-// a file deletion conflict.
+// or the process died, between the two). Java's filter-committed rule counts the identifier as
+// committed; a writer that lives on believing the compaction committed then deletes the
+// compaction's output with its next compaction: a file deletion conflict. With
+// set_complete_compaction the retry commits the missing COMPACT snapshot instead.
 TEST(CommitConflictTest, RetryAfterOnlyTheAppendLandedCommitsTheCompaction) {
   TableDef def;
   def.partition_keys = {"p"};
@@ -275,9 +274,22 @@ TEST(CommitConflictTest, RetryAfterOnlyTheAppendLandedCommitsTheCompaction) {
   ASSERT_OK_AND_ASSIGN(auto ids, fx.table->snapshots().ListIds());
   EXPECT_EQ(ids.size(), 2u);
 
-  // The retry commits the compaction alone, under the same identifier.
+  // By default (Java's filter-committed rule) the identifier counts as committed.
+  FileStoreCommit java = committer();
+  ASSERT_OK_AND_ASSIGN(auto id, java.Commit({second}, 2));
+  EXPECT_EQ(id, std::nullopt);
+  EXPECT_TRUE(java.last_stats().already_committed);
+  // The writer's next compaction rewrites g1, which the table never had.
+  CommitMessage third = fx.Message();
+  third.compact_before = {File("g1"), File("f3")};
+  third.compact_after = {File("g2")};
+  EXPECT_THAT(committer().Commit({third}, 3),
+              IsError(StatusCode::kConflict, "file g1, which is not live in snapshot 2"));
+
+  // A committer that completes compactions commits the compaction alone, same identifier.
   FileStoreCommit retry = committer();
-  ASSERT_OK_AND_ASSIGN(auto id, retry.Commit({second}, 2));
+  retry.set_complete_compaction(true);
+  ASSERT_OK_AND_ASSIGN(id, retry.Commit({second}, 2));
   EXPECT_EQ(id, std::optional<int64_t>(3));
   EXPECT_FALSE(retry.last_stats().already_committed);
   ASSERT_OK_AND_ASSIGN(Snapshot compact, fx.table->snapshots().Load(3));
@@ -289,10 +301,7 @@ TEST(CommitConflictTest, RetryAfterOnlyTheAppendLandedCommitsTheCompaction) {
   EXPECT_EQ(id, std::nullopt);
   EXPECT_TRUE(retry.last_stats().already_committed);
 
-  // The writer's next compaction rewrites g1.
-  CommitMessage third = fx.Message();
-  third.compact_before = {File("g1"), File("f3")};
-  third.compact_after = {File("g2")};
+  // Now the writer's next compaction commits.
   ASSERT_OK(committer().Commit({third}, 3).status());
   EXPECT_EQ(LiveFiles(*fx.table), (std::set<std::string>{"g2"}));
 

@@ -153,6 +153,9 @@ class Job {
     commit_options_.dynamic_options = spec_.sink.options;
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;
+    // A commit kept pending after only its APPEND snapshot landed gets its COMPACT snapshot at
+    // the retry: the writers live on and build on that compaction (docs/streaming.md).
+    commit_options_.complete_compaction = true;
     if (spec_.cdc()) {
       FJORD_ASSIGN_OR_RAISE(tables_, runtime::CdcTables::Make(spec_));
       FJORD_ASSIGN_OR_RAISE(cdc_source_, runtime::MakeCdcSource(spec_));

@@ -487,8 +487,8 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
   // filter-committed rule skips the whole identifier, leaving the compaction's output orphaned,
   // which is safe only when every writer is rebuilt from the table afterwards; a writer that
   // lives on (or a later checkpoint it prepared) builds on that compaction, and its next one
-  // would delete files the table never had.
-  bool compact_only = kind == CommitKind::kAppend && has_compact && mine &&
+  // would delete files the table never had. Opt-in (complete_compaction_).
+  bool compact_only = complete_compaction_ && kind == CommitKind::kAppend && has_compact && mine &&
                       mine->identifier == identifier && mine->kind != CommitKind::kCompact;
   if (mine && mine->identifier >= identifier && !compact_only) {
     stats_.already_committed = true;
