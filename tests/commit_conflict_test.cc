@@ -5,7 +5,9 @@
 #include <thread>
 
 #include "commit_test_util.h"
+#include "fjord/io/fault_injection_file_io.h"
 #include "fjord/table/commit/conflict_check.h"
+#include "fjord/table/read/scan.h"
 
 namespace fjord {
 namespace {
@@ -215,6 +217,101 @@ TEST(CommitConflictTest, OfTwoRacingCompactionsOfOneFileExactlyOneWins) {
       ASSERT_OK(fx.Committer("swap").Commit({swap}, round + 1).status());
     }
   }
+}
+
+// Every operation fails ("the process died") right after snapshot `crash_after` was created.
+class CrashAfterSnapshotIO : public FaultInjectionFileIO {
+ public:
+  using FaultInjectionFileIO::FaultInjectionFileIO;
+  int64_t crash_after = 0;
+  Status CreateIfAbsent(const std::string& path, std::string_view data) override {
+    Status st = FaultInjectionFileIO::CreateIfAbsent(path, data);
+    if (st.ok() && crash_after > 0 &&
+        path.substr(path.rfind('/') + 1) == "snapshot-" + std::to_string(crash_after)) {
+      FailAt(1, Mode::kCrash);
+    }
+    return st;
+  }
+};
+
+std::set<std::string> LiveFiles(const FileStoreTable& table) {
+  std::set<std::string> names;
+  auto latest = table.snapshots().Latest();
+  EXPECT_TRUE(latest.ok() && latest->has_value());
+  TableScan scan(table.io(), table.path(), table.schema());
+  auto entries = scan.LiveEntries(**latest, nullptr);
+  EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+  for (const ManifestEntry& e : *entries) names.insert(e.file.file_name);
+  return names;
+}
+
+// A commit whose APPEND snapshot landed but whose COMPACT snapshot did not (the commit failed,
+// or the process died, between the two). Java's filter-committed rule counts the identifier as
+// committed; a writer that lives on believing the compaction committed then deletes the
+// compaction's output with its next compaction: a file deletion conflict. With
+// set_complete_compaction the retry commits the missing COMPACT snapshot instead.
+TEST(CommitConflictTest, RetryAfterOnlyTheAppendLandedCommitsTheCompaction) {
+  TableDef def;
+  def.partition_keys = {"p"};
+  Fixture fx(def);
+  auto io = std::make_shared<CrashAfterSnapshotIO>(fx.table->io());
+  auto committer = [&] { return FileStoreCommit(io, fx.table->path(), fx.table->schema(), "job"); };
+  CommitMessage add = fx.Message();
+  add.new_files = {File("f1"), File("f2")};
+  ASSERT_OK(committer().Commit({add}, 1).status());
+
+  // Checkpoint 2: a new file, and f1 + f2 compacted into g1. Only its APPEND snapshot lands.
+  CommitMessage second = fx.Message();
+  second.new_files = {File("f3")};
+  second.compact_before = {File("f1"), File("f2")};
+  second.compact_after = {File("g1")};
+  io->crash_after = 2;
+  EXPECT_FALSE(committer().Commit({second}, 2).ok());
+  io->crash_after = 0;
+  io->FailAt(0, FaultInjectionFileIO::Mode::kFail);
+  ASSERT_OK_AND_ASSIGN(Snapshot append, fx.table->snapshots().Load(2));
+  EXPECT_EQ(append.commit_kind, CommitKind::kAppend);
+  ASSERT_OK_AND_ASSIGN(auto ids, fx.table->snapshots().ListIds());
+  EXPECT_EQ(ids.size(), 2u);
+
+  // By default (Java's filter-committed rule) the identifier counts as committed.
+  FileStoreCommit java = committer();
+  ASSERT_OK_AND_ASSIGN(auto id, java.Commit({second}, 2));
+  EXPECT_EQ(id, std::nullopt);
+  EXPECT_TRUE(java.last_stats().already_committed);
+  // The writer's next compaction rewrites g1, which the table never had.
+  CommitMessage third = fx.Message();
+  third.compact_before = {File("g1"), File("f3")};
+  third.compact_after = {File("g2")};
+  EXPECT_THAT(committer().Commit({third}, 3),
+              IsError(StatusCode::kConflict, "file g1, which is not live in snapshot 2"));
+
+  // A committer that completes compactions commits the compaction alone, same identifier.
+  FileStoreCommit retry = committer();
+  retry.set_complete_compaction(true);
+  ASSERT_OK_AND_ASSIGN(id, retry.Commit({second}, 2));
+  EXPECT_EQ(id, std::optional<int64_t>(3));
+  EXPECT_FALSE(retry.last_stats().already_committed);
+  ASSERT_OK_AND_ASSIGN(Snapshot compact, fx.table->snapshots().Load(3));
+  EXPECT_EQ(compact.commit_kind, CommitKind::kCompact);
+  EXPECT_EQ(compact.commit_identifier, 2);
+  EXPECT_EQ(LiveFiles(*fx.table), (std::set<std::string>{"f3", "g1"}));
+  // Now the identifier is committed whole.
+  ASSERT_OK_AND_ASSIGN(id, retry.Commit({second}, 2));
+  EXPECT_EQ(id, std::nullopt);
+  EXPECT_TRUE(retry.last_stats().already_committed);
+
+  // Now the writer's next compaction commits.
+  ASSERT_OK(committer().Commit({third}, 3).status());
+  EXPECT_EQ(LiveFiles(*fx.table), (std::set<std::string>{"g2"}));
+
+  // A commit without a compaction whose APPEND landed is committed whole, as before.
+  CommitMessage fourth = fx.Message();
+  fourth.new_files = {File("f4")};
+  ASSERT_OK(committer().Commit({fourth}, 4).status());
+  ASSERT_OK_AND_ASSIGN(id, retry.Commit({fourth}, 4));
+  EXPECT_EQ(id, std::nullopt);
+  EXPECT_TRUE(retry.last_stats().already_committed);
 }
 
 TEST(CommitConflictTest, CheckerOnItsOwn) {

@@ -239,6 +239,58 @@ def check_missing_files_refused(fjord, work, failures):
         print(f"ok: a checkpointed commit whose file is gone is refused naming {name}")
 
 
+def check_partial_checkpoint_completed(fjord, work, failures):
+    """A checkpoint whose APPEND snapshot landed but whose COMPACT snapshot did not (the process
+    died between the two) gets its compaction committed at the restart, under its checkpoint id:
+    later checkpoints of the same writers were prepared on top of it. Made here by removing the
+    COMPACT snapshot of a job whose every checkpoint runs a full compaction, and the state's
+    `committed` marker."""
+    base = os.path.join(work, "partial")
+    os.makedirs(os.path.join(base, "in"))
+    wh = os.path.join(base, "wh")
+    subprocess.run([fjord, "db", "create", wh, "db"], check=True, capture_output=True)
+    subprocess.run([fjord, "table", "create", wh, "db.t", "--columns", "g INT NOT NULL, v BIGINT",
+                    "--primary-key", "g", "-o", "bucket=1", "-o", "merge-engine=aggregation",
+                    "-o", "fields.v.aggregate-function=sum", "-o", "full-compaction.delta-commits=1"],
+                   check=True, capture_output=True)
+    with open(os.path.join(base, "in", "a.jsonl"), "w") as f:
+        f.write("".join(json.dumps({"g": i % 5, "v": i}) + "\n" for i in range(20)))
+    job = os.path.join(base, "job.yaml")
+    with open(job, "w") as f:
+        f.write("source: {type: files, path: in, format: jsonl}\nsink: {table: wh/db.db/t}\n"
+                "pipeline: {checkpoint-interval: 1h, state-dir: state}\n")
+    table = os.path.join(wh, "db.db", "t")
+
+    def kinds():
+        out = subprocess.run([fjord, "snapshots", table], capture_output=True, text=True).stdout
+        return [tuple(l.split()[2:3] + l.split()[6:7]) for l in out.splitlines()[1:] if l.strip()]
+
+    first = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
+                           text=True)
+    if first.returncode != 0 or kinds() != [("APPEND", "1"), ("COMPACT", "1")]:
+        failures.append(f"partial: the first run gave {first.returncode}, snapshots {kinds()}: "
+                        f"{first.stdout} {first.stderr}")
+        return
+    os.remove(os.path.join(table, "snapshot", "snapshot-2"))
+    with open(os.path.join(table, "snapshot", "LATEST"), "w") as f:
+        f.write("1")
+    os.remove(os.path.join(base, "state", "committed"))
+    again = subprocess.run([fjord, "run", job, "--bounded"], cwd=base, capture_output=True,
+                           text=True)
+    files = subprocess.run([fjord, "files", table], capture_output=True, text=True).stdout
+    levels = [l.split()[2] for l in files.splitlines() if "data-" in l]
+    out = subprocess.run([fjord, "cat", table], capture_output=True, text=True).stdout
+    sums = {json.loads(l)["g"]: json.loads(l)["v"] for l in out.splitlines() if l.strip()}
+    want = {g: sum(i for i in range(20) if i % 5 == g) for g in range(5)}
+    if again.returncode != 0 or "1 pending: 1 re-committed, 0 already committed" not in \
+            again.stdout or kinds() != [("APPEND", "1"), ("COMPACT", "1"), ("APPEND", "2")] or \
+            levels != ["5"] or sums != want:
+        failures.append(f"partial: the restart gave {again.returncode}, snapshots {kinds()}, "
+                        f"levels {levels}, sums {sums}: {again.stdout} {again.stderr}")
+    else:
+        print("ok: a checkpoint whose COMPACT snapshot was lost gets it at the restart")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -281,6 +333,7 @@ def main():
             "--primary-key", "g", "-o", "bucket=-1", "-o", "dynamic-bucket.target-row-num=8",
             "-o", "merge-engine=aggregation", "-o", "fields.v.aggregate-function=sum")
         check_missing_files_refused(fjord, work, failures)
+        check_partial_checkpoint_completed(fjord, work, failures)
         check_expired_snapshots_not_recommitted(fjord, work, failures)
         check_stale_state_and_timeout(fjord, work, failures)
         check_metrics(fjord, work, failures)

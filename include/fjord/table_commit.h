@@ -34,6 +34,13 @@ struct CommitOptions {
   // for a user that cannot have committed before (a fresh random UUID): the look-up walks the
   // history when the user has none.
   bool check_committed = true;
+  // Whether a retry completes a commit of which only the APPEND snapshot landed: when this
+  // user's latest snapshot is the APPEND (or OVERWRITE) of the identifier and the messages
+  // compact, the missing COMPACT snapshot is committed. Java counts the identifier as committed
+  // (the compaction's output is orphaned), which is right when every writer is rebuilt from the
+  // table after a failure; a committer whose writers live on and build on the compaction (the
+  // streaming runtime, docs/streaming.md) sets it. Needs `check_committed`.
+  bool complete_compaction = false;
 };
 
 // What the last call did.

@@ -23,6 +23,7 @@ class TableCommitImpl : public TableCommit {
         commit_(table_->io(), table_->path(), table_->schema(), user, options.dynamic_options) {
     if (options.ignore_empty_commit) commit_.set_ignore_empty_commit(*options.ignore_empty_commit);
     commit_.set_filter_committed(options.check_committed);
+    commit_.set_complete_compaction(options.complete_compaction);
   }
 
   Result<CommitResult> Commit(const CommitMessages& messages, int64_t identifier) override {

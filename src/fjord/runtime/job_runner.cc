@@ -153,6 +153,9 @@ class Job {
     commit_options_.dynamic_options = spec_.sink.options;
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;
+    // A commit kept pending after only its APPEND snapshot landed gets its COMPACT snapshot at
+    // the retry: the writers live on and build on that compaction (docs/streaming.md).
+    commit_options_.complete_compaction = true;
     if (spec_.cdc()) {
       FJORD_ASSIGN_OR_RAISE(tables_, runtime::CdcTables::Make(spec_));
       FJORD_ASSIGN_OR_RAISE(cdc_source_, runtime::MakeCdcSource(spec_));
@@ -372,31 +375,40 @@ class Job {
                                 "checkpoint ", *marked, " beyond the latest checkpoint ",
                                 latest.checkpoint_id);
     }
-    std::map<std::string, std::optional<int64_t>> committed_of;
+    std::map<std::string, std::optional<runtime::UserCommit>> latest_of;
     std::string source = store_->CheckpointPath(latest.checkpoint_id);
     for (const PendingCommit& p : latest.pending) {
       bool any_new = false;
       for (const auto& [name, bytes] : p.tables) {
         FJORD_ASSIGN_OR_RAISE(SinkTable * sink, GetSink(name));
         const FileStoreTable& store = *sink->table->store();
-        if (!committed_of.count(name)) {
-          FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> committed,
-                                runtime::LatestCommittedIdentifier(store, commit_user_));
-          if (marked && (!committed || *marked > *committed)) committed = marked;
-          if (committed && *committed > latest.checkpoint_id) {
+        if (!latest_of.count(name)) {
+          FJORD_ASSIGN_OR_RAISE(std::optional<runtime::UserCommit> mine,
+                                runtime::LatestCommitOfUser(store, commit_user_));
+          if (mine && mine->identifier > latest.checkpoint_id) {
             // An older copy of the state directory: its position is before rows committed.
             return Status::Invalid(
                 "state-dir ", spec_.pipeline.state_dir, " is stale: its latest checkpoint is ",
                 latest.checkpoint_id, " but table ", name.empty() ? spec_.sink.table : name,
-                " holds checkpoint ", *committed,
+                " holds checkpoint ", mine->identifier,
                 " of this job; empty the state directory to resume from the table alone");
           }
-          committed_of[name] = committed;
+          latest_of[name] = mine;
         }
-        const std::optional<int64_t>& committed = committed_of[name];
-        if (committed && p.checkpoint_id <= *committed) continue;
+        const std::optional<runtime::UserCommit>& mine = latest_of[name];
+        // Committed whole: up to the `committed` marker (written after whole checkpoints), and
+        // below the identifier of the user's latest snapshot in the table.
+        if ((marked && p.checkpoint_id <= *marked) ||
+            (mine && p.checkpoint_id < mine->identifier)) {
+          continue;
+        }
         FJORD_ASSIGN_OR_RAISE(CommitMessages messages, CommitMessages::Deserialize(bytes, source));
-        FJORD_RETURN_NOT_OK(runtime::CheckFilesExist(store, messages, source));
+        // The checkpoint of the user's latest snapshot: its APPEND snapshot landed; when that is
+        // the latest and the checkpoint compacted, its COMPACT snapshot is still missing and is
+        // committed now (the checkpoints after it were prepared on top of that compaction).
+        bool partial = mine && p.checkpoint_id == mine->identifier;
+        if (partial && (mine->compact || !runtime::HasCompaction(messages))) continue;
+        FJORD_RETURN_NOT_OK(runtime::CheckFilesExist(store, messages, source, partial));
         sink->committer->SetSnapshotProperties(Properties(p.checkpoint_id, p.source_position));
         FJORD_ASSIGN_OR_RAISE(CommitResult r, sink->committer->Commit(messages, p.checkpoint_id));
         if (!r.already_committed) {

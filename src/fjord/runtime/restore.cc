@@ -8,21 +8,35 @@
 
 namespace fjord::runtime {
 
-Result<std::optional<int64_t>> LatestCommittedIdentifier(const FileStoreTable& table,
-                                                         const std::string& user) {
+Result<std::optional<UserCommit>> LatestCommitOfUser(const FileStoreTable& table,
+                                                     const std::string& user) {
   const SnapshotManager& snapshots = table.snapshots();
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, snapshots.LatestId());
-  if (!latest) return std::optional<int64_t>();
+  if (!latest) return std::optional<UserCommit>();
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> earliest, snapshots.EarliestId());
   for (int64_t id = *latest; earliest && id >= *earliest; --id) {
     FJORD_ASSIGN_OR_RAISE(Snapshot s, snapshots.Load(id));
-    if (s.commit_user == user) return std::optional<int64_t>(s.commit_identifier);
+    if (s.commit_user == user) {
+      return std::optional<UserCommit>(
+          UserCommit{s.commit_identifier, s.commit_kind == CommitKind::kCompact});
+    }
   }
-  return std::optional<int64_t>();
+  return std::optional<UserCommit>();
+}
+
+bool HasCompaction(const CommitMessages& messages) {
+  for (const CommitMessage& m : messages.messages()) {
+    if (!m.compact_before.empty() || !m.compact_after.empty() ||
+        !m.compact_changelog_files.empty() || !m.compact_new_index_files.empty() ||
+        !m.compact_deleted_index_files.empty()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 Status CheckFilesExist(const FileStoreTable& table, const CommitMessages& messages,
-                       const std::string& source) {
+                       const std::string& source, bool compaction_only) {
   FileIO* io = table.io().get();
   for (const CommitMessage& m : messages.messages()) {
     FJORD_ASSIGN_OR_RAISE(
@@ -39,12 +53,14 @@ Status CheckFilesExist(const FileStoreTable& table, const CommitMessages& messag
     };
     for (const auto* files : {&m.new_files, &m.changelog_files, &m.compact_before, &m.compact_after,
                               &m.compact_changelog_files}) {
+      if (compaction_only && (files == &m.new_files || files == &m.changelog_files)) continue;
       for (const DataFileMeta& f : *files) {
         FJORD_RETURN_NOT_OK(
             check(f.external_path ? *f.external_path : bucket_dir + "/" + f.file_name));
       }
     }
     for (const auto* files : {&m.new_index_files, &m.compact_new_index_files}) {
+      if (compaction_only && files == &m.new_index_files) continue;
       for (const IndexFileMeta& f : *files) {
         FJORD_RETURN_NOT_OK(check(
             f.external_path ? *f.external_path : table.snapshots().paths().IndexFile(f.file_name)));

@@ -189,8 +189,8 @@ FileStoreCommit::FileStoreCommit(std::shared_ptr<FileIO> io, std::string table_r
   if (strict.ok()) strict_safe_snapshot_ = *strict;
 }
 
-Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
-  if (!filter_committed_) return false;
+Result<std::optional<FileStoreCommit::UserCommit>> FileStoreCommit::LatestOfUser() const {
+  if (!filter_committed_) return std::optional<UserCommit>();
   // Java's filter-committed rule: scan back from the latest snapshot for this commit user; if
   // it committed this identifier or a later one, the messages are already in the table.
   // Walks back until a snapshot is missing (expired, or before the first) rather than asking for
@@ -198,16 +198,23 @@ Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
   // would grow with every commit.
   SnapshotManager sm(io_, root_);
   FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> latest, sm.LatestId());
-  if (!latest) return false;
+  if (!latest) return std::optional<UserCommit>();
   for (int64_t id = *latest; id >= 1; --id) {
     Result<Snapshot> s = sm.Load(id);
     if (!s.ok()) {
       if (s.status().IsNotFound()) break;  // expired (or expiring under us)
       return s.status();
     }
-    if (s->commit_user == commit_user_) return s->commit_identifier >= identifier;
+    if (s->commit_user == commit_user_) {
+      return std::optional<UserCommit>(UserCommit{s->commit_identifier, s->commit_kind});
+    }
   }
-  return false;
+  return std::optional<UserCommit>();
+}
+
+Result<bool> FileStoreCommit::AlreadyCommitted(int64_t identifier) const {
+  FJORD_ASSIGN_OR_RAISE(std::optional<UserCommit> mine, LatestOfUser());
+  return mine && mine->identifier >= identifier;
 }
 
 Result<int64_t> FileStoreCommit::TryCommit(const ChangesProvider& provide, bool fixed,
@@ -471,12 +478,22 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
     return Status::Invalid("Commit takes APPEND or COMPACT, not ", CommitKindName(kind),
                            " (use Overwrite)");
   }
-  FJORD_ASSIGN_OR_RAISE(bool done, AlreadyCommitted(identifier));
-  if (done) {
+  Collected c = Collect(messages);
+  bool has_compact =
+      !c.compact_table.empty() || !c.compact_changelog.empty() || !c.compact_index.empty();
+  FJORD_ASSIGN_OR_RAISE(std::optional<UserCommit> mine, LatestOfUser());
+  // The APPEND snapshot of this identifier landed but its COMPACT snapshot did not (the commit
+  // failed or the process died between the two): only the compaction is left to commit. Java's
+  // filter-committed rule skips the whole identifier, leaving the compaction's output orphaned,
+  // which is safe only when every writer is rebuilt from the table afterwards; a writer that
+  // lives on (or a later checkpoint it prepared) builds on that compaction, and its next one
+  // would delete files the table never had. Opt-in (complete_compaction_).
+  bool compact_only = complete_compaction_ && kind == CommitKind::kAppend && has_compact && mine &&
+                      mine->identifier == identifier && mine->kind != CommitKind::kCompact;
+  if (mine && mine->identifier >= identifier && !compact_only) {
     stats_.already_committed = true;
     return std::optional<int64_t>();
   }
-  Collected c = Collect(messages);
   auto fixed = [](Changes changes) -> ChangesProvider {
     return [changes = std::move(changes)](const std::optional<Snapshot>&) -> Result<Changes> {
       return changes;
@@ -507,8 +524,8 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
     // Batch commits ignore empty commits unless the table says otherwise.
     ignore_empty = core_options_.value().snapshot_ignore_empty_commit().value_or(true);
   }
-  if (!ignore_empty || !c.append_table.empty() || !c.append_changelog.empty() ||
-      !c.append_index.empty()) {
+  if (!compact_only && (!ignore_empty || !c.append_table.empty() || !c.append_changelog.empty() ||
+                        !c.append_index.empty())) {
     // An append that deletes files or carries deletion vectors is an overwrite, checked for
     // conflicts (Java 1.3+).
     bool deletes =
@@ -522,7 +539,7 @@ Result<std::optional<int64_t>> FileStoreCommit::Commit(const std::vector<CommitM
         last, TryCommit(fixed(std::move(append)), true, identifier,
                         deletes ? CommitKind::kOverwrite : CommitKind::kAppend, deletes));
   }
-  if (!c.compact_table.empty() || !c.compact_changelog.empty() || !c.compact_index.empty()) {
+  if (has_compact) {
     Changes compact{std::move(c.compact_table), std::move(c.compact_changelog),
                     std::move(c.compact_index)};
     FJORD_ASSIGN_OR_RAISE(

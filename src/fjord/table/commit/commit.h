@@ -81,8 +81,11 @@ class FileStoreCommit {
   // kCompact everything goes into a single COMPACT snapshot (none if there are no files).
   // Returns the id of the last snapshot created, or nullopt when none was: this user already
   // committed this identifier (or a later one), so a retry is a no-op; or there was nothing to
-  // commit and empty commits are ignored. A conflict is Status::Conflict and nothing of it is
-  // committed; so is giving up after `commit.max-retries` lost races (or `commit.timeout`).
+  // commit and empty commits are ignored. With set_complete_compaction, a retry after only the
+  // APPEND snapshot of this identifier landed (this user's latest snapshot) commits the COMPACT
+  // snapshot that is missing. A
+  // conflict is Status::Conflict and nothing of it is committed; so is giving up after
+  // `commit.max-retries` lost races (or `commit.timeout`).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages,
                                         int64_t identifier, CommitKind kind = CommitKind::kAppend);
 
@@ -122,6 +125,9 @@ class FileStoreCommit {
   // before, such as a fresh random UUID: the look-up walks back through every snapshot when the
   // user has none, a cost that grows with the table's history. Java's batch commits skip it too.
   void set_filter_committed(bool filter) { filter_committed_ = filter; }
+  // Whether a retry completes a commit of which only the data snapshot landed
+  // (CommitOptions::complete_compaction; default false, Java's rule).
+  void set_complete_compaction(bool complete) { complete_compaction_ = complete; }
   // Properties written into every snapshot the next calls create (the snapshot's optional
   // `properties` map; empty: none). The streaming runtime records its source position there.
   void set_snapshot_properties(std::map<std::string, std::string> properties) {
@@ -141,6 +147,13 @@ class FileStoreCommit {
   using ChangesProvider = std::function<Result<Changes>(const std::optional<Snapshot>& latest)>;
 
  private:
+  struct UserCommit {
+    int64_t identifier = 0;
+    CommitKind kind = CommitKind::kAppend;
+  };
+  // The latest snapshot of this commit user still in the table (nullopt also when filtering is
+  // off): the filter-committed rule's identifier, and whether it was a COMPACT snapshot.
+  Result<std::optional<UserCommit>> LatestOfUser() const;
   Result<bool> AlreadyCommitted(int64_t identifier) const;
   // Creates one snapshot of `kind` from the changes `provide` computes against the latest
   // snapshot, retrying lost races. `fixed` when the changes do not depend on the latest snapshot
@@ -169,6 +182,7 @@ class FileStoreCommit {
   Result<CoreOptions> core_options_;  // options_, parsed; an error fails every commit
   std::optional<bool> ignore_empty_commit_;
   bool filter_committed_ = true;
+  bool complete_compaction_ = false;
   std::map<std::string, std::string> snapshot_properties_;
   // `commit.strict-mode.last-safe-snapshot`: the snapshots after it are checked before each
   // commit (strict_mode.h), then it moves to the latest snapshot checked.
