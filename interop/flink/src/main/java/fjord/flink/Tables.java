@@ -132,7 +132,8 @@ final class Tables {
                         "changelog-producer", "full-compaction", "full-compaction.delta-commits", "1",
                         "merge-engine", "partial-update"),
                 new Spec("partial_lookup", Kind.PARTIAL_UPDATE, false, 2, 7,
-                        "changelog-producer", "lookup", "merge-engine", "partial-update"));
+                        "changelog-producer", "lookup", "merge-engine", "partial-update",
+                        "fields.ts.sequence-group", "b", "fields.b.aggregate-function", "sum"));
     }
 
     /** The rounds of rows of a table: round r is streamed, then the source waits for a checkpoint. */
