@@ -4,12 +4,15 @@
 One JVM (`interop/flink/fjord-flink batch -`) writes primary-key tables with Flink's streaming
 INSERTs and Paimon's Flink connector, one round of upserts and deletes per checkpoint: changelog
 producers input, lookup, full-compaction (delta-commits 1 and 2) and none, an aggregation table
-under lookup and a partial-update table under full-compaction (6b). Fjord writes two more
+under lookup and partial-update tables under full-compaction and lookup (6b). Fjord writes two more
 (`fjord write`, 4 commits with explicit row kinds; producers input and none) for Flink to read
 (6a). Then, per table:
 
 * Flink's batch read (`SELECT *` in batch mode) and `fjord cat` must return the same rows, at the
   latest snapshot and at every earlier one (`scan.snapshot-id`, `--snapshot`);
+* tables with the lookup producer: Java Paimon 1.4.2's batch read (the Java oracle, one
+  `fjord-oracle batch -` JVM) must be `fjord cat`'s at every snapshot, and some bucket must hold
+  files in two levels above 0 (issue 19 point 4: Java's lookup merge rule is exercised);
 * Flink's streaming read is taken in each mode of `tail_modes` (every change with its row kind,
   until the stream is quiet; all of them in one Flink job) and compared with Fjord's:
   - when `fjord tail` exists: `fjord tail TABLE -o ... --until-snapshot LATEST --format jsonl`
