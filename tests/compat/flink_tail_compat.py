@@ -4,12 +4,15 @@
 One JVM (`interop/flink/fjord-flink batch -`) writes primary-key tables with Flink's streaming
 INSERTs and Paimon's Flink connector, one round of upserts and deletes per checkpoint: changelog
 producers input, lookup, full-compaction (delta-commits 1 and 2) and none, an aggregation table
-under lookup and a partial-update table under full-compaction (6b). Fjord writes two more
+under lookup and partial-update tables under full-compaction and lookup (6b). Fjord writes two more
 (`fjord write`, 4 commits with explicit row kinds; producers input and none) for Flink to read
 (6a). Then, per table:
 
 * Flink's batch read (`SELECT *` in batch mode) and `fjord cat` must return the same rows, at the
   latest snapshot and at every earlier one (`scan.snapshot-id`, `--snapshot`);
+* tables with the lookup producer: Java Paimon 1.4.2's batch read (the Java oracle, one
+  `fjord-oracle batch -` JVM) must be `fjord cat`'s at every snapshot, and some bucket must hold
+  files in two levels above 0 (issue 19 point 4: Java's lookup merge rule is exercised);
 * Flink's streaming read is taken in each mode of `tail_modes` (every change with its row kind,
   until the stream is quiet; all of them in one Flink job) and compared with Fjord's:
   - when `fjord tail` exists: `fjord tail TABLE -o ... --until-snapshot LATEST --format jsonl`
@@ -41,6 +44,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, os.path.join(REPO, "interop"))
 import compare_rows  # noqa: E402
 from flink_batch import FlinkBatch, run  # noqa: E402
+from oracle_batch import OracleBatch  # noqa: E402
 
 # Streaming reads taken of every table: name, options of the scan (table hints).
 TAIL_MODES = [
@@ -383,6 +387,42 @@ def main():
                     differ.append(snap)
             check(f"{name}: fjord cat = Flink batch read at each earlier snapshot ({len(mine)})",
                   [f"different at snapshots {differ}"] if differ else [], KNOWN_CAT.get(name))
+
+        # Lookup tables (issue 19 point 4): Java Paimon's own batch read (the Java oracle, 1.4.2;
+        # Flink's connector is 1.3.1) at every snapshot must be fjord cat's. Each bucket's upper
+        # levels hold folded records over older ones, so merging every level (not Java's lookup
+        # rule) would count the older ones twice; at least one bucket of each table must hold
+        # files in two levels above 0 at some snapshot, or the check would prove nothing.
+        t = time.monotonic()
+        oracle = OracleBatch(work)
+        try:
+            for name, table, pk, latest, producer, *_ in tables:
+                if producer != "lookup":
+                    continue
+                differ, stacked = [], 0
+                for snap in snapshot_ids(table):
+                    java = load_rows(oracle.call("dump", table, "--snapshot", str(snap)))
+                    rows = run([args.fjord, "cat", table, "--snapshot", str(snap), "--format",
+                                "jsonl"])
+                    if not same_rows([compare_rows.parse_line(l) for l in rows.splitlines()
+                                      if l.strip()], java):
+                        differ.append(snap)
+                    upper = defaultdict(set)
+                    with open(oracle.call("files", table, "--snapshot", str(snap))) as fl:
+                        files = [json.loads(line) for line in fl if line.strip()]
+                    for f in files:
+                        if f["level"] > 0:
+                            upper[(f["partition"], f["bucket"])].add(f["level"])
+                    stacked += any(len(levels) > 1 for levels in upper.values())
+                check(f"{name}: fjord cat = Java Paimon's batch read at every snapshot "
+                      f"({len(snapshot_ids(table))}; {stacked} with a bucket in two upper levels)",
+                      ([f"different at snapshots {differ}"] if differ else [])
+                      + ([] if stacked or name == "pk_lookup" else
+                         ["no bucket ever held two levels above 0: the lookup rule untested"]),
+                      KNOWN_CAT.get(name))
+        finally:
+            oracle.close()
+        print(f"Java oracle: lookup tables read in {time.monotonic() - t:.1f} s")
 
         # Flink's streaming reads of all tables in every mode (one job), each against Fjord
         t = time.monotonic()

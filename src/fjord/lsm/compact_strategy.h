@@ -25,6 +25,9 @@ struct LookupNeeds {
   bool deletion_vectors = false;   // deletion-vectors.enabled
   bool force_lookup = false;       // force-lookup
   bool needed() const { return first_row || produce_changelog || deletion_vectors || force_lookup; }
+  // Reads and compactions merge by Java's lookup rule (kv_merge.h run_levels): Java wraps the
+  // merge function of every table that needs lookup in LookupMergeFunction, but first-row's.
+  bool merges_by_level() const { return needed() && !first_row; }
 
   static LookupNeeds FromOptions(const CoreOptions& options);
 };

@@ -175,24 +175,33 @@ class Task {
     for (const Section& section : sections) {
       std::vector<std::unique_ptr<KvRunReader>> runs;
       std::vector<bool> max_level_runs;
+      std::vector<int32_t> run_levels;
       for (const FileRun& run : section) {
-        // For the changelog, a run's max-level files and its other files are read as two runs
-        // (each still sorted and disjoint), so that every record's origin is known.
-        std::vector<DataFileMeta> top, rest;
+        // For the changelog, a run's max-level files and its other files are read as two runs;
+        // for the lookup rule, its files of each level as one run (each still sorted and
+        // disjoint), so that every record's origin is known.
+        std::map<int32_t, std::vector<DataFileMeta>> parts;
         for (size_t f : run) {
-          bool is_top = changelog && unit_.files[f].level == ctx_.max_level;
-          (is_top ? top : rest).push_back(unit_.files[f]);
+          const DataFileMeta& file = unit_.files[f];
+          int32_t part = 0;
+          if (ctx_.lookup_merge) {
+            part = file.level;
+          } else if (changelog && file.level == ctx_.max_level) {
+            part = ctx_.max_level;
+          }
+          parts[part].push_back(file);
         }
-        for (auto* files : {&rest, &top}) {
-          if (files->empty()) continue;
+        for (auto& [level, files] : parts) {
           FJORD_ASSIGN_OR_RAISE(auto reader,
-                                ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(*files)));
+                                ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
           runs.push_back(std::move(reader));
-          max_level_runs.push_back(files == &top);
+          max_level_runs.push_back(changelog && level == ctx_.max_level);
+          run_levels.push_back(level);
         }
       }
       FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(ctx_.schema));
       KvMergeOptions options;
+      if (ctx_.lookup_merge) options.run_levels = std::move(run_levels);
       // The first-row filter sees retractions first (Java's wrapper fails on them before any
       // drop-delete).
       options.drop_retracts = drop_delete_ && !lookup_;

@@ -4,6 +4,9 @@
 // "upgraded" (their metadata moves to the output level, the file is kept). Retractions are
 // dropped when `drop_delete` (the output is the highest level holding data).
 //
+// Tables that need lookup (but first-row) merge each key as Java's LookupMergeFunction does (see
+// CompactContext::lookup_merge).
+//
 // First-row tables compact as Java's lookup rewriter does (behaviour.md §2.7, §3.4): when level-0
 // files go to a level > 0 (rewritten, or a level-0 file upgraded below the max level, which is
 // then rewritten), a key none of whose records comes from a level > 0 is dropped if a level above
@@ -57,6 +60,10 @@ struct CompactContext {
   bool first_row_lookup = false;
   bool ignore_delete = false;
   std::vector<DataFileMeta> files_above;
+  // Tables whose merge needs lookup, but first-row (LookupNeeds::merges_by_level): each key's
+  // records are merged by Java's lookup rule (kv_merge.h run_levels), its level-0 records with
+  // only the one of the lowest level above 0, as Java's LookupMergeFunction in its rewriters.
+  bool lookup_merge = false;
   // changelog-producer = full-compaction (see above): the deduplication settings (max_level_runs
   // is filled per merge), and the namer of the changelog files.
   std::optional<FullChangelogOptions> full_changelog;

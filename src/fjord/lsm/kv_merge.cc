@@ -208,21 +208,27 @@ class KvMergeReader::Impl {
       FJORD_RETURN_NOT_OK(TakeCurrent(i));
     }
     records_in += static_cast<int64_t>(group_.size());
-    if (!options_.run_levels.empty() && group_.size() > 1) KeepLowestUpperLevel();
+    // Whether the key passes through unmerged is decided on all its records, before the lookup
+    // rule drops some: Java's wrapper counts what it is given, so a key whose records above level
+    // 0 are reduced to one still goes through the merge function.
+    // The full-compaction changelog still sees every record (its "before" is the max-level one).
+    bool lone = group_.size() == 1;
+    const std::vector<Ref>& input =
+        !options_.run_levels.empty() && !lone ? KeepLowestUpperLevel() : group_;
     if (options_.keep_all_records) {
-      refs_.insert(refs_.end(), group_.begin(), group_.end());
+      refs_.insert(refs_.end(), input.begin(), input.end());
       return Status::OK();
     }
     // The key's result: a record of a run (a lone record, or the last under "the last record
     // wins") or a merged one (source -1, index into merged_).
     std::optional<Ref> after;
     std::optional<RowKind> after_kind;
-    if (group_.size() == 1 || !merge_) {
-      after = group_.back();
+    if (lone || !merge_) {
+      after = input.back();
       after_kind = static_cast<RowKind>(KindOf(*after));
     } else {
       merge_->Reset();
-      for (const Ref& r : group_) {
+      for (const Ref& r : input) {
         FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
         FJORD_RETURN_NOT_OK(merge_->Add(record));
       }
@@ -238,24 +244,21 @@ class KvMergeReader::Impl {
     return Status::OK();
   }
 
-  // Of the current key's records above level 0, keeps only those of the lowest level.
-  void KeepLowestUpperLevel() {
+  // The current key's records that Java's LookupMergeFunction merges: those of level 0 and, of
+  // those above, the ones of the lowest level (the lookup rule, kv_merge.h run_levels).
+  const std::vector<Ref>& KeepLowestUpperLevel() {
     const std::vector<int32_t>& levels = options_.run_levels;
     int32_t lowest = 0;
     for (size_t run : group_runs_) {
       int32_t level = levels[run];
       if (level > 0 && (lowest == 0 || level < lowest)) lowest = level;
     }
-    size_t kept = 0;
+    lookup_input_.clear();
     for (size_t k = 0; k < group_.size(); ++k) {
       int32_t level = levels[group_runs_[k]];
-      if (level != 0 && level != lowest) continue;
-      group_[kept] = group_[k];
-      group_runs_[kept] = group_runs_[k];
-      ++kept;
+      if (level == 0 || level == lowest) lookup_input_.push_back(group_[k]);
     }
-    group_.resize(kept);
-    group_runs_.resize(kept);
+    return lookup_input_;
   }
 
   // Java's FullChangelogMergeFunctionWrapper for the current key (full_changelog.h).
@@ -464,6 +467,7 @@ class KvMergeReader::Impl {
   std::vector<Ref> refs_;
   std::vector<Ref> group_;
   std::vector<size_t> group_runs_;  // the cursor (run) of each record of group_
+  std::vector<Ref> lookup_input_;   // the records of group_ the lookup rule merges
   std::vector<MergeRecord> merged_;
   std::vector<ChangelogRef> changelog_;  // full_changelog: the records of the keys of refs_
   std::shared_ptr<arrow::RecordBatch> changelog_batch_;

@@ -40,10 +40,13 @@ struct KvMergeOptions {
   // The changelog of a full compaction (full_changelog.h): each key's changelog records are
   // produced beside its result, handed out by TakeChangelog. Not with keep_all_records.
   std::optional<FullChangelogOptions> full_changelog;
-  // Reads of tables whose compactions look keys up (changelog-producer = lookup, force-lookup):
-  // the level of each run. For a key, of the records above level 0 only the one of the lowest
-  // level is merged with the level-0 records (Java's LookupMergeFunction: a lookup compaction
-  // wrote that record already merged with the older levels). Empty: every record is merged.
+  // Tables whose merge needs lookup (changelog-producer = lookup, deletion vectors, force-lookup;
+  // not first-row, which Java does not wrap): the level of each run, for reads and compactions.
+  // For a key, of the records above level 0 only the one of the lowest level is merged with the
+  // level-0 records (Java's LookupMergeFunction: a lookup compaction wrote that record already
+  // merged with the older levels). A key of several records still goes through the merge
+  // function when one is left. The full-compaction changelog sees every record. Empty: every
+  // record is merged.
   std::vector<int32_t> run_levels;
 };
 

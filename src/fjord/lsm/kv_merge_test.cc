@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 
 #include <map>
+#include <optional>
 #include <random>
 
 #include "fjord/lsm/kv_test_util.h"
@@ -124,6 +125,109 @@ TEST(KvMergeTest, AggregationSumsEveryRecordOfAKeyAndPassesLoneRecordsThrough) {
   for (const Record& r : out) {
     EXPECT_EQ(r.value, model[r.key].first) << "key " << r.key;
     EXPECT_EQ(r.seq, model[r.key].second) << "key " << r.key;
+  }
+}
+
+// Levels as a lookup table holds them (kv_merge.h run_levels): level 3 the oldest values, level 1
+// a lookup compaction's output that already folded level 3 in, two level-0 files on top.
+// Key 1: level 3 has 10, level 1 the folded 13 (10 + 3), level 0 adds 4 and 6.
+// Key 2: level 3 only. Key 3: level 0 only.
+// Key 4: level 3 has 100, level 1 a -U of 7 and nothing at level 0: Java's wrapper saw two
+// records, so the -U goes through the merge function alone (sum retracts it from nothing: -7, +I).
+std::vector<std::vector<Record>> LookupLevelRuns() {
+  return {
+      {{1, 1, 0, 10}, {2, 2, 0, 5}, {4, 3, 0, 100}},  // level 3
+      {{1, 5, 0, 13}, {4, 6, 1, 7}},                  // level 1
+      {{1, 7, 0, 4}, {3, 8, 0, 1}},                   // level 0
+      {{1, 9, 0, 6}},                                 // level 0
+  };
+}
+
+TEST(KvMergeTest, LookupRuleSumsLevelZeroOntoTheLowestUpperLevelOnly) {
+  TableSchema schema =
+      testing_kv::Schema({{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"}});
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
+  ASSERT_OK_AND_ASSIGN(auto merge, CreateKvMergeFunction(schema));
+  KvMergeOptions options;
+  options.drop_retracts = true;
+  options.runs_have_unique_keys = true;
+  options.run_levels = {3, 1, 0, 0};
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       KvMergeReader::Make(layout, std::move(merge),
+                                           Readers(layout, LookupLevelRuns(), 2), options));
+  ASSERT_OK_AND_ASSIGN(std::vector<Record> out, ReadAll(reader.get()));
+  std::vector<Record> expected = {{1, 9, 0, 13 + 4 + 6}, {2, 2, 0, 5}, {3, 8, 0, 1}, {4, 6, 0, -7}};
+  EXPECT_EQ(out, expected);
+}
+
+TEST(KvMergeTest, WithoutTheLookupRuleEveryLevelIsSummed) {
+  TableSchema schema =
+      testing_kv::Schema({{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"}});
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
+  ASSERT_OK_AND_ASSIGN(auto merge, CreateKvMergeFunction(schema));
+  KvMergeOptions options;
+  options.drop_retracts = true;
+  options.runs_have_unique_keys = true;
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       KvMergeReader::Make(layout, std::move(merge),
+                                           Readers(layout, LookupLevelRuns(), 2), options));
+  ASSERT_OK_AND_ASSIGN(std::vector<Record> out, ReadAll(reader.get()));
+  std::vector<Record> expected = {
+      {1, 9, 0, 10 + 13 + 4 + 6}, {2, 2, 0, 5}, {3, 8, 0, 1}, {4, 6, 0, 100 - 7}};
+  EXPECT_EQ(out, expected);
+}
+
+// A run of (key, seq, v or NULL) +I records.
+std::unique_ptr<KvRunReader> NullableRun(
+    const KvLayout& layout,
+    const std::vector<std::tuple<int32_t, int64_t, std::optional<int64_t>>>& rows) {
+  arrow::Int32Builder k;
+  arrow::Int64Builder v, seq;
+  arrow::Int8Builder kind;
+  for (const auto& [key, s, value] : rows) {
+    (void)k.Append(key);
+    (void)(value ? v.Append(*value) : v.AppendNull());
+    (void)seq.Append(s);
+    (void)kind.Append(0);
+  }
+  auto batch = arrow::RecordBatch::Make(layout.schema, static_cast<int64_t>(rows.size()),
+                                        {k.Finish().ValueOrDie(), v.Finish().ValueOrDie(),
+                                         seq.Finish().ValueOrDie(), kind.Finish().ValueOrDie()});
+  return MakeBatchRunReader({batch});
+}
+
+// Partial update: key 1's level-1 record (the folded value) has v NULL, the older level 2 has 5,
+// level 0 leaves v NULL. Java merges level 0 with level 1 only: v stays NULL; merging every level
+// would bring the 5 of level 2 back. Key 2: level 2 has 8, level 1 9, level 0 NULL: 9 either way.
+TEST(KvMergeTest, LookupRulePartialUpdateIgnoresLevelsBelowTheLowestUpperOne) {
+  TableSchema schema = testing_kv::Schema({{"merge-engine", "partial-update"}});
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
+  for (bool lookup : {true, false}) {
+    std::vector<std::unique_ptr<KvRunReader>> runs;
+    runs.push_back(NullableRun(layout, {{1, 1, 5}, {2, 2, 8}}));                        // level 2
+    runs.push_back(NullableRun(layout, {{1, 3, std::nullopt}, {2, 4, 9}}));             // level 1
+    runs.push_back(NullableRun(layout, {{1, 5, std::nullopt}, {2, 6, std::nullopt}}));  // level 0
+    KvMergeOptions options;
+    options.drop_retracts = true;
+    options.runs_have_unique_keys = true;
+    if (lookup) options.run_levels = {2, 1, 0};
+    ASSERT_OK_AND_ASSIGN(auto merge, CreateKvMergeFunction(schema));
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         KvMergeReader::Make(layout, std::move(merge), std::move(runs), options));
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    ASSERT_NE(batch, nullptr);
+    ASSERT_EQ(batch->num_rows(), 2);
+    auto v = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
+    auto seq = std::static_pointer_cast<arrow::Int64Array>(batch->column(2));
+    if (lookup) {
+      EXPECT_TRUE(v->IsNull(0));
+    } else {
+      ASSERT_FALSE(v->IsNull(0));
+      EXPECT_EQ(v->Value(0), 5);
+    }
+    EXPECT_EQ(seq->Value(0), 5);
+    ASSERT_FALSE(v->IsNull(1));
+    EXPECT_EQ(v->Value(1), 9);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/deletion_vector.h"
+#include "fjord/lsm/compact_strategy.h"
 #include "fjord/lsm/interval_partition.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/merge_function.h"
@@ -376,7 +377,7 @@ class TableRead::SplitReader : public RowBatchReader {
     // and trust that higher levels hold each key once (spec/format.md §7.3).
     read_without_merging_ =
         core.deletion_vectors_enabled() || core.merge_engine() == MergeEngine::kFirstRow;
-    lookup_levels_ = core.changelog_producer() == ChangelogProducer::kLookup || core.force_lookup();
+    lookup_levels_ = LookupNeeds::FromOptions(core).merges_by_level();
     split_open_file_cost_ = core.source_split_open_file_cost();
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target,
                           core.options().GetMemorySize("source.split.target-size"));

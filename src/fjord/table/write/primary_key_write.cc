@@ -415,6 +415,7 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
     ctx.full_changelog = full_changelog_;
     ctx.changelog_namer = &writer.changelog_namer;
   }
+  ctx.lookup_merge = lookup_.merges_by_level();
   if (lookup_.first_row) {
     ctx.first_row_lookup = true;
     ctx.ignore_delete = ignore_delete_;

@@ -130,7 +130,10 @@ final class Tables {
                         "fields.s.aggregate-function", "last_non_null_value"),
                 new Spec("partial_full_compaction", Kind.PARTIAL_UPDATE, false, 1, 5,
                         "changelog-producer", "full-compaction", "full-compaction.delta-commits", "1",
-                        "merge-engine", "partial-update"));
+                        "merge-engine", "partial-update"),
+                new Spec("partial_lookup", Kind.PARTIAL_UPDATE, false, 2, 7,
+                        "changelog-producer", "lookup", "merge-engine", "partial-update",
+                        "fields.ts.sequence-group", "b", "fields.b.aggregate-function", "sum"));
     }
 
     /** The rounds of rows of a table: round r is streamed, then the source waits for a checkpoint. */
