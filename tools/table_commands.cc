@@ -23,6 +23,7 @@ struct CatArgs {
   std::string partition;  // k=v[,k2=v2]
   std::string format = "jsonl";
   std::vector<std::string> options;  // -o key=value
+  int threads = 0;                   // 0: one per core
 };
 
 Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
@@ -34,6 +35,7 @@ Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
   if (args.tag) read.AtTag(*args.tag);
   FJORD_ASSIGN_OR_RAISE(PartitionSpec partition, ParsePartitionSpec(args.partition));
   read.Partition(std::move(partition));
+  read.WithThreads(args.threads);
   return read;
 }
 
@@ -121,6 +123,9 @@ void AddTableCommands(CLI::App* app, Handler* handler) {
   cat->add_option("--where", cat_args->where, "Filter, e.g. \"id > 5 AND name = 'x'\"");
   cat->add_option("--format", cat_args->format, "jsonl (canonical), csv or table")
       ->check(CLI::IsMember({"jsonl", "csv", "table"}));
+  cat->add_option("--threads", cat_args->threads,
+                  "Splits read at once (default 0: one per core); rows keep the split order")
+      ->check(CLI::NonNegativeNumber);
   cat->callback(
       [handler, cat_args] { SetHandler(handler, [cat_args] { return RunCat(*cat_args); }); });
 

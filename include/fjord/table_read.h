@@ -96,6 +96,9 @@ class ReadBuilder {
   // Rows per batch at most (default 8192). Memory of a read grows with it: each open sorted run of
   // a primary-key bucket holds one batch.
   ReadBuilder& WithBatchRows(int64_t rows);
+  // Threads reading splits at once (default 0: one per core). Batches still come in split order,
+  // as one thread reads them; each thread adds the memory of one split's read.
+  ReadBuilder& WithThreads(int threads);
 
   // The files the read would visit.
   Result<ReadPlan> Plan() const;

@@ -4,7 +4,9 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "fjord/api/arrow_bridge.h"
 #include "fjord/api/table_stream_internal.h"
@@ -19,6 +21,7 @@ namespace fjord {
 struct ReadBuilder::State {
   ReadRequest request;
   int64_t batch_rows = 8192;
+  int threads = 0;                             // 0: one per core
   std::map<std::string, std::string> options;  // dynamic read options
 };
 
@@ -163,6 +166,10 @@ ReadBuilder& ReadBuilder::WithBatchRows(int64_t rows) {
   state_->batch_rows = rows > 0 ? rows : 1;
   return *this;
 }
+ReadBuilder& ReadBuilder::WithThreads(int threads) {
+  state_->threads = threads > 0 ? threads : 0;
+  return *this;
+}
 
 Result<std::shared_ptr<const FileStoreTable>> ReadBuilder::ReadTable() const {
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,
@@ -205,7 +212,11 @@ Result<ReadPlan> ReadBuilder::Plan() const {
 
 Result<std::unique_ptr<TableReader>> ReadBuilder::Open() const {
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table_, ReadTable());
-  FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(state_->request, state_->batch_rows));
+  ReadRequest request = state_->request;
+  request.threads = state_->threads > 0
+                        ? state_->threads
+                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  FJORD_ASSIGN_OR_RAISE(ReadStream stream, table_->OpenRead(request, state_->batch_rows));
   return std::unique_ptr<TableReader>(new TableReaderImpl(std::move(stream)));
 }
 

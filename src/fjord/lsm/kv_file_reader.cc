@@ -76,12 +76,13 @@ KvFileReaderFactory::KvFileReaderFactory(std::shared_ptr<FileIO> io, std::string
 
 Result<const TableSchema*> KvFileReaderFactory::SchemaOf(int64_t schema_id) {
   if (schema_id == read_schema_.id) return &read_schema_;
+  std::lock_guard<std::mutex> lock(*schemas_mu_);
   auto it = schemas_.find(schema_id);
   if (it == schemas_.end()) {
     FJORD_ASSIGN_OR_RAISE(TableSchema s, snapshots_.LoadSchema(schema_id));
     it = schemas_.emplace(schema_id, std::move(s)).first;
   }
-  return &it->second;
+  return &it->second;  // map nodes stay where they are
 }
 
 Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(

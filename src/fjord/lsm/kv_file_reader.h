@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ class KvFileReaderFactory {
   TableSchema read_schema_;
   int64_t batch_rows_;
   SnapshotManager snapshots_;
+  // Files may be opened on several threads; shared by copies so that they stay copyable.
+  std::shared_ptr<std::mutex> schemas_mu_ = std::make_shared<std::mutex>();
   std::map<int64_t, TableSchema> schemas_;
 };
 

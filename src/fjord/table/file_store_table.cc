@@ -228,6 +228,7 @@ Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t 
                         SplitOptionsFor(resolved.schema, request, batch_rows, &out.fields));
   FJORD_ASSIGN_OR_RAISE(ScanPlan plan, PlanResolved(resolved, options.filter.get()));
   std::vector<DataSplit> splits = std::move(plan.splits);
+  options.threads = request.threads;
   out.snapshot = std::move(resolved.snapshot);
   out.schema = std::move(resolved.schema);
   if (resolved.incremental) {

@@ -28,6 +28,7 @@ struct ReadRequest {
   std::string where;                 // filter text (Predicate::Parse); empty = no filter
   PartitionSpec partition;           // only these partitions (fjord/partition.h); empty = all
   std::vector<std::string> columns;  // projection by name; empty = all columns
+  int threads = 1;                   // splits read at once (SplitReadOptions::threads)
 };
 
 class RowBatchReader;

@@ -17,6 +17,7 @@
 #include "fjord/lsm/merge_function.h"
 #include "fjord/meta/core_options.h"
 #include "fjord/table/read/diff_source.h"
+#include "fjord/table/read/parallel_read.h"
 #include "fjord/table/read/split_source.h"
 
 namespace fjord {
@@ -340,9 +341,15 @@ class ConcatSource : public SplitSource {
 
 class TableRead::SplitReader : public RowBatchReader {
  public:
-  SplitReader(TableRead* read, const std::vector<DataSplit>* splits, SplitReadOptions options,
-              std::shared_ptr<arrow::Schema> schema)
-      : read_(read), splits_(splits), options_(std::move(options)), schema_(std::move(schema)) {}
+  // Reads splits [first, last) of `splits`.
+  SplitReader(TableRead* read, const std::vector<DataSplit>* splits, size_t first, size_t last,
+              SplitReadOptions options, std::shared_ptr<arrow::Schema> schema)
+      : read_(read),
+        splits_(splits),
+        options_(std::move(options)),
+        schema_(std::move(schema)),
+        next_split_(first),
+        last_split_(last) {}
 
   Status Init() {
     const TableSchema& schema = read_->schema();
@@ -388,7 +395,7 @@ class TableRead::SplitReader : public RowBatchReader {
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
       if (!source_) {
-        if (next_split_ >= splits_->size()) return std::shared_ptr<arrow::RecordBatch>();
+        if (next_split_ >= last_split_) return std::shared_ptr<arrow::RecordBatch>();
         FJORD_ASSIGN_OR_RAISE(source_, OpenSource((*splits_)[next_split_++]));
       }
       FJORD_ASSIGN_OR_RAISE(auto batch, source_->Next());
@@ -587,7 +594,8 @@ class TableRead::SplitReader : public RowBatchReader {
   bool lookup_levels_ = false;  // merge as Java's LookupMergeFunction (kv_merge.h run_levels)
   int64_t split_target_size_ = 0;
   int64_t split_open_file_cost_ = 0;
-  size_t next_split_ = 0;
+  size_t next_split_;
+  size_t last_split_;
   std::unique_ptr<SplitSource> source_;
 };
 
@@ -602,11 +610,16 @@ Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(
   auto it = deletion_files.find(file.file_name);
   if (it == deletion_files.end()) return std::shared_ptr<const DeletionVector>();
   const DeletionFile& df = it->second;
+  // Splits may be read on several threads (parallel_read.h).
+  std::unique_lock<std::mutex> lock(*index_files_mu_);
   auto cached = index_files_.find(df.index_path);
   if (cached == index_files_.end()) {
+    lock.unlock();
     FJORD_ASSIGN_OR_RAISE(std::string bytes, io_->ReadFile(df.index_path));
+    lock.lock();
     cached = index_files_.emplace(df.index_path, std::move(bytes)).first;
   }
+  lock.unlock();  // map nodes stay where they are
   FJORD_ASSIGN_OR_RAISE(DeletionVector dv, DeletionVector::Decode(cached->second, df.offset,
                                                                   df.length, df.index_path));
   return std::make_shared<const DeletionVector>(std::move(dv));
@@ -673,7 +686,21 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(const std::vector
 Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSplit>* splits,
                                                         SplitReadOptions options,
                                                         std::shared_ptr<arrow::Schema> schema) {
-  auto reader = std::make_unique<SplitReader>(this, splits, std::move(options), std::move(schema));
+  const int threads = options.threads;
+  if (threads > 1 && splits->size() > 1) {
+    // Each split on its own reader; a reader of no splits checks the options now.
+    FJORD_RETURN_NOT_OK(SplitReader(this, splits, 0, 0, options, schema).Init());
+    return OpenOrderedParallel(
+        splits->size(),
+        [this, splits, options, schema](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+          auto reader = std::make_unique<SplitReader>(this, splits, i, i + 1, options, schema);
+          FJORD_RETURN_NOT_OK(reader->Init());
+          return std::unique_ptr<RowBatchReader>(std::move(reader));
+        },
+        threads);
+  }
+  auto reader = std::make_unique<SplitReader>(this, splits, 0, splits->size(), std::move(options),
+                                              std::move(schema));
   FJORD_RETURN_NOT_OK(reader->Init());
   return std::unique_ptr<RowBatchReader>(std::move(reader));
 }

@@ -4,13 +4,15 @@
 // overlapping files, each a k-way merge of its sorted runs pulled batch by batch from the file
 // readers (lsm/kv_file_reader.h). Only the projected and filtered columns are read (plus, when
 // merging, the key and sequence columns the merge needs); the filter also skips Parquet row
-// groups where rows are not merged. Memory: one batch per open sorted run of one section.
+// groups where rows are not merged. Memory: one batch per open sorted run of one section (per
+// split read at once with SplitReadOptions::threads, plus the batches read ahead).
 #pragma once
 
 #include <arrow/type_fwd.h>
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,9 @@ struct SplitReadOptions {
   // Puts each row's kind first, as the column `_row_kind` ("+I", "-U", "+U", "-D"): the kind of
   // the merged record for merged reads (+I or +U), the record's own for streaming splits.
   bool with_row_kind = false;
+  // Splits read at once on worker threads (parallel_read.h), their batches still handed out in
+  // split order; 1 reads them one after the other on the caller's thread.
+  int threads = 1;
 };
 
 class TableRead {
@@ -82,6 +87,7 @@ class TableRead {
 
   std::shared_ptr<FileIO> io_;
   KvFileReaderFactory readers_;
+  std::shared_ptr<std::mutex> index_files_mu_ = std::make_shared<std::mutex>();
   std::map<std::string, std::string> index_files_;  // index file path -> bytes
 };
 
