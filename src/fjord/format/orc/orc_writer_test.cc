@@ -376,13 +376,15 @@ TEST(OrcWriterTest, TypesAndPaimonIdsAreJavas) {
                             {K::kDate, 15},    {K::kInt, 16},    {K::kInt, 17}};
   for (int p = 0; p < 10; ++p) want.push_back({K::kTimestamp, 18 + p});
   for (int p = 0; p < 10; ++p) want.push_back({K::kTimestampInstant, 28 + p});
+  // A ROW's field is numbered after the fields inside its type (Java's ReassignFieldId): z
+  // of r is 47, its w 46.
   std::vector<Want> nested = {
       {K::kList, 38},          {K::kList, 536909824},   {K::kInt, 536909825},  // arr
       {K::kMap, 39},           {K::kString, 536830974}, {K::kStruct, 536910848},
       {K::kInt, 40},           {K::kString, 41},                               // m
       {K::kMap, 42},           {K::kString, 536827902}, {K::kInt, 536913920},  // ms
       {K::kStruct, 43},        {K::kInt, 44},           {K::kList, 45},
-      {K::kString, 536916992}, {K::kStruct, 46},        {K::kDouble, 47},        // r
+      {K::kString, 536916992}, {K::kStruct, 47},        {K::kDouble, 46},        // r
       {K::kMap, 48},           {K::kInt, 536821758},    {K::kLong, 536920064}};  // mk
   want.insert(want.end(), nested.begin(), nested.end());
   ASSERT_EQ(tail.types.size(), want.size());
