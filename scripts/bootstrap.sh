@@ -77,36 +77,21 @@ if [[ ! -f "$sj_target/.complete" ]]; then
 fi
 ln -sfn "simdjson-$sj_pkg-$sj_version" "$deps/simdjson"
 
-# --- Python test tools (a loopback S3 server), pinned by scripts/python-test.lock ------------
-venv="$deps/venv"
-lock_py="$repo/scripts/python-test.lock"
-if [[ ! -f "$venv/.complete" || "$lock_py" -nt "$venv/.complete" ]]; then
-  log "installing Python test tools into $venv"
-  rm -rf "$venv"
-  python3 -m venv "$venv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$venv"; }
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock_py"
-  touch "$venv/.complete"
-fi
-
-# --- The Python package's build tools and test libraries, pinned by scripts/python.lock --------
-pyvenv="$deps/python-venv"
-lock_pyp="$repo/scripts/python.lock"
-if [[ ! -f "$pyvenv/.complete" || "$lock_pyp" -nt "$pyvenv/.complete" ]]; then
-  log "installing the Python package's tools into $pyvenv"
-  rm -rf "$pyvenv"
-  python3 -m venv "$pyvenv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$pyvenv"; }
-  "$pyvenv/bin/pip" install -q --disable-pip-version-check -r "$lock_pyp"
-  touch "$pyvenv/.complete"
-fi
-
-# --- pypaimon, the second oracle (reads tables Fjord wrote), pinned by scripts/pypaimon.lock --
-# Its own venv: pypaimon 1.4.2 needs pyarrow < 20, apart from the Arrow that Fjord builds on.
-ppvenv="$deps/pypaimon-venv"
-lock_pp="$repo/scripts/pypaimon.lock"
-if [[ ! -f "$ppvenv/.complete" || "$lock_pp" -nt "$ppvenv/.complete" ]]; then
-  log "installing pypaimon into $ppvenv"
-  rm -rf "$ppvenv"
-  python3 -m venv "$ppvenv" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$ppvenv"; }
-  "$ppvenv/bin/pip" install -q --disable-pip-version-check -r "$lock_pp"
-  touch "$ppvenv/.complete"
-fi
+# --- Python venvs, each pinned by its lock file and made again when the lock is newer ----------
+# pinned_venv DIR LOCK WHAT
+pinned_venv() {
+  local dir="$1" lock_file="$2" what="$3"
+  if [[ -f "$dir/.complete" && ! "$lock_file" -nt "$dir/.complete" ]]; then return 0; fi
+  log "installing $what into $dir"
+  rm -rf "$dir"
+  python3 -m venv "$dir" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$dir"; }
+  "$dir/bin/pip" install -q --disable-pip-version-check -r "$lock_file"
+  touch "$dir/.complete"
+}
+# The test tools (a loopback S3 server).
+pinned_venv "$deps/venv" "$repo/scripts/python-test.lock" "Python test tools"
+# The Python package's build tools and test libraries (python/, docs/python.md).
+pinned_venv "$deps/python-venv" "$repo/scripts/python.lock" "the Python package's tools"
+# pypaimon, the second oracle (reads tables Fjord wrote). Its own venv: pypaimon 1.4.2 needs
+# pyarrow < 20, apart from the Arrow that Fjord builds on.
+pinned_venv "$deps/pypaimon-venv" "$repo/scripts/pypaimon.lock" "pypaimon"
