@@ -234,7 +234,11 @@ TEST_F(DoctorTest, ConsumerPastLatestAndOldOrphan) {
   std::string old_file = bucket_dir + "/data-00000000-0000-0000-0000-000000000000-0.parquet";
   std::ofstream(old_file) << "0123456789";
   fs::last_write_time(old_file, fs::file_time_type::clock::now() - std::chrono::hours(50));
-  std::ofstream(bucket_dir + "/data-11111111-1111-1111-1111-111111111111-0.parquet") << "01234";
+  // A young orphan: a second old, since files of the very millisecond of the diagnosis are not
+  // candidates (only files older than its time are).
+  std::string young_file = bucket_dir + "/data-11111111-1111-1111-1111-111111111111-0.parquet";
+  std::ofstream(young_file) << "01234";
+  fs::last_write_time(young_file, fs::file_time_type::clock::now() - std::chrono::seconds(1));
   DoctorReport r = Diagnose(*table);
   const DoctorFinding* stale = Find(r, "stale-consumer");
   ASSERT_NE(stale, nullptr) << ::testing::PrintToString(Codes(r));
