@@ -355,7 +355,7 @@ class Task {
     o.lookup = [&lookup, start](std::string_view key) { return lookup.lookup(key, start); };
     if (lookup.deletion_vectors && lookup.on_deletion) {
       o.on_deletion = [&lookup](const KvLookupHit& hit) {
-        lookup.on_deletion(hit.file_name, hit.position);
+        return lookup.on_deletion(hit.file_name, hit.position);
       };
     }
     o.produce_changelog = lookup.produce_changelog;

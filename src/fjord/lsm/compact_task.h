@@ -52,7 +52,7 @@ struct LookupCompaction {
       lookup;
   // Deletion vectors: the maintainer of the bucket's vectors.
   bool deletion_vectors = false;
-  std::function<void(const std::string& file_name, int64_t position)> on_deletion;
+  std::function<Status(const std::string& file_name, int64_t position)> on_deletion;
   std::function<void(const std::string& file_name)> on_rewritten;  // the file's vector goes
   // Writes the bucket's deletion-vector index file when the vectors changed.
   std::function<Result<std::optional<IndexFileMeta>>()> write_index;

@@ -79,6 +79,7 @@ Result<Outcome> RunMerge(const Case& c) {
   };
   lookup.on_deletion = [&](const KvLookupHit& hit) {
     outcome.deleted.emplace(hit.file_name, hit.position);
+    return Status::OK();
   };
   lookup.produce_changelog = true;
   lookup.row_deduplicate = c.row_deduplicate;

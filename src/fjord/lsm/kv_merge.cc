@@ -280,7 +280,7 @@ class KvMergeReader::Impl {
     } else {
       FJORD_ASSIGN_OR_RAISE(std::optional<KvLookupHit> hit, lookup.lookup(key_));
       if (hit) {
-        if (lookup.on_deletion) lookup.on_deletion(*hit);
+        if (lookup.on_deletion) FJORD_RETURN_NOT_OK(lookup.on_deletion(*hit));
         if (hit->record) {
           if (hit->record->num_rows() != 1) {
             return Status::Invalid("a lookup of ", hit->file_name, " gave ",

@@ -52,7 +52,7 @@ struct KvLookupHit {
 // `row_deduplicate` and the two are equal on `compared_fields`. Needs run_levels.
 struct KvLookupMergeOptions {
   std::function<Result<std::optional<KvLookupHit>>(std::string_view key)> lookup;
-  std::function<void(const KvLookupHit&)> on_deletion;  // deletion vectors; may be empty
+  std::function<Status(const KvLookupHit&)> on_deletion;  // deletion vectors; may be empty
   bool produce_changelog = false;
   bool row_deduplicate = false;
   std::vector<int> compared_fields;
