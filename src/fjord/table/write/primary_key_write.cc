@@ -44,6 +44,7 @@ struct PrimaryKeyTableWrite::BucketWriter {
   std::optional<CompactStrategy> strategy;      // the bucket's picker (keeps state)
   int32_t running_output_level = 0;
   BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
+  std::unique_ptr<LookupLevels> lookup_levels;  // first-row: lookups above a compaction's output
 };
 
 namespace {
@@ -419,9 +420,15 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (lookup_.first_row) {
     ctx.first_row_lookup = true;
     ctx.ignore_delete = ignore_delete_;
-    for (const DataFileMeta& f : levels.AllFiles()) {
-      if (f.level > unit->output_level) ctx.files_above.push_back(f);
+    if (!writer.lookup_levels) {
+      FJORD_ASSIGN_OR_RAISE(LookupCacheOptions cache, LookupCacheOptions::FromOptions(*core_));
+      FJORD_ASSIGN_OR_RAISE(
+          writer.lookup_levels,
+          LookupLevels::Make(LookupCache::Shared(cache), readers_.get(), writer.bucket_dir, layout_,
+                             LookupPayload::kExistence, {}));
     }
+    FJORD_RETURN_NOT_OK(writer.lookup_levels->SetFiles(levels.AllFiles()));
+    ctx.lookup_levels = writer.lookup_levels.get();
   }
   writer.running_output_level = unit->output_level;
   // The readers are used by the compaction thread only.
