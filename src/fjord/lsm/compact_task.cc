@@ -5,11 +5,34 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <unordered_set>
+#include <set>
 
 namespace fjord {
 
 namespace {
+
+// Passes a run's batches through and remembers their keys: for first-row compaction, the keys
+// of which some record comes from a level above 0 (Java's containsHighLevel). The merge reads
+// every run past a key before it emits that key, so the keys of a merged batch are all seen.
+class KeyTee : public KvRunReader {
+ public:
+  KeyTee(std::unique_ptr<KvRunReader> run, const SortKeyEncoder* encoder,
+         std::set<std::string>* seen)
+      : run_(std::move(run)), encoder_(encoder), seen_(seen) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    FJORD_ASSIGN_OR_RAISE(auto batch, run_->Next());
+    if (!batch) return batch;
+    FJORD_ASSIGN_OR_RAISE(EncodedRows keys, encoder_->Encode(*batch));
+    for (int64_t r = 0; r < keys.size(); ++r) seen_->emplace(keys[r]);
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<KvRunReader> run_;
+  const SortKeyEncoder* encoder_;
+  std::set<std::string>* seen_;
+};
 
 class Task {
  public:
@@ -60,8 +83,6 @@ class Task {
       key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
     }
     FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(unit_.files, key_types));
-    key_types_ = key_types;
-    ranges_ = ranges;
     changelog_ = ctx_.full_changelog.has_value() && unit_.output_level == ctx_.max_level;
     if (changelog_ && !ctx_.changelog_namer) {
       return Status::Invalid("full-compaction changelog needs a changelog namer");
@@ -204,8 +225,9 @@ class Task {
         }
       }
     }
+    keys_above0_.clear();
     if (lookup_) {
-      FJORD_RETURN_NOT_OK(LoadLookupKeys());
+      FJORD_RETURN_NOT_OK(PrepareLookup());
     }
     FJORD_ASSIGN_OR_RAISE(
         auto writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
@@ -297,7 +319,7 @@ class Task {
         for (size_t f : run) {
           const DataFileMeta& file = unit_.files[f];
           int32_t part = 0;
-          if (ctx_.lookup_merge) {
+          if (ctx_.lookup_merge || lookup_) {
             part = file.level;
           } else if (full_changelog && file.level == ctx_.max_level) {
             part = ctx_.max_level;
@@ -311,6 +333,9 @@ class Task {
                                                                 layout_, ctx_.deletion_of));
           } else {
             FJORD_ASSIGN_OR_RAISE(reader, ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
+          }
+          if (lookup_ && level > 0) {
+            reader = std::make_unique<KeyTee>(std::move(reader), key_encoder_.get(), &keys_above0_);
           }
           runs.push_back(std::move(reader));
           max_level_runs.push_back(full_changelog && level == ctx_.max_level);
@@ -364,54 +389,21 @@ class Task {
     return o;
   }
 
-  // Keys of `files` (encoded) into `out`.
-  Status CollectKeys(std::vector<DataFileMeta> files, std::unordered_set<std::string>* out) {
-    if (files.empty()) return Status::OK();
-    FJORD_ASSIGN_OR_RAISE(auto run, ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
-    while (true) {
-      FJORD_ASSIGN_OR_RAISE(auto batch, run->Next());
-      if (!batch) break;
-      FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_->Encode(*batch));
-      for (int64_t r = 0; r < keys.size(); ++r) out->emplace(keys[r]);
+  // First-row lookups go to the bucket's lookup levels (lookup_levels.h).
+  Status PrepareLookup() {
+    if (!ctx_.lookup_levels) {
+      return Status::Invalid("first-row compaction of ", ctx_.bucket_dir,
+                             " needs the bucket's lookup levels");
     }
-    return Status::OK();
-  }
-
-  // Java's lookup levels for first-row: which keys levels above the output hold, and which keys
-  // the unit's own files above level 0 hold (such a key keeps its first record).
-  Status LoadLookupKeys() {
     if (key_encoder_) return Status::OK();
     FJORD_ASSIGN_OR_RAISE(SortKeyEncoder encoder, layout_.KeyEncoder());
     key_encoder_ = std::make_unique<SortKeyEncoder>(std::move(encoder));
-    // Only keys of the unit's level-0 files are looked up: files whose key range misses all of
-    // them need not be read. One sorted run per level (levels >= 1 are runs).
-    std::vector<KeyRange> level0;
-    for (size_t i = 0; i < unit_.files.size(); ++i) {
-      if (unit_.files[i].level == 0) level0.push_back(ranges_[i]);
-    }
-    auto overlaps = [&](const KeyRange& r) {
-      return std::any_of(level0.begin(), level0.end(),
-                         [&](const KeyRange& l) { return l.min <= r.max && r.min <= l.max; });
-    };
-    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> above_ranges,
-                          FileKeyRanges(ctx_.files_above, key_types_));
-    std::map<int32_t, std::vector<DataFileMeta>> above, inside;
-    for (size_t i = 0; i < ctx_.files_above.size(); ++i) {
-      if (overlaps(above_ranges[i]))
-        above[ctx_.files_above[i].level].push_back(ctx_.files_above[i]);
-    }
-    for (size_t i = 0; i < unit_.files.size(); ++i) {
-      if (unit_.files[i].level > 0 && overlaps(ranges_[i])) {
-        inside[unit_.files[i].level].push_back(unit_.files[i]);
-      }
-    }
-    for (auto& [level, files] : above) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_above_));
-    for (auto& [level, files] : inside) FJORD_RETURN_NOT_OK(CollectKeys(files, &keys_inside_));
     return Status::OK();
   }
 
   // Java's FirstRowMergeFunctionWrapper over merged results: retractions are errors (or dropped
-  // with ignore-delete), keys held above the output level and not by the unit's levels > 0 go.
+  // with ignore-delete); a key none of whose records came from the unit's levels > 0 goes when
+  // a level above the output holds it (lookup from output level + 1).
   Result<std::shared_ptr<arrow::RecordBatch>> FirstRowFilter(
       const std::shared_ptr<arrow::RecordBatch>& batch) {
     FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_->Encode(*batch));
@@ -428,8 +420,17 @@ class Task {
             ctx_.bucket_dir, "); set 'ignore-delete' = true to ignore them");
       }
       std::string key(keys[r]);
-      if (keys_above_.count(key) && !keys_inside_.count(key)) continue;
+      if (!keys_above0_.count(key)) {
+        FJORD_ASSIGN_OR_RAISE(std::optional<LookupHit> hit,
+                              ctx_.lookup_levels->Lookup(key, unit_.output_level + 1));
+        if (hit) continue;
+      }
       keep.push_back(r);
+    }
+    // Later batches hold greater keys only.
+    if (keys.size() > 0) {
+      keys_above0_.erase(keys_above0_.begin(),
+                         keys_above0_.upper_bound(std::string(keys[keys.size() - 1])));
     }
     if (static_cast<int64_t>(keep.size()) == batch->num_rows()) return batch;
     return TakeRows(batch, keep);
@@ -440,14 +441,12 @@ class Task {
   const CompactContext& ctx_;
   KvLayout layout_;
   CompactResult result_;
-  std::vector<DataTypePtr> key_types_;
-  std::vector<KeyRange> ranges_;  // of unit_.files
-  bool lookup_ = false;           // the rewrite under way goes through the first-row lookup
-  bool lookup_pass_ = false;      // the merge under way goes through the lookup wrapper
-  bool changelog_ = false;        // full-compaction changelog: the output is the max level
+  bool lookup_ = false;       // the rewrite under way goes through the first-row lookup
+  bool lookup_pass_ = false;  // the merge under way goes through the lookup wrapper
+  bool changelog_ = false;    // full-compaction changelog: the output is the max level
   std::unique_ptr<SortKeyEncoder> key_encoder_;
-  std::unordered_set<std::string> keys_above_;
-  std::unordered_set<std::string> keys_inside_;
+  // Keys read from the unit's files above level 0 and not yet passed by the merge.
+  std::set<std::string> keys_above0_;
 };
 
 }  // namespace

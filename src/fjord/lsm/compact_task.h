@@ -32,6 +32,7 @@
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
+#include "fjord/lsm/lookup_levels.h"
 #include "fjord/lsm/universal_compaction.h"
 #include "fjord/meta/manifest.h"
 
@@ -86,11 +87,12 @@ struct CompactContext {
   int64_t compaction_file_size = 0;
   // Reads the unit's files (in `schema`, files of older schemas evolved), from `bucket_dir`.
   KvFileReaderFactory* readers = nullptr;
-  // First-row lookup compaction (see above): on for first-row tables; `files_above` are the
-  // bucket's files at levels above the unit's output level.
+  // First-row lookup compaction (see above): on for first-row tables; `lookup_levels` (payload
+  // kExistence, SetFiles with the bucket's files at levels >= 1) answers which keys the levels
+  // above the unit's output level hold.
   bool first_row_lookup = false;
   bool ignore_delete = false;
-  std::vector<DataFileMeta> files_above;
+  LookupLevels* lookup_levels = nullptr;
   // Tables whose merge needs lookup, but first-row (LookupNeeds::merges_by_level): each key's
   // records are merged by Java's lookup rule (kv_merge.h run_levels), its level-0 records with
   // only the one of the lowest level above 0, as Java's LookupMergeFunction in its rewriters.

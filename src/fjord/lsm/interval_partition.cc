@@ -76,7 +76,8 @@ std::vector<Section> PartitionIntervals(const std::vector<KeyRange>& ranges) {
 }
 
 Result<std::vector<KeyRange>> FileKeyRanges(const std::vector<DataFileMeta>& files,
-                                            const std::vector<DataTypePtr>& key_types) {
+                                            const std::vector<DataTypePtr>& key_types,
+                                            bool declared_nullability) {
   std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
   arrow::FieldVector fields;
   std::vector<SortColumn> columns;
@@ -86,7 +87,9 @@ Result<std::vector<KeyRange>> FileKeyRanges(const std::vector<DataFileMeta>& fil
     FJORD_ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &b));
     builders.push_back(std::move(b));
     fields.push_back(arrow::field("k" + std::to_string(i), type));
-    columns.push_back({static_cast<int>(i), key_types[i]->WithNullable(true), false});
+    columns.push_back({static_cast<int>(i),
+                       declared_nullability ? key_types[i] : key_types[i]->WithNullable(true),
+                       false});
   }
   // Rows 2i and 2i+1 are file i's min and max key.
   for (const DataFileMeta& f : files) {

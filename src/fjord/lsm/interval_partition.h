@@ -29,8 +29,11 @@ using Section = std::vector<FileRun>;
 std::vector<Section> PartitionIntervals(const std::vector<KeyRange>& ranges);
 
 // The normalized key ranges of `files` from their _MIN_KEY/_MAX_KEY rows; `key_types` are the
-// trimmed primary key's types.
+// trimmed primary key's types. The columns are encoded as nullable (a null marker byte each),
+// unless `declared_nullability`: then as `key_types` declare, which is KvLayout::KeyEncoder's
+// encoding (primary-key columns are NOT NULL).
 Result<std::vector<KeyRange>> FileKeyRanges(const std::vector<DataFileMeta>& files,
-                                            const std::vector<DataTypePtr>& key_types);
+                                            const std::vector<DataTypePtr>& key_types,
+                                            bool declared_nullability = false);
 
 }  // namespace fjord

@@ -89,6 +89,12 @@ class CoreOptions::Reader {
     return *v;
   }
 
+  Result<double> Double(std::string_view key) const {
+    FJORD_ASSIGN_OR_RAISE(std::optional<double> v, o_.GetDouble(key));
+    if (!v) return NoDefault(key);
+    return *v;
+  }
+
   Result<std::optional<int64_t>> OptionalMemorySize(std::string_view key) const {
     return o_.GetMemorySize(key);
   }
@@ -203,6 +209,11 @@ Result<CoreOptions> CoreOptions::FromOptions(Options options) {
       lookup_compact == "gentle" ? LookupCompactMode::kGentle : LookupCompactMode::kRadical;
   FJORD_ASSIGN_OR_RAISE(c.lookup_compact_max_interval_,
                         r.OptionalInt("lookup-compact.max-interval"));
+  FJORD_ASSIGN_OR_RAISE(c.lookup_cache_max_memory_, r.MemorySize("lookup.cache-max-memory-size"));
+  FJORD_ASSIGN_OR_RAISE(c.lookup_cache_max_disk_, r.MemorySize("lookup.cache-max-disk-size"));
+  FJORD_ASSIGN_OR_RAISE(c.lookup_cache_retention_, r.Duration("lookup.cache-file-retention"));
+  FJORD_ASSIGN_OR_RAISE(c.lookup_cache_bloom_, r.Bool("lookup.cache.bloom.filter.enabled"));
+  FJORD_ASSIGN_OR_RAISE(c.lookup_cache_bloom_fpp_, r.Double("lookup.cache.bloom.filter.fpp"));
 
   // Writing.
   FJORD_ASSIGN_OR_RAISE(c.write_buffer_size_, r.MemorySize("write-buffer-size"));

@@ -100,6 +100,12 @@ class CoreOptions {
   const std::optional<int32_t>& lookup_compact_max_interval() const {
     return lookup_compact_max_interval_;
   }
+  // The local lookup cache of lookup compaction (lsm/lookup_levels.h).
+  int64_t lookup_cache_max_memory_size() const { return lookup_cache_max_memory_; }
+  int64_t lookup_cache_max_disk_size() const { return lookup_cache_max_disk_; }
+  int64_t lookup_cache_file_retention_millis() const { return lookup_cache_retention_; }
+  bool lookup_cache_bloom_filter_enabled() const { return lookup_cache_bloom_; }
+  double lookup_cache_bloom_filter_fpp() const { return lookup_cache_bloom_fpp_; }
 
   // ---- Writing
   int64_t write_buffer_size() const { return write_buffer_size_; }
@@ -198,6 +204,11 @@ class CoreOptions {
   bool lookup_wait_ = false;
   LookupCompactMode lookup_compact_ = LookupCompactMode::kRadical;
   std::optional<int32_t> lookup_compact_max_interval_;
+  int64_t lookup_cache_max_memory_ = 0;
+  int64_t lookup_cache_max_disk_ = 0;
+  int64_t lookup_cache_retention_ = 0;
+  bool lookup_cache_bloom_ = true;
+  double lookup_cache_bloom_fpp_ = 0;
 
   int64_t write_buffer_size_ = 0;
   bool write_buffer_spillable_ = false;

@@ -46,7 +46,7 @@ struct PrimaryKeyTableWrite::BucketWriter {
   std::optional<CompactStrategy> strategy;      // the bucket's picker (keeps state)
   int32_t running_output_level = 0;
   BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
-  // Tables whose merge needs lookup (but first-row): the lookups of the lookup compaction, and
+  // Tables that need lookup: the lookups of the lookup compaction (first-row: existence only), and
   // with deletion vectors the bucket's vectors (used by the compaction thread while one runs)
   // and the index file of the last compaction that changed them, not yet committed.
   std::unique_ptr<LookupLevels> lookup_levels;
@@ -453,9 +453,14 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (lookup_.first_row) {
     ctx.first_row_lookup = true;
     ctx.ignore_delete = ignore_delete_;
-    for (const DataFileMeta& f : levels.AllFiles()) {
-      if (f.level > unit->output_level) ctx.files_above.push_back(f);
+    if (!writer.lookup_levels) {
+      FJORD_RETURN_NOT_OK(EnsureLookupCache());
+      FJORD_ASSIGN_OR_RAISE(writer.lookup_levels,
+                            LookupLevels::Make(lookup_cache_, readers_.get(), writer.bucket_dir,
+                                               layout_, LookupPayload::kExistence, {}));
     }
+    FJORD_RETURN_NOT_OK(writer.lookup_levels->SetFiles(levels.AllFiles()));
+    ctx.lookup_levels = writer.lookup_levels.get();
   }
   if (lookup_.merges_by_level()) FJORD_RETURN_NOT_OK(SetUpLookup(writer, &ctx));
   writer.running_output_level = unit->output_level;
@@ -479,11 +484,15 @@ std::optional<CompactUnit> PrimaryKeyTableWrite::PickVectorRewrite(
   return unit;
 }
 
+Status PrimaryKeyTableWrite::EnsureLookupCache() {
+  if (lookup_cache_) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(LookupCacheOptions options, LookupCacheOptions::FromOptions(*core_));
+  lookup_cache_ = LookupCache::Shared(options);
+  return Status::OK();
+}
+
 Status PrimaryKeyTableWrite::SetUpLookup(BucketWriter& writer, CompactContext* ctx) {
-  if (!lookup_cache_) {
-    FJORD_ASSIGN_OR_RAISE(LookupCacheOptions options, LookupCacheOptions::FromOptions(*core_));
-    lookup_cache_ = LookupCache::Shared(options);
-  }
+  FJORD_RETURN_NOT_OK(EnsureLookupCache());
   BucketDeletionVectors* vectors = writer.deletion_vectors ? &*writer.deletion_vectors : nullptr;
   KvFileReaderFactory::DeletionOfFn deletion_of;
   if (vectors) {

@@ -144,6 +144,7 @@ class PrimaryKeyTableWrite {
                                                const std::vector<LevelSortedRun>& runs);
   // Tables whose merge needs lookup (but first-row): the lookup compaction's context.
   Status SetUpLookup(BucketWriter& writer, CompactContext* ctx);
+  Status EnsureLookupCache();
   void DeleteIndexFile(const IndexFileMeta& file);
 
   const FileStoreTable* table_;
