@@ -119,6 +119,9 @@ class Task {
     if (!lookup_rewrite && (unit_.output_level != ctx_.max_level || no_deletes)) {
       // Java's CHANGELOG_NO_REWRITE: the file's records read through the changelog merge.
       if (changelog_) FJORD_RETURN_NOT_OK(UpgradeChangelog(f));
+      if (ctx_.first_row_changelog && file.level == 0 && unit_.output_level != 0) {
+        FJORD_RETURN_NOT_OK(FirstRowUpgradeChangelog(f));
+      }
       DataFileMeta moved = file;
       moved.level = unit_.output_level;
       result_.before.push_back(file);
@@ -235,6 +238,8 @@ class Task {
     std::unique_ptr<KvFileWriter> changelog;
     if (changelog_) {
       FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter(ctx_.max_level));
+    } else if (lookup_ && ctx_.first_row_changelog) {
+      FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter(unit_.output_level));
     }
     Status st = WriteSections(sections, writer.get(), changelog.get(), drop_delete_);
     if (st.ok() && changelog) st = FinishChangelog(changelog.get());
@@ -302,11 +307,27 @@ class Task {
     return st;
   }
 
+  // First-row with the lookup producer (Java's FirstRowMergeFunctionWrapper): a level-0 file
+  // moved up unchanged still gives its new keys as changelog.
+  Status FirstRowUpgradeChangelog(size_t f) {
+    lookup_ = true;
+    keys_above0_.clear();
+    FJORD_RETURN_NOT_OK(PrepareLookup());
+    FJORD_ASSIGN_OR_RAISE(auto changelog, MakeChangelogWriter(unit_.output_level));
+    std::vector<Section> alone = {Section{FileRun{f}}};
+    Status st = WriteSections(alone, nullptr, changelog.get(), drop_delete_);
+    lookup_ = false;
+    if (st.ok()) st = FinishChangelog(changelog.get());
+    if (!st.ok()) changelog->Abort();
+    return st;
+  }
+
   // Merges each section and writes the results to `writer` (may be null: changelog only) and,
-  // when `changelog`, the section's full-compaction (or, in a lookup pass, lookup) changelog.
+  // when `changelog`, the section's full-compaction (or, in a lookup pass, lookup; first-row:
+  // its new keys) changelog.
   Status WriteSections(const std::vector<Section>& sections, KvFileWriter* writer,
                        KvFileWriter* changelog, bool drop_delete) {
-    bool full_changelog = changelog && !lookup_pass_;
+    bool full_changelog = changelog && !lookup_pass_ && !lookup_;
     for (const Section& section : sections) {
       std::vector<std::unique_ptr<KvRunReader>> runs;
       std::vector<bool> max_level_runs;
@@ -363,10 +384,16 @@ class Task {
           std::shared_ptr<arrow::RecordBatch> changes = reader->TakeChangelog();
           if (changes && changes->num_rows() > 0) FJORD_RETURN_NOT_OK(changelog->Write(changes));
         }
-        if (!writer) continue;
         if (lookup_) {
-          FJORD_ASSIGN_OR_RAISE(batch, FirstRowFilter(batch));
+          std::vector<int64_t> fresh;
+          FJORD_ASSIGN_OR_RAISE(auto kept, FirstRowFilter(batch, &fresh));
+          if (changelog && !fresh.empty()) {
+            FJORD_ASSIGN_OR_RAISE(auto changes, TakeRows(batch, fresh));
+            FJORD_RETURN_NOT_OK(changelog->Write(changes));
+          }
+          batch = std::move(kept);
         }
+        if (!writer) continue;
         if (batch->num_rows() > 0) FJORD_RETURN_NOT_OK(writer->Write(batch));
       }
     }
@@ -403,9 +430,10 @@ class Task {
 
   // Java's FirstRowMergeFunctionWrapper over merged results: retractions are errors (or dropped
   // with ignore-delete); a key none of whose records came from the unit's levels > 0 goes when
-  // a level above the output holds it (lookup from output level + 1).
+  // a level above the output holds it (lookup from output level + 1), else it is new: its row
+  // index goes to `fresh` (its changelog).
   Result<std::shared_ptr<arrow::RecordBatch>> FirstRowFilter(
-      const std::shared_ptr<arrow::RecordBatch>& batch) {
+      const std::shared_ptr<arrow::RecordBatch>& batch, std::vector<int64_t>* fresh) {
     FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder_->Encode(*batch));
     auto kinds =
         std::static_pointer_cast<arrow::Int8Array>(batch->column(layout_.value_kind_column()));
@@ -424,6 +452,7 @@ class Task {
         FJORD_ASSIGN_OR_RAISE(std::optional<LookupHit> hit,
                               ctx_.lookup_levels->Lookup(key, unit_.output_level + 1));
         if (hit) continue;
+        fresh->push_back(r);
       }
       keep.push_back(r);
     }

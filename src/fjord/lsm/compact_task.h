@@ -92,6 +92,9 @@ struct CompactContext {
   // above the unit's output level hold.
   bool first_row_lookup = false;
   bool ignore_delete = false;
+  // First-row with changelog-producer = lookup: the new keys of level-0 files going above level 0
+  // are written as changelog (their records as they are), to files at the output level.
+  bool first_row_changelog = false;
   LookupLevels* lookup_levels = nullptr;
   // Tables whose merge needs lookup, but first-row (LookupNeeds::merges_by_level): each key's
   // records are merged by Java's lookup rule (kv_merge.h run_levels), its level-0 records with

@@ -51,6 +51,23 @@ std::shared_ptr<arrow::Table> Batch(const std::vector<In>& rows) {
        k.Finish().ValueOrDie()});
 }
 
+// The keys whose rows differ, for failure messages.
+std::string Diff(const LiveRows& a, const LiveRows& b) {
+  std::string out;
+  for (const auto& [key, row] : a) {
+    auto it = b.find(key);
+    if (it == b.end()) {
+      out += "\n  only left: " + row;
+    } else if (it->second != row) {
+      out += "\n  left " + row + " right " + it->second;
+    }
+  }
+  for (const auto& [key, row] : b) {
+    if (!a.count(key)) out += "\n  only right: " + row;
+  }
+  return out;
+}
+
 struct Seen {
   int64_t vectors = 0;       // deletion vectors in index files, summed over commits
   int64_t deleted_rows = 0;  // their cardinalities
@@ -78,8 +95,14 @@ class LookupWriteTest : public ::testing::Test {
   }
 
   // `base` options for both tables, `extra` for the lookup one only.
+  // Retractions: a retraction that compaction drops (at the highest level; always with deletion
+  // vectors) can no longer win over a later record by sequence.field, nor hand its values to a
+  // later partial update (Java's partial-update starts a deleted row from the -D's values): Java
+  // behaves alike, so tables with sequence.field or partial-update get no retractions here
+  // (compat.java_lookup covers them against Java itself).
   void RunTwins(Options base, const Options& extra, const std::vector<std::string>& retract,
                 uint64_t seed, Seen* seen) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
     base.emplace_back("bucket", "2");
     base.emplace_back("num-sorted-run.compaction-trigger", "3");
     auto twin = Create(base);
@@ -113,7 +136,7 @@ class LookupWriteTest : public ::testing::Test {
       Commit(*twin, *twin_writer, c);
       ASSERT_OK_AND_ASSIGN(LiveRows got, TableRows(*table));
       ASSERT_OK_AND_ASSIGN(LiveRows want, TableRows(*twin));
-      ASSERT_EQ(got, want);
+      ASSERT_EQ(got, want) << Diff(got, want);
       ASSERT_OK_AND_ASSIGN(auto fresh, FileStoreTable::Open(table->path()));
       ASSERT_OK_AND_ASSIGN(ScanPlan plan, fresh->Plan(ScanSelector{}));
       for (const DataSplit& split : plan.splits) {
@@ -128,16 +151,19 @@ class LookupWriteTest : public ::testing::Test {
       if (changelog) {
         SnapshotManager snapshots(table->io(), table->path());
         ASSERT_OK_AND_ASSIGN(std::optional<Snapshot> latest, snapshots.Latest());
-        for (int64_t s = last_snapshot + 1; s <= (*latest)->id; ++s) {
+        for (int64_t s = last_snapshot + 1; s <= latest->id; ++s) {
           ASSERT_OK_AND_ASSIGN(auto changes, SnapshotChanges(*table, s));
           for (const auto& ch : changes) seen->changes[ch.kind]++;
           Apply(changes, &replayed);
         }
-        last_snapshot = (*latest)->id;
-        ASSERT_EQ(replayed, got) << "the changelog does not replay the table";
+        last_snapshot = latest->id;
+        ASSERT_EQ(replayed, got) << "the changelog does not replay the table: "
+                                 << Diff(replayed, got);
       }
     }
-    if (vectors) EXPECT_GT(seen->deleted_rows, 0) << "no row was ever marked deleted";
+    if (vectors) {
+      EXPECT_GT(seen->deleted_rows, 0) << "no row was ever marked deleted";
+    }
   }
 
   TempDir dir_;
@@ -156,9 +182,9 @@ const Options kSum = {{"merge-engine", "aggregation"},
 TEST_F(LookupWriteTest, DeletionVectorsReadAsTheTwin) {
   Seen seen;
   RunTwins({}, kVectors, {"-D", "-U"}, 1, &seen);
-  RunTwins(kPartial, kVectors, {"-D"}, 2, &seen);
+  RunTwins(kPartial, kVectors, {}, 2, &seen);
   RunTwins(kSum, kVectors, {}, 3, &seen);
-  RunTwins({{"sequence.field", "v"}}, kVectors, {"-D"}, 4, &seen);
+  RunTwins({{"sequence.field", "v"}}, kVectors, {}, 4, &seen);
   RunTwins({}, Options{{"deletion-vectors.enabled", "true"}, {"deletion-vectors.bitmap64", "true"}},
            {"-D", "-U"}, 5, &seen);
 }
@@ -167,12 +193,17 @@ TEST_F(LookupWriteTest, LookupChangelogReplaysTheTable) {
   Seen seen;
   RunTwins({}, kLookup, {"-D", "-U"}, 11, &seen);
   RunTwins({{"changelog-producer.row-deduplicate", "true"}}, kLookup, {"-D", "-U"}, 12, &seen);
-  RunTwins(kPartial, kLookup, {"-D"}, 13, &seen);
+  RunTwins(kPartial, kLookup, {}, 13, &seen);
   RunTwins(kSum, kLookup, {}, 14, &seen);
   EXPECT_GT(seen.changes[RowKind::kInsert], 0);
   EXPECT_GT(seen.changes[RowKind::kUpdateBefore], 0);
   EXPECT_EQ(seen.changes[RowKind::kUpdateBefore], seen.changes[RowKind::kUpdateAfter]);
   EXPECT_GT(seen.changes[RowKind::kDelete], 0);
+  // First-row: the new keys' first records as they are (+I or +U), never a retraction.
+  Seen first;
+  RunTwins({{"merge-engine", "first-row"}}, kLookup, {}, 15, &first);
+  EXPECT_GT(first.changes[RowKind::kInsert], 0);
+  EXPECT_EQ(first.changes[RowKind::kUpdateBefore] + first.changes[RowKind::kDelete], 0);
 }
 
 TEST_F(LookupWriteTest, LookupChangelogWithDeletionVectors) {

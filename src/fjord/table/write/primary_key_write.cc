@@ -461,6 +461,10 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
     }
     FJORD_RETURN_NOT_OK(writer.lookup_levels->SetFiles(levels.AllFiles()));
     ctx.lookup_levels = writer.lookup_levels.get();
+    if (lookup_.produce_changelog) {
+      ctx.first_row_changelog = true;
+      ctx.changelog_namer = &writer.changelog_namer;
+    }
   }
   if (lookup_.merges_by_level()) FJORD_RETURN_NOT_OK(SetUpLookup(writer, &ctx));
   writer.running_output_level = unit->output_level;
