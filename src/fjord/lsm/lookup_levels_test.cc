@@ -574,5 +574,37 @@ TEST(LookupCacheTest, DISABLED_LookupThroughput) {
   }
 }
 
+TEST(LookupCacheOptionsTest, FromTableOptions) {
+  // Java's defaults: 256 MB of memory, unlimited disk, an hour of retention, bloom filters at 5%.
+  ASSERT_OK_AND_ASSIGN(CoreOptions defaults, CoreOptions::FromMap({}));
+  ASSERT_OK_AND_ASSIGN(LookupCacheOptions d, LookupCacheOptions::FromOptions(defaults));
+  EXPECT_EQ(d, LookupCacheOptions{});
+  EXPECT_EQ(d.max_memory_bytes, 256LL << 20);
+  EXPECT_EQ(d.max_disk_bytes, INT64_MAX);
+  EXPECT_EQ(d.file_retention_millis, 3600LL * 1000);
+  EXPECT_TRUE(d.bloom_filter);
+  EXPECT_DOUBLE_EQ(d.bloom_fpp, 0.05);
+
+  ASSERT_OK_AND_ASSIGN(CoreOptions set,
+                       CoreOptions::FromMap({{"lookup.cache-max-memory-size", "1 mb"},
+                                             {"lookup.cache-max-disk-size", "2 gb"},
+                                             {"lookup.cache-file-retention", "90 s"},
+                                             {"lookup.cache.bloom.filter.enabled", "false"},
+                                             {"lookup.cache.bloom.filter.fpp", "0.01"}}));
+  ASSERT_OK_AND_ASSIGN(LookupCacheOptions o, LookupCacheOptions::FromOptions(set));
+  EXPECT_EQ(o.max_memory_bytes, 1LL << 20);
+  EXPECT_EQ(o.max_disk_bytes, 2LL << 30);
+  EXPECT_EQ(o.file_retention_millis, 90000);
+  EXPECT_FALSE(o.bloom_filter);
+  EXPECT_DOUBLE_EQ(o.bloom_fpp, 0.01);
+
+  ASSERT_OK_AND_ASSIGN(CoreOptions bad,
+                       CoreOptions::FromMap({{"lookup.cache.bloom.filter.fpp", "1.5"}}));
+  EXPECT_THAT(LookupCacheOptions::FromOptions(bad),
+              IsError(StatusCode::kInvalid, "lookup.cache.bloom.filter.fpp"));
+  EXPECT_THAT(CoreOptions::FromMap({{"lookup.cache-max-memory-size", "lots"}}),
+              IsError(StatusCode::kInvalid, "lookup.cache-max-memory-size"));
+}
+
 }  // namespace
 }  // namespace fjord
