@@ -390,6 +390,28 @@ TEST(LookupCacheTest, EvictionAndRebuildGiveTheSameAnswers) {
   EXPECT_GE(cache->files_built(), 60);
 }
 
+// Nothing stays in memory: every lookup reads the index, filter and block back from the file.
+TEST(LookupCacheTest, WithoutMemoryEveryLookupReadsTheFile) {
+  testing::TempDir tmp;
+  Bucket bucket(CompositeKeyColumns());
+  bucket.Fill(/*universe=*/400, /*files_per_level=*/3, /*delete_share=*/0.2);
+  LookupCacheOptions options = CacheOptions(tmp);
+  options.max_memory_bytes = 0;
+  auto cache = LookupCache::Shared(options);
+  ASSERT_OK_AND_ASSIGN(
+      auto levels, LookupLevels::Make(cache, bucket.readers(), bucket.bucket_dir(), bucket.layout(),
+                                      LookupPayload::kRecordAndPosition, bucket.DeletionOf()));
+  ASSERT_OK(levels->SetFiles(bucket.files()));
+  std::set<std::string> live = bucket.Live();
+  for (int64_t k = 0; k < 450; ++k) {
+    CheckHit(bucket, *levels, LookupPayload::kRecordAndPosition, k, 1 + k % 3, live);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(cache->memory_bytes(), 0);
+  }
+  EXPECT_EQ(cache->files_built(), static_cast<int64_t>(bucket.files().size()));
+  EXPECT_EQ(cache->files_evicted(), 0);
+}
+
 TEST(LookupCacheTest, FilesUnusedForTheRetentionAreDropped) {
   testing::TempDir tmp;
   Bucket bucket(IntKeyColumns());
