@@ -10,15 +10,15 @@ include(${CMAKE_CURRENT_LIST_DIR}/cli_test_util.cmake)
 
 fjord(options)
 expect_in("${out}" "changelog-producer (enum, default none)")
-expect_in("${out}" "Fjord: honoured for none, input, full-compaction only; other values refuse writes: the lookup changelog producer is not implemented yet (issue 19)")
+expect_in("${out}" "Fjord: honoured for -1, N > 0 only; other values refuse writes: -2 (postpone bucket) is not written yet")
 expect_in("${out}" "Fjord: not honoured, refuses writes: commit users are not prefixed")
 expect_in("${out}" "sort-engine (enum, default loser-tree")
 expect_in("${out}" "Fjord: performance only")
 
 fjord(db create ${wh} db)
-fjord_fails("option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"
+fjord_fails("option 'bucket' = '-2' is not honoured by Fjord yet"
             table create ${wh} db.t --columns "id INT NOT NULL, v STRING" --primary-key id
-            -o bucket=1 -o changelog-producer=lookup)
+            -o bucket=-2)
 fjord_fails("option 'commit.force-create-snapshot' = 'true' is not honoured by Fjord yet"
             table create ${wh} db.t --columns "id INT NOT NULL, v STRING" --primary-key id
             -c table-default.commit.force-create-snapshot=true)

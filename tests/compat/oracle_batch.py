@@ -17,6 +17,10 @@ class OracleBatch:
 
     def call(self, *cmd):
         """Runs one command (`--output FILE` added); RuntimeError with Java's message if it fails."""
+        return self.call_message(*cmd)[0]
+
+    def call_message(self, *cmd):
+        """As `call`, returning (output file, Java's message)."""
         self.n += 1
         out = os.path.join(self.work, f"oracle-{self.n}.out")
         line = [*cmd, "--output", out]
@@ -25,7 +29,7 @@ class OracleBatch:
         answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
         if not answer["ok"]:
             raise RuntimeError(f"fjord-oracle {' '.join(line)}: {answer['message']}")
-        return out
+        return out, answer.get("message", "")
 
     def message(self, *cmd):
         """Runs one command without `--output` (write, expire); returns Java's message."""

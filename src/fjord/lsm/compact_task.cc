@@ -40,7 +40,16 @@ class Task {
       : unit_(unit), drop_delete_(drop_delete), ctx_(context) {}
 
   Result<CompactResult> Run() {
-    Status st = RunSections();
+    Status st = unit_.file_rewrite ? RewriteEachFile() : RunSections();
+    if (st.ok() && ctx_.lookup && ctx_.lookup->deletion_vectors && ctx_.lookup->write_index) {
+      // Java's GeneratedDeletionFile: the bucket's vectors as this compaction leaves them.
+      Result<std::optional<IndexFileMeta>> index = ctx_.lookup->write_index();
+      if (index.ok()) {
+        result_.deletion_index = std::move(*index);
+      } else {
+        st = index.status();
+      }
+    }
     if (!st.ok()) {
       DeleteChangelog();
       return st;
@@ -49,8 +58,26 @@ class Task {
   }
 
  private:
-  Status RunSections() {
+  Status Prepare() {
     FJORD_ASSIGN_OR_RAISE(layout_, KvLayout::Make(ctx_.schema));
+    if (ctx_.lookup && !ctx_.lookup_merge) {
+      return Status::Invalid("a lookup compaction needs the lookup merge rule");
+    }
+    return Status::OK();
+  }
+
+  // Java's FileRewriteCompactTask: every file rewritten alone (its deletion vector applied).
+  Status RewriteEachFile() {
+    FJORD_RETURN_NOT_OK(Prepare());
+    for (size_t f = 0; f < unit_.files.size(); ++f) {
+      std::vector<Section> alone = {Section{FileRun{f}}};
+      FJORD_RETURN_NOT_OK(Rewrite(alone));
+    }
+    return Status::OK();
+  }
+
+  Status RunSections() {
+    FJORD_RETURN_NOT_OK(Prepare());
     std::vector<DataTypePtr> key_types;
     for (int k : layout_.key_columns) {
       key_types.push_back(ctx_.schema.fields[static_cast<size_t>(k)].type);
@@ -83,8 +110,9 @@ class Task {
   // into the max level (then it is rewritten alone, dropping them).
   Status Upgrade(size_t f) {
     const DataFileMeta& file = unit_.files[f];
-    if (file.level == unit_.output_level) return Status::OK();
     bool no_deletes = file.delete_row_count.has_value() && *file.delete_row_count == 0;
+    if (ctx_.lookup) return LookupUpgrade(f, no_deletes);
+    if (file.level == unit_.output_level) return Status::OK();
     // First-row: a level-0 file going below the max level is rewritten through the lookup.
     bool lookup_rewrite = ctx_.first_row_lookup && file.level == 0 &&
                           unit_.output_level != ctx_.max_level && unit_.output_level != 0;
@@ -102,6 +130,80 @@ class Task {
     return Rewrite(alone);
   }
 
+  // Java's MergeTreeCompactTask#upgrade with the lookup rewriter's upgrade strategy (see
+  // LookupCompaction in the header).
+  Status LookupUpgrade(size_t f, bool no_deletes) {
+    const DataFileMeta& file = unit_.files[f];
+    std::vector<Section> alone = {Section{FileRun{f}}};
+    if (unit_.output_level == ctx_.max_level && !no_deletes) return Rewrite(alone);
+    if (file.level == unit_.output_level) return Status::OK();
+    if (file.level != 0) {
+      MoveUp(f);
+      return Status::OK();
+    }
+    const LookupCompaction& lookup = *ctx_.lookup;
+    bool rewrite = (lookup.deletion_vectors && !no_deletes) ||
+                   (unit_.output_level != ctx_.max_level && !lookup.deduplicate_without_sequence);
+    // Java's forceDropDelete: retractions go only with deletion vectors.
+    return LookupPass(alone, rewrite, lookup.deletion_vectors);
+  }
+
+  void MoveUp(size_t f) {
+    DataFileMeta moved = unit_.files[f];
+    moved.level = unit_.output_level;
+    result_.before.push_back(unit_.files[f]);
+    result_.after.push_back(std::move(moved));
+    result_.upgraded_files++;
+  }
+
+  // Whether `sections` hold a level-0 file going above level 0 (Java's rewriteLookupChangelog).
+  bool NeedsLookupPass(const std::vector<Section>& sections) const {
+    if (!ctx_.lookup || unit_.output_level == 0) return false;
+    for (const Section& section : sections) {
+      for (const FileRun& run : section) {
+        for (size_t f : run) {
+          if (unit_.files[f].level == 0) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // The sections through the lookup wrapper: written to the output level when `rewrite` (dropping
+  // retractions when `drop_delete`), else their files move up unchanged; the lookup changelog
+  // when the table produces it.
+  Status LookupPass(const std::vector<Section>& sections, bool rewrite, bool drop_delete) {
+    std::unique_ptr<KvFileWriter> writer;
+    if (rewrite) {
+      FJORD_ASSIGN_OR_RAISE(
+          writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
+                                     ctx_.namer, kFileSourceCompact));
+    }
+    std::unique_ptr<KvFileWriter> changelog;
+    if (ctx_.lookup->produce_changelog) {
+      if (!ctx_.changelog_namer) return Status::Invalid("lookup changelog needs a changelog namer");
+      FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter(unit_.output_level));
+    }
+    lookup_pass_ = true;
+    Status st = WriteSections(sections, writer.get(), changelog.get(), drop_delete);
+    lookup_pass_ = false;
+    if (st.ok() && changelog) st = FinishChangelog(changelog.get());
+    if (!st.ok()) {
+      if (writer) writer->Abort();
+      if (changelog) changelog->Abort();
+      return st;
+    }
+    if (!writer) {
+      for (const Section& section : sections) {
+        for (const FileRun& run : section) {
+          for (size_t f : run) MoveUp(f);
+        }
+      }
+      return Status::OK();
+    }
+    return FinishRewrite(sections, writer.get());
+  }
+
   Status Flush(std::vector<Section>* pending) {
     if (pending->empty()) return Status::OK();
     std::vector<Section> batch = std::move(*pending);
@@ -114,6 +216,7 @@ class Task {
   }
 
   Status Rewrite(const std::vector<Section>& sections) {
+    if (NeedsLookupPass(sections)) return LookupPass(sections, /*rewrite=*/true, drop_delete_);
     lookup_ = false;
     if (ctx_.first_row_lookup && unit_.output_level != 0) {
       for (const Section& section : sections) {
@@ -131,15 +234,21 @@ class Task {
                                         ctx_.namer, kFileSourceCompact));
     std::unique_ptr<KvFileWriter> changelog;
     if (changelog_) {
-      FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter());
+      FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter(ctx_.max_level));
     }
-    Status st = WriteSections(sections, writer.get(), changelog.get());
+    Status st = WriteSections(sections, writer.get(), changelog.get(), drop_delete_);
     if (st.ok() && changelog) st = FinishChangelog(changelog.get());
     if (!st.ok()) {
       writer->Abort();
       if (changelog) changelog->Abort();
       return st;
     }
+    return FinishRewrite(sections, writer.get());
+  }
+
+  // The rewritten files of `sections` are replaced by what `writer` wrote; their deletion vectors
+  // go (Java's notifyRewriteCompactBefore).
+  Status FinishRewrite(const std::vector<Section>& sections, KvFileWriter* writer) {
     Result<std::vector<DataFileMeta>> written = writer->Finish();
     if (!written.ok()) {
       DeleteChangelog();
@@ -151,6 +260,9 @@ class Task {
         for (size_t f : run) {
           result_.before.push_back(unit_.files[f]);
           result_.rewritten_bytes += unit_.files[f].file_size;
+          if (ctx_.lookup && ctx_.lookup->on_rewritten) {
+            ctx_.lookup->on_rewritten(unit_.files[f].file_name);
+          }
         }
       }
     }
@@ -161,9 +273,9 @@ class Task {
     return Status::OK();
   }
 
-  Result<std::unique_ptr<KvFileWriter>> MakeChangelogWriter() {
-    return KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, ctx_.max_level,
-                              ctx_.changelog_namer, kFileSourceAppend);
+  Result<std::unique_ptr<KvFileWriter>> MakeChangelogWriter(int32_t level) {
+    return KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, level, ctx_.changelog_namer,
+                              kFileSourceAppend);
   }
 
   Status FinishChangelog(KvFileWriter* changelog) {
@@ -182,18 +294,19 @@ class Task {
 
   // The changelog of a file upgraded into the max level: its records, each alone (+I for adds).
   Status UpgradeChangelog(size_t f) {
-    FJORD_ASSIGN_OR_RAISE(auto changelog, MakeChangelogWriter());
+    FJORD_ASSIGN_OR_RAISE(auto changelog, MakeChangelogWriter(ctx_.max_level));
     std::vector<Section> alone = {Section{FileRun{f}}};
-    Status st = WriteSections(alone, nullptr, changelog.get());
+    Status st = WriteSections(alone, nullptr, changelog.get(), drop_delete_);
     if (st.ok()) st = FinishChangelog(changelog.get());
     if (!st.ok()) changelog->Abort();
     return st;
   }
 
   // Merges each section and writes the results to `writer` (may be null: changelog only) and,
-  // when `changelog`, the section's full-compaction changelog.
+  // when `changelog`, the section's full-compaction (or, in a lookup pass, lookup) changelog.
   Status WriteSections(const std::vector<Section>& sections, KvFileWriter* writer,
-                       KvFileWriter* changelog) {
+                       KvFileWriter* changelog, bool drop_delete) {
+    bool full_changelog = changelog && !lookup_pass_;
     for (const Section& section : sections) {
       std::vector<std::unique_ptr<KvRunReader>> runs;
       std::vector<bool> max_level_runs;
@@ -208,19 +321,24 @@ class Task {
           int32_t part = 0;
           if (ctx_.lookup_merge || lookup_) {
             part = file.level;
-          } else if (changelog && file.level == ctx_.max_level) {
+          } else if (full_changelog && file.level == ctx_.max_level) {
             part = ctx_.max_level;
           }
           parts[part].push_back(file);
         }
         for (auto& [level, files] : parts) {
-          FJORD_ASSIGN_OR_RAISE(std::unique_ptr<KvRunReader> reader,
-                                ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
+          std::unique_ptr<KvRunReader> reader;
+          if (ctx_.deletion_of) {
+            FJORD_ASSIGN_OR_RAISE(reader, ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files),
+                                                                layout_, ctx_.deletion_of));
+          } else {
+            FJORD_ASSIGN_OR_RAISE(reader, ctx_.readers->OpenRun(ctx_.bucket_dir, std::move(files)));
+          }
           if (lookup_ && level > 0) {
             reader = std::make_unique<KeyTee>(std::move(reader), key_encoder_.get(), &keys_above0_);
           }
           runs.push_back(std::move(reader));
-          max_level_runs.push_back(changelog && level == ctx_.max_level);
+          max_level_runs.push_back(full_changelog && level == ctx_.max_level);
           run_levels.push_back(level);
         }
       }
@@ -229,9 +347,10 @@ class Task {
       if (ctx_.lookup_merge) options.run_levels = std::move(run_levels);
       // The first-row filter sees retractions first (Java's wrapper fails on them before any
       // drop-delete).
-      options.drop_retracts = drop_delete_ && !lookup_;
+      options.drop_retracts = drop_delete && !lookup_;
       options.runs_have_unique_keys = true;
-      if (changelog) {
+      if (lookup_pass_) options.lookup = LookupMergeOptions();
+      if (full_changelog) {
         options.full_changelog = *ctx_.full_changelog;
         options.full_changelog->max_level_runs = std::move(max_level_runs);
       }
@@ -252,6 +371,22 @@ class Task {
       }
     }
     return Status::OK();
+  }
+
+  KvLookupMergeOptions LookupMergeOptions() const {
+    const LookupCompaction& lookup = *ctx_.lookup;
+    KvLookupMergeOptions o;
+    int32_t start = unit_.output_level + 1;
+    o.lookup = [&lookup, start](std::string_view key) { return lookup.lookup(key, start); };
+    if (lookup.deletion_vectors && lookup.on_deletion) {
+      o.on_deletion = [&lookup](const KvLookupHit& hit) {
+        return lookup.on_deletion(hit.file_name, hit.position);
+      };
+    }
+    o.produce_changelog = lookup.produce_changelog;
+    o.row_deduplicate = lookup.row_deduplicate;
+    o.compared_fields = lookup.compared_fields;
+    return o;
   }
 
   // First-row lookups go to the bucket's lookup levels (lookup_levels.h).
@@ -306,8 +441,9 @@ class Task {
   const CompactContext& ctx_;
   KvLayout layout_;
   CompactResult result_;
-  bool lookup_ = false;     // the rewrite under way goes through the first-row lookup
-  bool changelog_ = false;  // full-compaction changelog: the output is the max level
+  bool lookup_ = false;       // the rewrite under way goes through the first-row lookup
+  bool lookup_pass_ = false;  // the merge under way goes through the lookup wrapper
+  bool changelog_ = false;    // full-compaction changelog: the output is the max level
   std::unique_ptr<SortKeyEncoder> key_encoder_;
   // Keys read from the unit's files above level 0 and not yet passed by the merge.
   std::set<std::string> keys_above0_;

@@ -21,6 +21,7 @@
 // the max level, with the file source of a writer's flush, named by `changelog_namer`.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,8 +34,36 @@
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/lookup_levels.h"
 #include "fjord/lsm/universal_compaction.h"
+#include "fjord/meta/manifest.h"
 
 namespace fjord {
+
+// Java's LookupMergeTreeCompactRewriter for tables whose merge needs lookup, but first-row
+// (deletion vectors, changelog-producer = lookup, force-lookup): sections with level-0 files going
+// to a level above 0, and level-0 files upgraded, merge through the lookup wrapper
+// (kv_merge.h KvLookupMergeOptions), looking keys up in the levels above the output. A level-0
+// file is upgraded as Java's upgrade strategy says: rewritten through the wrapper when deletion
+// vectors are on and it may hold retractions, or when the merge engine can fold older values
+// into it (not deduplicate without sequence.field) below the max level; else it moves up
+// unchanged after a pass through the wrapper (changelog, deletion vectors). Files above level 0
+// move up unchanged.
+struct LookupCompaction {
+  // The record of a key (KvLayout::KeyEncoder) in the lowest level >= start_level holding it.
+  std::function<Result<std::optional<KvLookupHit>>(std::string_view key, int32_t start_level)>
+      lookup;
+  // Deletion vectors: the maintainer of the bucket's vectors.
+  bool deletion_vectors = false;
+  std::function<Status(const std::string& file_name, int64_t position)> on_deletion;
+  std::function<void(const std::string& file_name)> on_rewritten;  // the file's vector goes
+  // Writes the bucket's deletion-vector index file when the vectors changed.
+  std::function<Result<std::optional<IndexFileMeta>>()> write_index;
+  // changelog-producer = lookup, with its deduplication settings.
+  bool produce_changelog = false;
+  bool row_deduplicate = false;
+  std::vector<int> compared_fields;
+  // merge-engine = deduplicate without sequence.field: merging cannot change a level-0 record.
+  bool deduplicate_without_sequence = false;
+};
 
 struct CompactResult {
   std::vector<DataFileMeta> before;
@@ -42,7 +71,9 @@ struct CompactResult {
   int64_t rewritten_bytes = 0;  // bytes of input files that were read and rewritten
   int64_t written_bytes = 0;
   int64_t upgraded_files = 0;
-  std::vector<DataFileMeta> changelog;  // full-compaction changelog files written
+  std::vector<DataFileMeta> changelog;  // full-compaction or lookup changelog files written
+  // Deletion vectors: the bucket's new index file, when the compaction changed its vectors.
+  std::optional<IndexFileMeta> deletion_index;
   int64_t duration_millis = 0;
 };
 
@@ -69,7 +100,11 @@ struct CompactContext {
   // changelog-producer = full-compaction (see above): the deduplication settings (max_level_runs
   // is filled per merge), and the namer of the changelog files.
   std::optional<FullChangelogOptions> full_changelog;
-  DataFileNamer* changelog_namer = nullptr;
+  DataFileNamer* changelog_namer = nullptr;  // also of lookup changelog files
+  // Tables whose merge needs lookup, but first-row (see LookupCompaction); needs lookup_merge.
+  std::optional<LookupCompaction> lookup;
+  // The deletion vector of each file the unit reads (deletion-vector tables); may be empty.
+  KvFileReaderFactory::DeletionOfFn deletion_of;
 };
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,

@@ -83,8 +83,20 @@ class KvMergeReader::Impl {
                                options_.full_changelog->max_level_runs.size(), " run flags");
       }
     }
-    // Every key of a changelog merge goes through the changelog decision.
-    passthrough_ = runs.size() == 1 && options_.runs_have_unique_keys && !options_.full_changelog;
+    if (options_.lookup) {
+      if (options_.full_changelog || options_.keep_all_records) {
+        return Status::Invalid(
+            "a lookup merge goes with neither a full-compaction changelog "
+            "nor unmerged output");
+      }
+      if (options_.run_levels.size() != runs.size()) {
+        return Status::Invalid("lookup merge: ", runs.size(), " runs but ",
+                               options_.run_levels.size(), " run levels");
+      }
+    }
+    // Every key of a changelog or lookup merge goes through the merge.
+    passthrough_ = runs.size() == 1 && options_.runs_have_unique_keys && !options_.full_changelog &&
+                   !options_.lookup;
     for (auto& r : runs) {
       cursors_.push_back(Cursor{std::move(r)});
     }
@@ -208,6 +220,7 @@ class KvMergeReader::Impl {
       FJORD_RETURN_NOT_OK(TakeCurrent(i));
     }
     records_in += static_cast<int64_t>(group_.size());
+    if (options_.lookup) return LookupGroup();
     // Whether the key passes through unmerged is decided on all its records, before the lookup
     // rule drops some: Java's wrapper counts what it is given, so a key whose records above level
     // 0 are reduced to one still goes through the merge function.
@@ -241,6 +254,111 @@ class KvMergeReader::Impl {
     }
     if (options_.full_changelog) FJORD_RETURN_NOT_OK(GroupChangelog(after, after_kind));
     if (after && !(options_.drop_retracts && IsRetract(*after_kind))) refs_.push_back(*after);
+    return Status::OK();
+  }
+
+  // Java's LookupChangelogMergeFunctionWrapper for the current key (KvLookupMergeOptions).
+  Status LookupGroup() {
+    const KvLookupMergeOptions& lookup = *options_.lookup;
+    const std::vector<int32_t>& levels = options_.run_levels;
+    std::optional<size_t> high;  // the record of the lowest level above 0
+    bool level0 = false;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      int32_t level = levels[group_runs_[k]];
+      if (level == 0) {
+        level0 = true;
+      } else if (!high || level < levels[group_runs_[*high]]) {
+        high = k;
+      }
+    }
+    lookup_input_.clear();
+    std::optional<Ref> before;
+    std::optional<size_t> insert_at;  // where a looked-up record joins the candidates
+    Ref hit_ref{};
+    if (high) {
+      before = group_[*high];
+    } else {
+      FJORD_ASSIGN_OR_RAISE(std::optional<KvLookupHit> hit, lookup.lookup(key_));
+      if (hit) {
+        if (lookup.on_deletion) FJORD_RETURN_NOT_OK(lookup.on_deletion(*hit));
+        if (hit->record) {
+          if (hit->record->num_rows() != 1) {
+            return Status::Invalid("a lookup of ", hit->file_name, " gave ",
+                                   hit->record->num_rows(), " rows");
+          }
+          FJORD_ASSIGN_OR_RAISE(EncodedRows order, order_encoder_.Encode(*hit->record));
+          // Java's insertInto: before the first candidate that orders after it.
+          insert_at = group_.size();
+          for (size_t k = 0; k < group_.size(); ++k) {
+            if (Compare(order[0], group_order_[k]) < 0) {
+              insert_at = k;
+              break;
+            }
+          }
+          hit_ref = Ref{static_cast<int>(sources_.size()), 0};
+          // In the layout's own schema object, so that it concatenates with the runs' batches.
+          sources_.push_back(arrow::RecordBatch::Make(layout_.schema, 1, hit->record->columns()));
+          before = hit_ref;
+        }
+      }
+    }
+    for (size_t k = 0; k <= group_.size(); ++k) {
+      if (insert_at && *insert_at == k) lookup_input_.push_back(hit_ref);
+      if (k == group_.size()) break;
+      if (levels[group_runs_[k]] == 0 || (high && *high == k)) lookup_input_.push_back(group_[k]);
+    }
+    std::optional<Ref> after;
+    std::optional<RowKind> after_kind;
+    if (!merge_) {
+      after = lookup_input_.back();
+      after_kind = static_cast<RowKind>(KindOf(*after));
+    } else {
+      merge_->Reset();
+      for (const Ref& r : lookup_input_) {
+        FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
+        FJORD_RETURN_NOT_OK(merge_->Add(record));
+      }
+      FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
+      if (result) {
+        after_kind = result->kind;
+        merged_.push_back(std::move(*result));
+        after = Ref{-1, static_cast<int64_t>(merged_.size()) - 1};
+      }
+    }
+    if (lookup.produce_changelog && level0) {
+      FJORD_RETURN_NOT_OK(LookupChangelog(before, after, after_kind));
+    }
+    if (after && !(options_.drop_retracts && IsRetract(*after_kind))) refs_.push_back(*after);
+    return Status::OK();
+  }
+
+  Status LookupChangelog(const std::optional<Ref>& before, const std::optional<Ref>& after,
+                         std::optional<RowKind> after_kind) {
+    bool after_add = after && !IsRetract(*after_kind);
+    bool before_add = before && !IsRetractByte(KindOf(*before));
+    if (!before_add) {
+      if (after_add) changelog_.push_back(ChangelogRef{*after, RowKind::kInsert});
+      return Status::OK();
+    }
+    if (!after_add) {
+      changelog_.push_back(ChangelogRef{*before, RowKind::kDelete});
+      return Status::OK();
+    }
+    if (options_.lookup->row_deduplicate) {
+      FJORD_ASSIGN_OR_RAISE(MergeRecord old_record, RecordOf(*before));
+      std::vector<Value> new_values;
+      if (after->source < 0) {
+        new_values = merged_[static_cast<size_t>(after->row)].row;
+      } else {
+        FJORD_ASSIGN_OR_RAISE(MergeRecord new_record, RecordOf(*after));
+        new_values = std::move(new_record.row);
+      }
+      if (RowsEqualOn(old_record.row, new_values, options_.lookup->compared_fields)) {
+        return Status::OK();
+      }
+    }
+    changelog_.push_back(ChangelogRef{*before, RowKind::kUpdateBefore});
+    changelog_.push_back(ChangelogRef{*after, RowKind::kUpdateAfter});
     return Status::OK();
   }
 
@@ -307,6 +425,10 @@ class KvMergeReader::Impl {
     Cursor& c = cursors_[i];
     group_.push_back(Ref{c.source, c.row});
     group_runs_.push_back(i);
+    if (options_.lookup) {
+      if (group_.size() == 1) group_order_.clear();
+      group_order_.emplace_back(c.order[c.row]);
+    }
     if (++c.row >= c.batch->num_rows()) {
       FJORD_ASSIGN_OR_RAISE(bool live, Load(c));
       if (!live) return Status::OK();
@@ -466,8 +588,9 @@ class KvMergeReader::Impl {
   std::vector<std::shared_ptr<arrow::RecordBatch>> sources_;
   std::vector<Ref> refs_;
   std::vector<Ref> group_;
-  std::vector<size_t> group_runs_;  // the cursor (run) of each record of group_
-  std::vector<Ref> lookup_input_;   // the records of group_ the lookup rule merges
+  std::vector<size_t> group_runs_;        // the cursor (run) of each record of group_
+  std::vector<Ref> lookup_input_;         // the records of group_ the lookup rule merges
+  std::vector<std::string> group_order_;  // lookup merges: the order encoding of each of group_
   std::vector<MergeRecord> merged_;
   std::vector<ChangelogRef> changelog_;  // full_changelog: the records of the keys of refs_
   std::shared_ptr<arrow::RecordBatch> changelog_batch_;

@@ -6,7 +6,11 @@
 
 #include <arrow/type_fwd.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "fjord/lsm/full_changelog.h"
@@ -28,6 +32,32 @@ class KvRunReader {
 std::unique_ptr<KvRunReader> MakeBatchRunReader(
     std::vector<std::shared_ptr<arrow::RecordBatch>> batches);
 
+// A record the levels above a lookup compaction's output hold for a key (lookup_levels.h).
+struct KvLookupHit {
+  std::string file_name;
+  int64_t position = -1;  // row position in that data file; -1 when not known
+  // One row in the KvLayout schema, or null when the lookup gives positions only.
+  std::shared_ptr<arrow::RecordBatch> record;
+};
+
+// Java's LookupChangelogMergeFunctionWrapper, for the lookup compaction of a table whose merge
+// needs lookup (but first-row): a unit with level-0 files going to a level above 0. Every key goes
+// through the merge function (none passes through alone). A key none of whose records comes from
+// a level above 0 is looked up in the levels above the output: with deletion vectors the hit's row
+// is marked deleted (`on_deletion`), and the hit's record, when there is one, joins the key's
+// records in sequence order. The key's "before" is its record of the lowest level above 0 (of the
+// unit, or the hit). With `produce_changelog`, a key with a level-0 record emits its changes
+// (TakeChangelog): +I(after) when the before is missing or a retraction and the after an add;
+// -D(before) when the before is an add and the after not; else -U(before) +U(after), unless
+// `row_deduplicate` and the two are equal on `compared_fields`. Needs run_levels.
+struct KvLookupMergeOptions {
+  std::function<Result<std::optional<KvLookupHit>>(std::string_view key)> lookup;
+  std::function<Status(const KvLookupHit&)> on_deletion;  // deletion vectors; may be empty
+  bool produce_changelog = false;
+  bool row_deduplicate = false;
+  std::vector<int> compared_fields;
+};
+
 struct KvMergeOptions {
   // Drop results whose kind is -U/-D (readers do; flushes keep them so they shadow older files).
   bool drop_retracts = false;
@@ -48,6 +78,9 @@ struct KvMergeOptions {
   // function when one is left. The full-compaction changelog sees every record. Empty: every
   // record is merged.
   std::vector<int32_t> run_levels;
+  // The lookup compaction's merge (see KvLookupMergeOptions). Not with full_changelog or
+  // keep_all_records.
+  std::optional<KvLookupMergeOptions> lookup;
 };
 
 class KvMergeReader {
@@ -63,8 +96,9 @@ class KvMergeReader {
   // The next batch of merged records in the KvLayout schema, or nullptr at the end. With
   // full_changelog a batch may be empty while its changelog is not.
   Result<std::shared_ptr<arrow::RecordBatch>> Next();
-  // With full_changelog: the changelog records of the keys of the last batch Next returned, in
-  // key order (-U before +U), in the KvLayout schema; nullptr when there are none.
+  // With full_changelog or a lookup changelog: the changelog records of the keys of the last
+  // batch Next returned, in key order (-U before +U), in the KvLayout schema; nullptr when there
+  // are none.
   std::shared_ptr<arrow::RecordBatch> TakeChangelog();
 
   // Records read from the runs so far, and records produced.

@@ -15,6 +15,9 @@ namespace fjord {
 struct CompactUnit {
   int32_t output_level = 0;
   std::vector<DataFileMeta> files;
+  // Each file is rewritten alone (Java's FileRewriteCompactTask: a full compaction of max-level
+  // files only, to apply their deletion vectors).
+  bool file_rewrite = false;
 };
 
 struct UniversalCompactionOptions {

@@ -201,6 +201,7 @@ Result<CoreOptions> CoreOptions::FromOptions(Options options) {
   }
   FJORD_ASSIGN_OR_RAISE(c.force_lookup_, r.Bool("force-lookup"));
   FJORD_ASSIGN_OR_RAISE(c.deletion_vectors_enabled_, r.Bool("deletion-vectors.enabled"));
+  FJORD_ASSIGN_OR_RAISE(c.deletion_vectors_bitmap64_, r.Bool("deletion-vectors.bitmap64"));
   FJORD_ASSIGN_OR_RAISE(c.lookup_wait_,
                         r.Bool(r.WithFallbacks("lookup-wait", {"changelog-producer.lookup-wait"})));
   FJORD_ASSIGN_OR_RAISE(std::string lookup_compact, r.Enum("lookup-compact"));

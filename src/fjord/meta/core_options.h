@@ -93,6 +93,7 @@ class CoreOptions {
   }
   bool force_lookup() const { return force_lookup_; }
   bool deletion_vectors_enabled() const { return deletion_vectors_enabled_; }
+  bool deletion_vectors_bitmap64() const { return deletion_vectors_bitmap64_; }
   // `lookup-wait`, else its old key changelog-producer.lookup-wait.
   bool lookup_wait() const { return lookup_wait_; }
   LookupCompactMode lookup_compact() const { return lookup_compact_; }
@@ -199,6 +200,7 @@ class CoreOptions {
   std::vector<std::string> changelog_row_deduplicate_ignore_fields_;
   bool force_lookup_ = false;
   bool deletion_vectors_enabled_ = false;
+  bool deletion_vectors_bitmap64_ = false;
   bool lookup_wait_ = false;
   LookupCompactMode lookup_compact_ = LookupCompactMode::kRadical;
   std::optional<int32_t> lookup_compact_max_interval_;

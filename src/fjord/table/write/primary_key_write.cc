@@ -14,6 +14,8 @@
 #include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_merge.h"
+#include "fjord/lsm/lookup_levels.h"
+#include "fjord/meta/deletion_vector_index.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/options.h"
 #include "fjord/table/write/bucket_count_check.h"
@@ -44,34 +46,35 @@ struct PrimaryKeyTableWrite::BucketWriter {
   std::optional<CompactStrategy> strategy;      // the bucket's picker (keeps state)
   int32_t running_output_level = 0;
   BucketCompactionMetrics metrics;  // compaction counters (the tree shape is filled on demand)
-  std::unique_ptr<LookupLevels> lookup_levels;  // first-row: lookups above a compaction's output
+  // Tables that need lookup: the lookups of the lookup compaction (first-row: existence only), and
+  // with deletion vectors the bucket's vectors (used by the compaction thread while one runs)
+  // and the index file of the last compaction that changed them, not yet committed.
+  std::unique_ptr<LookupLevels> lookup_levels;
+  std::optional<BucketDeletionVectors> deletion_vectors;
+  std::optional<IndexFileMeta> deletion_index;
 };
 
 namespace {
 
-// Tables whose compaction must write deletion-vector index files or lookup changelog files are
-// refused rather than written without them (Java would read such files differently).
+// Java's table validation of lookup tables.
 Status CheckLookupSupported(const LookupNeeds& lookup, const CoreOptions& core) {
-  if (lookup.deletion_vectors) {
-    return Status::NotImplemented(
-        "writing primary-key tables with 'deletion-vectors.enabled' = true: Fjord does not "
-        "write deletion-vector index files yet; write with Java Paimon or disable the option");
-  }
-  if (lookup.produce_changelog) {
-    return Status::NotImplemented(
-        "writing primary-key tables with 'changelog-producer' = 'lookup': Fjord does not "
-        "produce lookup changelog files yet (issue 19)");
-  }
-  MergeEngine engine = core.merge_engine();
-  if (lookup.force_lookup && engine != MergeEngine::kDeduplicate &&
-      engine != MergeEngine::kFirstRow) {
-    return Status::NotImplemented(
-        "writing primary-key tables with 'force-lookup' = true and 'merge-engine' = '",
-        MergeEngineName(engine),
-        "': Java's lookup compaction merges the old value into level-0 records, which Fjord "
-        "does not do yet");
+  if (lookup.deletion_vectors && core.merge_engine() == MergeEngine::kFirstRow) {
+    return Status::Invalid(
+        "merge-engine 'first-row' does not take 'deletion-vectors.enabled' = true (as Java "
+        "Paimon: first-row never deletes old data)");
   }
   return Status::OK();
+}
+
+// What the lookup compaction needs from the levels above (Java's persist processors): positions
+// alone for deletion vectors of a deduplicate table without sequence.field, else the record.
+LookupPayload PayloadOf(const LookupNeeds& lookup, const CoreOptions& core) {
+  if (!lookup.deletion_vectors) return LookupPayload::kRecord;
+  if (!lookup.produce_changelog && core.merge_engine() == MergeEngine::kDeduplicate &&
+      core.sequence_fields().empty()) {
+    return LookupPayload::kPosition;
+  }
+  return LookupPayload::kRecordAndPosition;
 }
 
 // A sorted run that hands each batch of `records` to `copy` as well (the input changelog).
@@ -120,6 +123,10 @@ PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
     for (const DataFileMeta& f : done->changelog) {
       (void)table_->io()->Delete(JoinPath(w->bucket_dir, f.file_name));
     }
+    if (done->deletion_index) DeleteIndexFile(*done->deletion_index);
+  }
+  for (auto& [key, w] : writers_) {
+    if (w->deletion_index) DeleteIndexFile(*w->deletion_index);
   }
   writers_.clear();
   if (own_spill_dir_) {
@@ -218,6 +225,18 @@ Status PrimaryKeyTableWrite::LoadRestoreInfo() {
       totals[key] = e.total_buckets;
       restored_files_[key].push_back(e.file);
     }
+    if (lookup_.deletion_vectors && latest->index_manifest) {
+      FJORD_ASSIGN_OR_RAISE(
+          std::vector<IndexManifestEntry> index,
+          ReadIndexManifest(table_->io().get(),
+                            TablePaths{table_->path()}.ManifestFile(*latest->index_manifest),
+                            core_->manifest_format()));
+      for (const IndexManifestEntry& ie : index) {
+        if (ie.kind == FileKind::kAdd && ie.index_type == kDeletionVectorsIndexType) {
+          restored_deletion_index_[{ie.partition, ie.bucket}].push_back(IndexFileOf(ie));
+        }
+      }
+    }
   }
   if (bucket_count_) {
     bucket_count_->Restored(latest ? std::optional<int64_t>(latest->id) : std::nullopt,
@@ -248,6 +267,16 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
       std::string(FileFormatName(format)));
   auto seq = restored_next_sequence_.find(key);
   writer->next_sequence = seq == restored_next_sequence_.end() ? 0 : seq->second;
+  if (lookup_.deletion_vectors) {
+    auto index = restored_deletion_index_.find(key);
+    FJORD_ASSIGN_OR_RAISE(BucketDeletionVectors vectors,
+                          BucketDeletionVectors::Restore(
+                              table_->io(), TablePaths{table_->path()}, &index_namer_,
+                              core_->deletion_vectors_bitmap64(),
+                              index == restored_deletion_index_.end() ? std::vector<IndexFileMeta>{}
+                                                                      : index->second));
+    writer->deletion_vectors.emplace(std::move(vectors));
+  }
   std::vector<DataTypePtr> key_types;
   for (int k : layout_.key_columns)
     key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
@@ -398,9 +427,13 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   std::vector<LevelSortedRun> runs = levels.SortedRuns();
   std::optional<CompactUnit> unit =
       full ? PickFull(runs, levels.MaxLevel()) : writer.strategy->Pick(runs, levels.MaxLevel());
+  if (!unit && full && writer.deletion_vectors) unit = PickVectorRewrite(writer, runs);
   if (!unit) return Status::OK();
-  // Retractions can go when nothing older lies below the output.
-  bool drop_delete = unit->output_level != 0 && unit->output_level >= levels.NonEmptyHighestLevel();
+  // Retractions can go when nothing older lies below the output; with deletion vectors always
+  // above level 0 (Java: older records there are marked deleted instead).
+  bool drop_delete =
+      unit->output_level != 0 &&
+      (unit->output_level >= levels.NonEmptyHighestLevel() || writer.deletion_vectors);
   if (!readers_) {
     readers_ = std::make_unique<KvFileReaderFactory>(table_->io(), table_->path(), schema_);
   }
@@ -421,20 +454,91 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
     ctx.first_row_lookup = true;
     ctx.ignore_delete = ignore_delete_;
     if (!writer.lookup_levels) {
-      FJORD_ASSIGN_OR_RAISE(LookupCacheOptions cache, LookupCacheOptions::FromOptions(*core_));
-      FJORD_ASSIGN_OR_RAISE(
-          writer.lookup_levels,
-          LookupLevels::Make(LookupCache::Shared(cache), readers_.get(), writer.bucket_dir, layout_,
-                             LookupPayload::kExistence, {}));
+      FJORD_RETURN_NOT_OK(EnsureLookupCache());
+      FJORD_ASSIGN_OR_RAISE(writer.lookup_levels,
+                            LookupLevels::Make(lookup_cache_, readers_.get(), writer.bucket_dir,
+                                               layout_, LookupPayload::kExistence, {}));
     }
     FJORD_RETURN_NOT_OK(writer.lookup_levels->SetFiles(levels.AllFiles()));
     ctx.lookup_levels = writer.lookup_levels.get();
   }
+  if (lookup_.merges_by_level()) FJORD_RETURN_NOT_OK(SetUpLookup(writer, &ctx));
   writer.running_output_level = unit->output_level;
   // The readers are used by the compaction thread only.
   ctx.readers = readers_.get();
   writer.running = executor_->Submit(
       [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
+  return Status::OK();
+}
+
+std::optional<CompactUnit> PrimaryKeyTableWrite::PickVectorRewrite(
+    BucketWriter& writer, const std::vector<LevelSortedRun>& runs) {
+  // Java's pickFullCompaction: a bucket already in one max-level run still rewrites the files
+  // that have deletion vectors, each alone.
+  if (runs.size() != 1 || runs[0].level != writer.levels->MaxLevel()) return std::nullopt;
+  CompactUnit unit{writer.levels->MaxLevel(), {}, /*file_rewrite=*/true};
+  for (const DataFileMeta& f : runs[0].files) {
+    if (writer.deletion_vectors->VectorOf(f.file_name)) unit.files.push_back(f);
+  }
+  if (unit.files.empty()) return std::nullopt;
+  return unit;
+}
+
+Status PrimaryKeyTableWrite::EnsureLookupCache() {
+  if (lookup_cache_) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(LookupCacheOptions options, LookupCacheOptions::FromOptions(*core_));
+  lookup_cache_ = LookupCache::Shared(options);
+  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::SetUpLookup(BucketWriter& writer, CompactContext* ctx) {
+  FJORD_RETURN_NOT_OK(EnsureLookupCache());
+  BucketDeletionVectors* vectors = writer.deletion_vectors ? &*writer.deletion_vectors : nullptr;
+  KvFileReaderFactory::DeletionOfFn deletion_of;
+  if (vectors) {
+    deletion_of =
+        [vectors](const DataFileMeta& f) -> Result<std::shared_ptr<const DeletionVector>> {
+      return vectors->VectorOf(f.file_name);
+    };
+  }
+  if (!writer.lookup_levels) {
+    FJORD_ASSIGN_OR_RAISE(writer.lookup_levels,
+                          LookupLevels::Make(lookup_cache_, readers_.get(), writer.bucket_dir,
+                                             layout_, PayloadOf(lookup_, *core_), deletion_of));
+  }
+  std::vector<DataFileMeta> upper;
+  for (const DataFileMeta& f : writer.levels->AllFiles()) {
+    if (f.level > 0) upper.push_back(f);
+  }
+  FJORD_RETURN_NOT_OK(writer.lookup_levels->SetFiles(upper));
+  LookupLevels* levels = writer.lookup_levels.get();
+  LookupCompaction lookup;
+  lookup.lookup = [levels](std::string_view key,
+                           int32_t start) -> Result<std::optional<KvLookupHit>> {
+    FJORD_ASSIGN_OR_RAISE(std::optional<LookupHit> hit, levels->Lookup(key, start));
+    if (!hit) return std::optional<KvLookupHit>();
+    return std::optional<KvLookupHit>(
+        KvLookupHit{std::move(hit->file_name), hit->position, std::move(hit->record)});
+  };
+  if (vectors) {
+    lookup.deletion_vectors = true;
+    lookup.on_deletion = [vectors](const std::string& file, int64_t position) {
+      return vectors->NotifyDeletion(file, position);
+    };
+    lookup.on_rewritten = [vectors](const std::string& file) { vectors->RemoveVectorOf(file); };
+    lookup.write_index = [vectors]() { return vectors->WriteIfModified(); };
+    ctx->deletion_of = deletion_of;
+  }
+  if (lookup_.produce_changelog) {
+    lookup.produce_changelog = true;
+    FullChangelogOptions dedup = FullChangelogOptions::FromOptions(schema_, *core_);
+    lookup.row_deduplicate = dedup.row_deduplicate;
+    lookup.compared_fields = dedup.compared_fields;
+    ctx->changelog_namer = &writer.changelog_namer;
+  }
+  lookup.deduplicate_without_sequence =
+      core_->merge_engine() == MergeEngine::kDeduplicate && core_->sequence_fields().empty();
+  ctx->lookup = std::move(lookup);
   return Status::OK();
 }
 
@@ -486,7 +590,17 @@ Status PrimaryKeyTableWrite::CollectCompaction(BucketWriter& writer, bool block)
   writer.compact_after.insert(writer.compact_after.end(), result.after.begin(), result.after.end());
   writer.compact_changelog.insert(writer.compact_changelog.end(), result.changelog.begin(),
                                   result.changelog.end());
+  if (result.deletion_index) {
+    // Java's GeneratedDeletionFile#mergeOldFile: the newer index file replaces an uncommitted
+    // older one, which goes.
+    if (writer.deletion_index) DeleteIndexFile(*writer.deletion_index);
+    writer.deletion_index = result.deletion_index;
+  }
   return Status::OK();
+}
+
+void PrimaryKeyTableWrite::DeleteIndexFile(const IndexFileMeta& file) {
+  (void)table_->io()->Delete(TablePaths{table_->path()}.IndexFile(file.file_name));
 }
 
 Status PrimaryKeyTableWrite::AfterFlush(BucketWriter& writer,
@@ -554,7 +668,7 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
                 w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
     FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
     if (all.empty() && w->compact_before.empty() && w->compact_after.empty() &&
-        w->changelog.empty() && w->compact_changelog.empty()) {
+        w->changelog.empty() && w->compact_changelog.empty() && !w->deletion_index) {
       continue;
     }
     CommitMessage m{key.first, key.second, router_->total_buckets(), std::move(all), {}};
@@ -566,6 +680,10 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     w->compact_before.clear();
     w->compact_after.clear();
     w->compact_changelog.clear();
+    if (w->deletion_index) {
+      m.compact_new_index_files.push_back(std::move(*w->deletion_index));
+      w->deletion_index.reset();
+    }
     messages.push_back(std::move(m));
   }
   if (assigner_) {

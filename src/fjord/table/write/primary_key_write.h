@@ -36,9 +36,11 @@
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/levels.h"
+#include "fjord/lsm/lookup_levels.h"
 #include "fjord/lsm/universal_compaction.h"
 #include "fjord/lsm/write_buffer.h"
 #include "fjord/meta/core_options.h"
+#include "fjord/meta/index_file_namer.h"
 #include "fjord/meta/snapshot.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
@@ -137,6 +139,13 @@ class PrimaryKeyTableWrite {
                     bool full = false);
   // Java's writer compact(full): flush the bucket's buffer, wait, start a full compaction.
   Status FullCompactInWriter(const PartitionBucket& bucket);
+  // Deletion vectors: the full compaction of a bucket already in one max-level run.
+  std::optional<CompactUnit> PickVectorRewrite(BucketWriter& writer,
+                                               const std::vector<LevelSortedRun>& runs);
+  // Tables whose merge needs lookup (but first-row): the lookup compaction's context.
+  Status SetUpLookup(BucketWriter& writer, CompactContext* ctx);
+  Status EnsureLookupCache();
+  void DeleteIndexFile(const IndexFileMeta& file);
 
   const FileStoreTable* table_;
   TableSchema schema_;               // with dynamic options applied
@@ -155,6 +164,11 @@ class PrimaryKeyTableWrite {
   std::map<PartitionBucket, int64_t> restored_next_sequence_;
   std::unique_ptr<BucketCountCheck> bucket_count_;  // unless ignore_previous_files_
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
+  // Deletion-vector tables: each bucket's index files in the latest snapshot, and the namer of
+  // new ones.
+  std::map<PartitionBucket, std::vector<IndexFileMeta>> restored_deletion_index_;
+  IndexFileNamer index_namer_;
+  std::shared_ptr<LookupCache> lookup_cache_;  // the process's cache, once a lookup is needed
   UniversalCompactionOptions compaction_;
   CompactStrategyOptions strategy_options_;
   LookupNeeds lookup_;

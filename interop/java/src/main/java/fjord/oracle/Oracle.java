@@ -47,6 +47,7 @@ import org.apache.paimon.utils.SnapshotManager;
  *   fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] ...
  *   fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true]
  *   fjord-oracle rollback TABLE_DIR --snapshot N | --tag NAME | --timestamp MS
+ *   fjord-oracle dv-read INDEX_FILE BITMAP64 RANGES_JSON [--output FILE]
  *   fjord-oracle batch COMMAND_FILE
  * </pre>
  */
@@ -75,6 +76,7 @@ public final class Oracle {
                     + "       fjord-oracle expire TABLE_DIR [--retain-min N] [--retain-max N] [--time-retained-ms MS] [--max-deletes N] [--changelog-retain-min N] [--changelog-retain-max N] [--changelog-time-retained-ms MS] [--output FILE]   (Java's ExpireSnapshots, then ExpireChangelog when decoupled)\n"
                     + "       fjord-oracle rollback TABLE_DIR --snapshot N | --tag NAME | --timestamp MS   (Table#rollbackTo; rollback_to_timestamp)\n"
                     + "       fjord-oracle remove-orphans TABLE_DIR --older-than-millis T [--dry-run true] [--output FILE]   (Java's LocalOrphanFilesClean; the deleted paths, relative, one a line)\n"
+                    + "       fjord-oracle dv-read INDEX_FILE BITMAP64 RANGES_JSON [--output FILE]   (a DELETION_VECTORS index file read by Java: one JSON line per data file with its positions)\n"
                     + "       fjord-oracle batch COMMAND_FILE   (one JSON array of arguments per line; - for stdin)\n"
                     + "       fjord-oracle bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]   (make bench)\n";
 
@@ -168,6 +170,9 @@ public final class Oracle {
         }
         if (cmd.equals("partition-expire")) {
             return PartitionExpiry.run(args);
+        }
+        if (cmd.equals("dv-read")) {
+            return DeletionVectors.read(args, realOut);
         }
         if (List.of("rescale", "write-bucket", "bucket-check").contains(cmd)) {
             return Rescale.command(args);
@@ -444,7 +449,7 @@ public final class Oracle {
                     args[i] = (String) list.get(i);
                 }
                 if (List.of("list", "dump", "files", "buckets", "changes", "stream", "cast-pairs",
-                                "cast-probe")
+                                "cast-probe", "dv-read")
                                 .contains(args[0])
                         && !Arrays.asList(args).contains("--output")) {
                     throw new UsageException(args[0] + " in a batch needs --output FILE");
@@ -491,7 +496,7 @@ public final class Oracle {
         }
     }
 
-    private static Writer stdoutWriter(PrintStream realOut) {
+    static Writer stdoutWriter(PrintStream realOut) {
         return new BufferedWriter(new OutputStreamWriter(realOut, StandardCharsets.UTF_8), 1 << 16);
     }
 

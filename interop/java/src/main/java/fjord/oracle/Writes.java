@@ -19,6 +19,7 @@ import java.util.Set;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
@@ -97,8 +98,13 @@ final class Writes {
             builder = builder.withOverwrite(staticPartition);
         }
         Set<Pair<BinaryRow, Integer>> written = new LinkedHashSet<>();
-        try (BatchTableWrite write = builder.newWrite();
+        // Lookup compaction (deletion vectors, changelog-producer = lookup, first-row) needs a
+        // local directory for its lookup files, as a Flink task manager gives it.
+        Path spill = Files.createTempDirectory("fjord-oracle-io");
+        try (IOManager io = IOManager.create(spill.toString());
+                BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
             if (DynamicBuckets.isDynamic(t)) {
                 // Java's table writer cannot pick a dynamic bucket itself: assign as a one-task
                 // Flink job does, by the hash of the trimmed primary key.
@@ -131,6 +137,10 @@ final class Writes {
             }
             List<CommitMessage> messages = write.prepareCommit();
             commit.commit(messages);
+        } finally {
+            try (var files = Files.walk(spill)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
         // The end of a batch job: with tag.automatic-creation = batch, Java's TagBatchCreation
         // tags the latest snapshot, as Flink's batch sink does when the job finishes and Spark
