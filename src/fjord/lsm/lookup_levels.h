@@ -10,9 +10,10 @@
 // `lookup.cache-file-retention` are dropped and rebuilt when needed again.
 //
 // The local format (lookup_file.h) is Fjord's own: sorted blocks of ~16 KB (key, payload; records
-// as one Arrow IPC batch per block), an index of each block's last key and a bloom filter. A
-// lookup file remembers the cardinality of the deletion vector it was built with: when the
-// vector has grown by the next SetFiles, the file is built again (Java keeps the stale file).
+// as one Arrow IPC batch per block), an index of each block's last key and a bloom filter. Every
+// entry keeps its row position: a row deleted after the file was built (deletion vectors only
+// grow) is skipped by checking the file's current vector (SetFiles asks for it again), so the
+// file is never rebuilt for that (Java keeps finding such rows until its file is rebuilt).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -60,7 +61,7 @@ class LookupCache {
   virtual int64_t memory_bytes() const = 0;  // memory held (blocks, index, bloom filters)
   virtual int64_t files_built() const = 0;   // lookup files built so far
   // Lookup files removed so far, for any reason: disk bound, retention, a data file leaving
-  // SetFiles, a grown deletion vector, the LookupLevels that built it going away.
+  // SetFiles, the LookupLevels that built it going away.
   virtual int64_t files_evicted() const = 0;
 };
 
