@@ -57,14 +57,8 @@ std::shared_ptr<LookupCache> LookupCache::Shared(const LookupCacheOptions& optio
 // ---- Local files
 
 LocalLookupFile::LocalLookupFile(uint64_t uid, std::string path, int fd, int64_t size,
-                                 int64_t deleted_rows,
                                  std::shared_ptr<LookupCacheCounters> counters)
-    : uid_(uid),
-      path_(std::move(path)),
-      fd_(fd),
-      size_(size),
-      deleted_rows_(deleted_rows),
-      counters_(std::move(counters)) {
+    : uid_(uid), path_(std::move(path)), fd_(fd), size_(size), counters_(std::move(counters)) {
   counters_->disk_bytes += size_;
 }
 
@@ -149,24 +143,19 @@ void LookupCacheImpl::Expire(int64_t now_millis) {
   }
 }
 
-std::shared_ptr<LocalLookupFile> LookupCacheImpl::Acquire(const std::string& id,
-                                                          int64_t deleted_rows) {
+std::shared_ptr<LocalLookupFile> LookupCacheImpl::Acquire(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t now = NowMillis();
   Expire(now);
   auto it = files_.find(id);
   if (it == files_.end()) return nullptr;
-  if (it->second.file->deleted_rows() != deleted_rows) {
-    Unlist(it);
-    return nullptr;
-  }
   it->second.last_access_millis = now;
   files_lru_.splice(files_lru_.begin(), files_lru_, it->second.lru);
   return it->second.file;
 }
 
 Result<std::shared_ptr<LocalLookupFile>> LookupCacheImpl::Insert(
-    const std::string& id, uint64_t uid, std::string path, int64_t size, int64_t deleted_rows,
+    const std::string& id, uint64_t uid, std::string path, int64_t size,
     std::shared_ptr<const LookupFileMeta> meta) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -174,8 +163,7 @@ Result<std::shared_ptr<LocalLookupFile>> LookupCacheImpl::Insert(
     ::unlink(path.c_str());
     return Status::IOError("opening lookup file ", path, ": ", std::strerror(err));
   }
-  auto file =
-      std::make_shared<LocalLookupFile>(uid, std::move(path), fd, size, deleted_rows, counters_);
+  auto file = std::make_shared<LocalLookupFile>(uid, std::move(path), fd, size, counters_);
   counters_->files_built++;
   std::lock_guard<std::mutex> lock(mu_);
   int64_t now = NowMillis();

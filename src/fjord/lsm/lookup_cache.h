@@ -28,7 +28,7 @@ struct LookupCacheCounters {
 // One built lookup file on local disk.
 class LocalLookupFile {
  public:
-  LocalLookupFile(uint64_t uid, std::string path, int fd, int64_t size, int64_t deleted_rows,
+  LocalLookupFile(uint64_t uid, std::string path, int fd, int64_t size,
                   std::shared_ptr<LookupCacheCounters> counters);
   ~LocalLookupFile();
   LocalLookupFile(const LocalLookupFile&) = delete;
@@ -38,8 +38,6 @@ class LocalLookupFile {
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
   int64_t size() const { return size_; }
-  // The cardinality of the data file's deletion vector it was built with (vectors only grow).
-  int64_t deleted_rows() const { return deleted_rows_; }
 
  private:
   friend class LookupCacheImpl;
@@ -47,7 +45,6 @@ class LocalLookupFile {
   std::string path_;
   int fd_;
   int64_t size_;
-  int64_t deleted_rows_;
   std::shared_ptr<LookupCacheCounters> counters_;
   // Under the cache's lock: still listed, and which of its entries are in memory.
   bool listed_ = false;
@@ -67,15 +64,13 @@ class LookupCacheImpl : public LookupCache {
   int64_t files_built() const override { return counters_->files_built.load(); }
   int64_t files_evicted() const override { return counters_->files_evicted.load(); }
 
-  // The listed lookup file `id`, or null; a file built with another deletion vector (a different
-  // cardinality than `deleted_rows`) is dropped and null returned.
-  std::shared_ptr<LocalLookupFile> Acquire(const std::string& id, int64_t deleted_rows);
+  // The listed lookup file `id`, or null.
+  std::shared_ptr<LocalLookupFile> Acquire(const std::string& id);
   // A fresh path for a lookup file to build.
   std::string NewPath(uint64_t* uid);
   // Lists a file just built at `path` (`size` bytes, `meta` its index); evicts by the bounds.
   Result<std::shared_ptr<LocalLookupFile>> Insert(const std::string& id, uint64_t uid,
                                                   std::string path, int64_t size,
-                                                  int64_t deleted_rows,
                                                   std::shared_ptr<const LookupFileMeta> meta);
   // Unlists `id` (its data file left the levels).
   void Drop(const std::string& id);

@@ -6,7 +6,7 @@
 // Arrow IPC record batch, row i the record of entry i, then each entry's offset:
 //
 //   block  := entry* [pad to 8] [ipc batch] pad u32 entry_offset[n] u32 ipc_offset u32 n
-//   entry  := varint key_len, key, varint payload_len, payload   (payload: varint position or "")
+//   entry  := varint key_len, key, varint payload_len, payload   (payload: varint position)
 //   file   := block* bloom_bits index schema footer
 //   footer := u64 bloom_offset, bloom_len, bloom_hashes, index_offset, index_len, schema_offset,
 //             schema_len, blocks, magic

@@ -114,8 +114,7 @@ class LookupLevelsImpl : public LookupLevels {
       }
       slot.deletion_known = true;
     }
-    int64_t deleted = slot.deletion ? slot.deletion->cardinality() : 0;
-    std::shared_ptr<LocalLookupFile> file = cache_->Acquire(slot.id, deleted);
+    std::shared_ptr<LocalLookupFile> file = cache_->Acquire(slot.id);
     if (!file) {
       FJORD_ASSIGN_OR_RAISE(file, Build(slot));
     }
@@ -130,17 +129,22 @@ class LookupLevelsImpl : public LookupLevels {
         cache_->Block(*file, *meta, static_cast<size_t>(b - meta->last_keys.begin())));
     int64_t entry = block->Find(key);
     if (entry < 0) return std::optional<LookupHit>();
+    std::string_view payload = block->Payload(entry);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    uint64_t position = 0;
+    if (!GetVarint(&p, p + payload.size(), &position)) {
+      return Status::Corruption("lookup file ", file->path(), " of ", slot.file.file_name,
+                                ": bad position");
+    }
+    // Rows deleted since the file was built: deletion vectors only grow, so the file stays
+    // valid with the current vector applied here.
+    if (slot.deletion && slot.deletion->IsDeleted(static_cast<int64_t>(position))) {
+      return std::optional<LookupHit>();
+    }
     LookupHit hit;
     hit.level = slot.file.level;
     hit.file_name = slot.file.file_name;
     if (payload_ == LookupPayload::kPosition || payload_ == LookupPayload::kRecordAndPosition) {
-      std::string_view payload = block->Payload(entry);
-      const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-      uint64_t position = 0;
-      if (!GetVarint(&p, p + payload.size(), &position)) {
-        return Status::Corruption("lookup file ", file->path(), " of ", slot.file.file_name,
-                                  ": bad position");
-      }
       hit.position = static_cast<int64_t>(position);
     }
     if (payload_ == LookupPayload::kRecord || payload_ == LookupPayload::kRecordAndPosition) {
@@ -163,8 +167,6 @@ class LookupLevelsImpl : public LookupLevels {
     const DataFileMeta& data = slot.file;
     bool with_records =
         payload_ == LookupPayload::kRecord || payload_ == LookupPayload::kRecordAndPosition;
-    bool with_position =
-        payload_ == LookupPayload::kPosition || payload_ == LookupPayload::kRecordAndPosition;
     // Read without the deletion vector, which is applied here: positions are the data file's
     // physical row numbers.
     FJORD_ASSIGN_OR_RAISE(auto reader,
@@ -192,8 +194,9 @@ class LookupLevelsImpl : public LookupLevels {
       for (int64_t r = 0; r < batch->num_rows(); ++r, ++position) {
         while (next_deleted < deleted.size() && deleted[next_deleted] < position) ++next_deleted;
         if (next_deleted < deleted.size() && deleted[next_deleted] == position) continue;
+        // Every payload holds the position: rows deleted later are recognised by it.
         payload.clear();
-        if (with_position) PutVarint(&payload, static_cast<uint64_t>(position));
+        PutVarint(&payload, static_cast<uint64_t>(position));
         FJORD_RETURN_NOT_OK(writer->Add(keys[r], payload, with_records ? batch : nullptr, r));
       }
     }
@@ -204,8 +207,7 @@ class LookupLevelsImpl : public LookupLevels {
     }
     std::shared_ptr<const LookupFileMeta> meta;
     FJORD_ASSIGN_OR_RAISE(int64_t size, writer->Finish(&meta));
-    return cache_->Insert(slot.id, uid, std::move(path), size, static_cast<int64_t>(deleted.size()),
-                          std::move(meta));
+    return cache_->Insert(slot.id, uid, std::move(path), size, std::move(meta));
   }
 
   // The layout's names with each column's own type, as the run reader gives them.

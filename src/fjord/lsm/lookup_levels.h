@@ -8,6 +8,12 @@
 // shared by every bucket and table of the process (LookupCache). The cache is bounded: local disk
 // by `lookup.cache-max-disk-size`, memory by `lookup.cache-max-memory-size`; files unused for
 // `lookup.cache-file-retention` are dropped and rebuilt when needed again.
+//
+// The local format (lookup_file.h) is Fjord's own: sorted blocks of ~16 KB (key, payload; records
+// as one Arrow IPC batch per block), an index of each block's last key and a bloom filter. Every
+// entry keeps its row position: a row deleted after the file was built (deletion vectors only
+// grow) is skipped by checking the file's current vector (SetFiles asks for it again), so the
+// file is never rebuilt for that (Java keeps finding such rows until its file is rebuilt).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -49,10 +55,13 @@ class LookupCache {
 
   virtual ~LookupCache() = default;
 
-  // Figures for tests and metrics.
+  // Figures for tests and metrics. A file removed from the cache while a lookup still reads it
+  // stays on disk (and in disk_bytes) until that lookup returns.
   virtual int64_t disk_bytes() const = 0;    // local lookup files now on disk
   virtual int64_t memory_bytes() const = 0;  // memory held (blocks, index, bloom filters)
   virtual int64_t files_built() const = 0;   // lookup files built so far
+  // Lookup files removed so far, for any reason: disk bound, retention, a data file leaving
+  // SetFiles, the LookupLevels that built it going away.
   virtual int64_t files_evicted() const = 0;
 };
 
@@ -70,7 +79,9 @@ struct LookupHit {
   std::shared_ptr<arrow::RecordBatch> record;
 };
 
-// The lookups of one bucket. Not thread-safe (one compaction of a bucket at a time).
+// The lookups of one bucket. Not thread-safe (one compaction of a bucket at a time); `readers`
+// is used by Lookup only. Destroying it drops the lookup files it knows from the cache (Java's
+// LookupLevels.close).
 class LookupLevels {
  public:
   // `readers` reads the bucket's data files (in the layout's schema) from `bucket_dir`;
@@ -87,7 +98,9 @@ class LookupLevels {
   virtual Status SetFiles(const std::vector<DataFileMeta>& files) = 0;
 
   // The record of `key` (an encoding by KvLayout::KeyEncoder) in the lowest level >= start_level
-  // that holds it, or nullopt.
+  // that holds it, or nullopt. Level 0 is never looked up (start_level < 1 counts as 1). The
+  // record (a one-row slice) is in the data file's read types (a MAP that may hold NULL keys as
+  // its list form, as KvFileReaderFactory gives it).
   virtual Result<std::optional<LookupHit>> Lookup(std::string_view key, int32_t start_level) = 0;
 };
 

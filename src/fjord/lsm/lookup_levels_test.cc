@@ -390,6 +390,28 @@ TEST(LookupCacheTest, EvictionAndRebuildGiveTheSameAnswers) {
   EXPECT_GE(cache->files_built(), 60);
 }
 
+// Nothing stays in memory: every lookup reads the index, filter and block back from the file.
+TEST(LookupCacheTest, WithoutMemoryEveryLookupReadsTheFile) {
+  testing::TempDir tmp;
+  Bucket bucket(CompositeKeyColumns());
+  bucket.Fill(/*universe=*/400, /*files_per_level=*/3, /*delete_share=*/0.2);
+  LookupCacheOptions options = CacheOptions(tmp);
+  options.max_memory_bytes = 0;
+  auto cache = LookupCache::Shared(options);
+  ASSERT_OK_AND_ASSIGN(
+      auto levels, LookupLevels::Make(cache, bucket.readers(), bucket.bucket_dir(), bucket.layout(),
+                                      LookupPayload::kRecordAndPosition, bucket.DeletionOf()));
+  ASSERT_OK(levels->SetFiles(bucket.files()));
+  std::set<std::string> live = bucket.Live();
+  for (int64_t k = 0; k < 450; ++k) {
+    CheckHit(bucket, *levels, LookupPayload::kRecordAndPosition, k, 1 + k % 3, live);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(cache->memory_bytes(), 0);
+  }
+  EXPECT_EQ(cache->files_built(), static_cast<int64_t>(bucket.files().size()));
+  EXPECT_EQ(cache->files_evicted(), 0);
+}
+
 TEST(LookupCacheTest, FilesUnusedForTheRetentionAreDropped) {
   testing::TempDir tmp;
   Bucket bucket(IntKeyColumns());
@@ -480,9 +502,9 @@ TEST(LookupCacheTest, TwoBucketsShareOneCache) {
   EXPECT_EQ(cache->files_evicted() - before, static_cast<int64_t>(a.files().size()));
 }
 
-// A file leaving the levels is dropped from the cache (and its disk); a grown deletion vector
-// makes its file's lookup file be built again.
-TEST(LookupCacheTest, FilesLeavingTheLevelsAreDroppedAndDeletionsRebuild) {
+// A file leaving the levels is dropped from the cache (and its disk); a row deleted after its
+// lookup file was built is not found, without building the file again.
+TEST(LookupCacheTest, FilesLeavingTheLevelsAreDroppedAndLaterDeletionsApply) {
   testing::TempDir tmp;
   Bucket bucket(IntKeyColumns());
   bucket.Fill(/*universe=*/500, /*files_per_level=*/2, /*delete_share=*/0.1);
@@ -514,7 +536,7 @@ TEST(LookupCacheTest, FilesLeavingTheLevelsAreDroppedAndDeletionsRebuild) {
   }
   EXPECT_EQ(cache->files_built(), files);
 
-  // One more row of a level-2 file is deleted: its lookup file is rebuilt, the row not found.
+  // One more row of a level-2 file is deleted: the row is not found, the file not rebuilt.
   std::string file2;
   for (const auto& f : bucket.files()) {
     if (f.level == 2) file2 = f.file_name;
@@ -528,7 +550,7 @@ TEST(LookupCacheTest, FilesLeavingTheLevelsAreDroppedAndDeletionsRebuild) {
   if (hit) {
     EXPECT_NE(hit->file_name, file2);
   }
-  EXPECT_EQ(cache->files_built(), files + 1);
+  EXPECT_EQ(cache->files_built(), files);
 }
 
 // lookups/s for 1M keys in 10 files (a measurement for the docs, not a check): run with
@@ -572,6 +594,38 @@ TEST(LookupCacheTest, DISABLED_LookupThroughput) {
                 static_cast<long long>(cache->disk_bytes()),
                 static_cast<long long>(cache->memory_bytes()));
   }
+}
+
+TEST(LookupCacheOptionsTest, FromTableOptions) {
+  // Java's defaults: 256 MB of memory, unlimited disk, an hour of retention, bloom filters at 5%.
+  ASSERT_OK_AND_ASSIGN(CoreOptions defaults, CoreOptions::FromMap({}));
+  ASSERT_OK_AND_ASSIGN(LookupCacheOptions d, LookupCacheOptions::FromOptions(defaults));
+  EXPECT_EQ(d, LookupCacheOptions{});
+  EXPECT_EQ(d.max_memory_bytes, 256LL << 20);
+  EXPECT_EQ(d.max_disk_bytes, INT64_MAX);
+  EXPECT_EQ(d.file_retention_millis, 3600LL * 1000);
+  EXPECT_TRUE(d.bloom_filter);
+  EXPECT_DOUBLE_EQ(d.bloom_fpp, 0.05);
+
+  ASSERT_OK_AND_ASSIGN(CoreOptions set,
+                       CoreOptions::FromMap({{"lookup.cache-max-memory-size", "1 mb"},
+                                             {"lookup.cache-max-disk-size", "2 gb"},
+                                             {"lookup.cache-file-retention", "90 s"},
+                                             {"lookup.cache.bloom.filter.enabled", "false"},
+                                             {"lookup.cache.bloom.filter.fpp", "0.01"}}));
+  ASSERT_OK_AND_ASSIGN(LookupCacheOptions o, LookupCacheOptions::FromOptions(set));
+  EXPECT_EQ(o.max_memory_bytes, 1LL << 20);
+  EXPECT_EQ(o.max_disk_bytes, 2LL << 30);
+  EXPECT_EQ(o.file_retention_millis, 90000);
+  EXPECT_FALSE(o.bloom_filter);
+  EXPECT_DOUBLE_EQ(o.bloom_fpp, 0.01);
+
+  ASSERT_OK_AND_ASSIGN(CoreOptions bad,
+                       CoreOptions::FromMap({{"lookup.cache.bloom.filter.fpp", "1.5"}}));
+  EXPECT_THAT(LookupCacheOptions::FromOptions(bad),
+              IsError(StatusCode::kInvalid, "lookup.cache.bloom.filter.fpp"));
+  EXPECT_THAT(CoreOptions::FromMap({{"lookup.cache-max-memory-size", "lots"}}),
+              IsError(StatusCode::kInvalid, "lookup.cache-max-memory-size"));
 }
 
 }  // namespace
