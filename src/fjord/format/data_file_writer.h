@@ -78,6 +78,12 @@ class DataFileWriter {
 
   // Bytes written so far plus an estimate of what is buffered: for rolling at target-file-size.
   int64_t EstimatedSize() const;
+  // Bytes of rows (as arrow::util::ReferencedBufferSize counts them) the next Write can take with
+  // EstimatedSize() growing by exactly those bytes and without passing a point where the writer
+  // would act on its own size (a Parquet row group closes at the first Write after
+  // parquet.block.size bytes). 0 when the growth is not tied to those bytes (ORC and Avro encode
+  // as they go): callers then write small batches and check EstimatedSize() after each.
+  int64_t PredictableBytes() const;
   int64_t row_count() const { return row_count_; }
 
   // Closes the file and returns its exact size and statistics. The writer is unusable afterwards.

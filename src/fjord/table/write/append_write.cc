@@ -79,6 +79,12 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
   // not the commit (as Java's append writer without write-buffer-for-append).
   for (auto& [key, indices] : groups) {
+    if (static_cast<int64_t>(indices.size()) == batch.num_rows()) {
+      // Every row in one bucket (indices ascend): the batch as it is, not a copy.
+      FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
+      FJORD_RETURN_NOT_OK(writer->Write(batch));
+      continue;
+    }
     arrow::Int64Builder b;
     FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
     FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
