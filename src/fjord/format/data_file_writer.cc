@@ -170,6 +170,7 @@ class ParquetImpl : public DataFileWriter::Impl {
     auto impl = std::make_unique<ParquetImpl>();
     impl->stream_ = std::move(stream);
     impl->block_size_ = options.parquet_block_size;
+    impl->hold_ = options.parquet_hold_row_group;
     FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
     FJORD_ASSIGN_OR_RAISE(arrow::Compression::type codec, ArrowCompression(options.compression));
     parquet::WriterProperties::Builder builder;
@@ -221,26 +222,29 @@ class ParquetImpl : public DataFileWriter::Impl {
     return std::unique_ptr<Impl>(std::move(impl));
   }
 
-  // The batches of the open row group are held as given (not copied) and written when it closes,
-  // at once, column after column straight into the file (as pyarrow's write_table). Arrow's
-  // buffered row groups (WriteRecordBatch) encode each batch into in-memory page buffers of every
-  // column, which grow by copying: twice the CPU with 128k-row batches. Memory is of the same
-  // order: up to parquet.block.size of the group's rows instead of their encoded pages.
+  // A row group closes at the first Write after it reached block_size_ bytes of rows. Held
+  // groups (DataFileWriterOptions::parquet_hold_row_group) are written then; buffered ones are
+  // encoded batch by batch.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
     if (group_bytes_ >= block_size_) FJORD_RETURN_NOT_OK(CloseGroup());
-    if (batch->num_rows() == 0) return Status::OK();
     FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
-    group_.push_back(batch);
     group_bytes_ += bytes;
+    if (!hold_) {
+      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+    } else if (batch->num_rows() > 0) {
+      held_.push_back(batch);
+    }
     return Status::OK();
   }
 
   Status CloseGroup() {
-    if (!group_.empty()) {
+    if (!held_.empty()) {
       FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
-                                  arrow::Table::FromRecordBatches(group_[0]->schema(), group_));
+                                  arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
       FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
-      group_.clear();
+      held_.clear();
+    } else if (!hold_ && group_bytes_ > 0) {
+      FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
     }
     flushed_bytes_ += group_bytes_;
     group_bytes_ = 0;
@@ -259,7 +263,7 @@ class ParquetImpl : public DataFileWriter::Impl {
   }
 
   Result<int64_t> Finish() override {
-    FJORD_RETURN_NOT_OK(CloseGroup());
+    if (hold_) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
   }
@@ -268,7 +272,8 @@ class ParquetImpl : public DataFileWriter::Impl {
   std::shared_ptr<arrow::io::OutputStream> stream_;
   std::shared_ptr<arrow::Schema> schema_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> group_;  // rows of the open row group
+  bool hold_ = false;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> held_;  // rows of the open row group
   int64_t block_size_ = 0;
   int64_t group_bytes_ = 0;
   int64_t flushed_bytes_ = 0;

@@ -53,6 +53,8 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
     w->bucket_count_ = std::make_unique<BucketCountCheck>(table, w->total_buckets_);
   }
   FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
+  // The rows written are the caller's (or a bucket's share of them): hold them, not their pages.
+  w->settings_.writer_options.parquet_hold_row_group = true;
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
   w->default_partition_ = core.partition_default_name();
