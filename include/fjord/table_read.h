@@ -97,7 +97,8 @@ class ReadBuilder {
   // a primary-key bucket holds one batch.
   ReadBuilder& WithBatchRows(int64_t rows);
   // Threads reading splits at once (default 0: one per core). Batches still come in split order,
-  // as one thread reads them; each thread adds the memory of one split's read.
+  // as one thread reads them; each thread adds the memory of one split's read. With fewer splits
+  // than threads, Parquet batches also decode their columns at once on Arrow's CPU thread pool.
   ReadBuilder& WithThreads(int threads);
 
   // The files the read would visit.

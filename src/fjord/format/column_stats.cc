@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "fjord/common/strings.h"
@@ -317,11 +318,82 @@ FooterStatsAccumulator::FooterStatsAccumulator(DataTypePtr type, FileFormat form
   if (ts && type_->precision() > 6 && format == FileFormat::kParquet) bounds_unknown_ = true;
 }
 
+namespace {
+
+// Rows of the smallest and largest non-null value of `array` (-1, -1: none), for Arrow arrays whose
+// values' natural order is Java's (integers; strings and bytes by unsigned bytes, as
+// std::string_view compares them).
+template <typename ArrayType>
+std::pair<int64_t, int64_t> ExtremeRows(const arrow::Array& array) {
+  const auto& a = static_cast<const ArrayType&>(array);
+  int64_t lo = -1;
+  int64_t hi = -1;
+  decltype(a.GetView(0)) min{};
+  decltype(a.GetView(0)) max{};
+  for (int64_t i = 0; i < a.length(); ++i) {
+    if (a.IsNull(i)) continue;
+    auto v = a.GetView(i);
+    if (lo < 0 || v < min) {
+      lo = i;
+      min = v;
+    }
+    if (hi < 0 || v > max) {
+      hi = i;
+      max = v;
+    }
+  }
+  return {lo, hi};
+}
+
+// ExtremeRows for the types where it applies (the array in the type's canonical Arrow form);
+// nullopt for the others.
+std::optional<std::pair<int64_t, int64_t>> FastExtremeRows(const arrow::Array& array,
+                                                           const DataType& type) {
+  const arrow::Type::type id = array.type_id();
+  switch (type.root()) {
+    case TypeRoot::kTinyInt:
+      if (id == arrow::Type::INT8) return ExtremeRows<arrow::Int8Array>(array);
+      break;
+    case TypeRoot::kSmallInt:
+      if (id == arrow::Type::INT16) return ExtremeRows<arrow::Int16Array>(array);
+      break;
+    case TypeRoot::kInt:
+      if (id == arrow::Type::INT32) return ExtremeRows<arrow::Int32Array>(array);
+      break;
+    case TypeRoot::kDate:
+      if (id == arrow::Type::DATE32) return ExtremeRows<arrow::Date32Array>(array);
+      break;
+    case TypeRoot::kBigInt:
+      if (id == arrow::Type::INT64) return ExtremeRows<arrow::Int64Array>(array);
+      break;
+    case TypeRoot::kVarChar:
+      if (id == arrow::Type::STRING) return ExtremeRows<arrow::StringArray>(array);
+      break;
+    case TypeRoot::kVarBinary:
+      if (id == arrow::Type::BINARY) return ExtremeRows<arrow::BinaryArray>(array);
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Status FooterStatsAccumulator::Update(const arrow::Array& array) {
   if (nested_) return Status::OK();
   null_count_ += array.null_count();
   if (bounds_unknown_) return Status::OK();
   const DataType& t = *type_;
+  if (std::optional<std::pair<int64_t, int64_t>> rows = FastExtremeRows(array, t)) {
+    // Only the two extremes become Values (one per row cost a tenth of a Parquet write).
+    if (rows->first < 0) return Status::OK();
+    FJORD_ASSIGN_OR_RAISE(Value lo, ValueFromArrow(array, rows->first, t));
+    FJORD_ASSIGN_OR_RAISE(Value hi, ValueFromArrow(array, rows->second, t));
+    if (min_.is_null() || JavaCompare(lo, min_, t) < 0) min_ = std::move(lo);
+    if (max_.is_null() || JavaCompare(hi, max_, t) > 0) max_ = std::move(hi);
+    return Status::OK();
+  }
   bool is_float = t.root() == TypeRoot::kFloat || t.root() == TypeRoot::kDouble;
   for (int64_t i = 0; i < array.length(); ++i) {
     if (array.IsNull(i)) continue;

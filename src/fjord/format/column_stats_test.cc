@@ -153,6 +153,33 @@ TEST(FooterStatsTest, NaNAndAllNull) {
   EXPECT_EQ(s2, (DataColumnStats{Value(), Value(), 2}));
 }
 
+// Integers, strings and bytes take the typed path (only the extremes become Values): the bounds
+// must still be Java's, strings and bytes ordered by unsigned bytes ("\xc3\xa9" = "é" after "z",
+// 0xff after 0x7f) and several arrays folded together.
+TEST(FooterStatsTest, BoundsInJavaOrderAcrossArrays) {
+  arrow::StringBuilder s1, s2;
+  ASSERT_TRUE(s1.AppendValues({"m", "z"}).ok());
+  ASSERT_TRUE(s1.AppendNull().ok());
+  ASSERT_TRUE(s2.AppendValues({"\xc3\xa9t\xc3\xa9", "A", "m"}).ok());
+  arrow::ChunkedArray strings({*s1.Finish(), *s2.Finish()});
+  ASSERT_OK_AND_ASSIGN(auto s, FooterStats(strings, *DataType::String(), FileFormat::kParquet));
+  EXPECT_EQ(s, (DataColumnStats{"A", "\xc3\xa9t\xc3\xa9", 1}));
+
+  arrow::BinaryBuilder b;
+  ASSERT_TRUE(b.AppendValues({std::string("\x7f"), std::string("\xff"), std::string("")}).ok());
+  arrow::ChunkedArray bytes(*b.Finish());
+  ASSERT_OK_AND_ASSIGN(auto sb, FooterStats(bytes, *DataType::Bytes(), FileFormat::kParquet));
+  EXPECT_EQ(sb, (DataColumnStats{std::string(), std::string("\xff"), 0}));
+
+  arrow::Int64Builder i1, i2;
+  ASSERT_TRUE(i1.AppendValues({5, -3}).ok());
+  ASSERT_TRUE(i2.AppendNull().ok());
+  ASSERT_TRUE(i2.AppendValues({-7, 9, 0}).ok());
+  arrow::ChunkedArray ints({*i1.Finish(), *i2.Finish()});
+  ASSERT_OK_AND_ASSIGN(auto si, FooterStats(ints, *DataType::BigInt(), FileFormat::kParquet));
+  EXPECT_EQ(si, (DataColumnStats{int64_t{-7}, int64_t{9}, 1}));
+}
+
 TEST(SimpleStatsTest, DenseStore) {
   std::vector<DataField> fields = {
       {0, "a", DataType::Int(false)}, {1, "b", DataType::String()}, {2, "c", DataType::BigInt()}};

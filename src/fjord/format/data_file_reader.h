@@ -45,6 +45,10 @@ struct FileReadOptions {
   // 0 streams every row group. Memory of an open file is bounded by this (times its columns)
   // either way: a streamed column holds its input buffer, page and decoded dictionary.
   int64_t whole_row_group_bytes_per_column = 4 << 20;
+  // Decodes the columns of each Parquet batch at once on Arrow's CPU thread pool (the pool's
+  // threads do the work while the caller waits; ORC and Avro ignore it). For reads with cores to
+  // spare: a single split. Never from a task of that pool itself, which would wait on its own pool.
+  bool parallel_columns = false;
 };
 
 // The rows of one data file, batch after batch.

@@ -148,6 +148,7 @@ class DataFileWriter::Impl {
   virtual ~Impl() = default;
   virtual Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
   virtual int64_t EstimatedSize() const = 0;
+  virtual int64_t PredictableBytes() const { return 0; }
   // Closes the file; returns its exact size.
   virtual Result<int64_t> Finish() = 0;
 };
@@ -169,6 +170,7 @@ class ParquetImpl : public DataFileWriter::Impl {
     auto impl = std::make_unique<ParquetImpl>();
     impl->stream_ = std::move(stream);
     impl->block_size_ = options.parquet_block_size;
+    impl->hold_ = options.parquet_hold_row_group;
     FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
     FJORD_ASSIGN_OR_RAISE(arrow::Compression::type codec, ArrowCompression(options.compression));
     parquet::WriterProperties::Builder builder;
@@ -220,15 +222,32 @@ class ParquetImpl : public DataFileWriter::Impl {
     return std::unique_ptr<Impl>(std::move(impl));
   }
 
+  // A row group closes at the first Write after it reached block_size_ bytes of rows. Held
+  // groups (DataFileWriterOptions::parquet_hold_row_group) are written then; buffered ones are
+  // encoded batch by batch.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    if (group_bytes_ >= block_size_) {
-      FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
-      flushed_bytes_ += group_bytes_;
-      group_bytes_ = 0;
-    }
-    FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+    if (group_bytes_ >= block_size_) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
     group_bytes_ += bytes;
+    if (!hold_) {
+      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+    } else if (batch->num_rows() > 0) {
+      held_.push_back(batch);
+    }
+    return Status::OK();
+  }
+
+  Status CloseGroup() {
+    if (!held_.empty()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
+                                  arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
+      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
+      held_.clear();
+    } else if (!hold_ && group_bytes_ > 0) {
+      FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
+    }
+    flushed_bytes_ += group_bytes_;
+    group_bytes_ = 0;
     return Status::OK();
   }
 
@@ -237,7 +256,14 @@ class ParquetImpl : public DataFileWriter::Impl {
     return (pos.ok() ? *pos : flushed_bytes_) + group_bytes_;
   }
 
+  // Within a row group the estimate grows by the rows' bytes; the next Write starts a new group
+  // once block_size_ is reached, so a group holds at most block_size_ before that.
+  int64_t PredictableBytes() const override {
+    return group_bytes_ >= block_size_ ? block_size_ : block_size_ - group_bytes_;
+  }
+
   Result<int64_t> Finish() override {
+    if (hold_) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
   }
@@ -246,6 +272,8 @@ class ParquetImpl : public DataFileWriter::Impl {
   std::shared_ptr<arrow::io::OutputStream> stream_;
   std::shared_ptr<arrow::Schema> schema_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  bool hold_ = false;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> held_;  // rows of the open row group
   int64_t block_size_ = 0;
   int64_t group_bytes_ = 0;
   int64_t flushed_bytes_ = 0;
@@ -769,6 +797,7 @@ Status DataFileWriter::Write(const arrow::Table& table) {
 }
 
 int64_t DataFileWriter::EstimatedSize() const { return impl_->EstimatedSize(); }
+int64_t DataFileWriter::PredictableBytes() const { return impl_->PredictableBytes(); }
 
 Result<DataFileWriteResult> DataFileWriter::Finish() {
   if (finished_) return Status::Invalid(path_, ": writer already finished");

@@ -34,6 +34,13 @@ struct DataFileWriterOptions {
   int64_t parquet_page_size = int64_t{1} << 20;
   // parquet.enable.dictionary.
   bool parquet_dictionary = true;
+  // Parquet: hold the rows of the open row group (the batches as given, not copied) and write the
+  // group at once, column after column, straight into the file, when it closes (as pyarrow's
+  // write_table), instead of encoding each batch into in-memory pages (Arrow's buffered row
+  // groups, whose page buffers grow by copying: twice the CPU with 128k-row batches). Memory:
+  // up to parquet.block.size of the group's rows instead of their encoded pages, so for writers
+  // whose batches are the caller's rows anyway (append writes).
+  bool parquet_hold_row_group = false;
   // ORC stripe size in bytes (orc.stripe.size; Java 64 MB).
   int64_t orc_stripe_size = int64_t{64} << 20;
   // ORC compression block size (orc.compress.size; Java 256 KB, lowered for wide schemas).
@@ -78,6 +85,12 @@ class DataFileWriter {
 
   // Bytes written so far plus an estimate of what is buffered: for rolling at target-file-size.
   int64_t EstimatedSize() const;
+  // Bytes of rows (as arrow::util::ReferencedBufferSize counts them) the next Write can take with
+  // EstimatedSize() growing by exactly those bytes and without passing a point where the writer
+  // would act on its own size (a Parquet row group closes at the first Write after
+  // parquet.block.size bytes). 0 when the growth is not tied to those bytes (ORC and Avro encode
+  // as they go): callers then write small batches and check EstimatedSize() after each.
+  int64_t PredictableBytes() const;
   int64_t row_count() const { return row_count_; }
 
   // Closes the file and returns its exact size and statistics. The writer is unusable afterwards.

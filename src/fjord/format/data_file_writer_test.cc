@@ -200,6 +200,41 @@ TEST(DataFileWriterTest, EmptyFilesAndManyBatches) {
   }
 }
 
+// parquet_hold_row_group writes each row group at once when it closes: the same row groups (a new
+// one at the first write after parquet.block.size bytes), rows and statistics as encoding batch by
+// batch, for every type.
+TEST(DataFileWriterTest, ParquetHeldRowGroupsAsBuffered) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  auto cols = AllTypes(true);
+  auto fields = FieldsOf(cols);
+  auto table = TableOf(cols);
+  std::vector<DataFileWriteResult> results;
+  std::vector<std::shared_ptr<arrow::Table>> reads;
+  for (bool hold : {false, true}) {
+    std::string path = dir.Join(hold ? "held.parquet" : "buffered.parquet");
+    DataFileWriterOptions options;
+    options.parquet_block_size = 1;  // every write after the first starts a row group
+    options.parquet_hold_row_group = hold;
+    ASSERT_OK_AND_ASSIGN(
+        auto w, DataFileWriter::Open(io.get(), path, FileFormat::kParquet, fields, options));
+    for (int i = 0; i < 4; ++i) ASSERT_OK(w->Write(*table));
+    ASSERT_OK_AND_ASSIGN(auto res, w->Finish());
+    EXPECT_EQ(res.file_size, DiskSize(path));
+    EXPECT_EQ(parquet::ParquetFileReader::OpenFile(path)->metadata()->num_row_groups(), 4) << hold;
+    ASSERT_OK_AND_ASSIGN(auto read, ReadDataFile(io.get(), path, FileFormat::kParquet, fields));
+    results.push_back(res);
+    reads.push_back(read);
+  }
+  EXPECT_EQ(results[0].row_count, 4 * table->num_rows());
+  EXPECT_EQ(results[1].row_count, results[0].row_count);
+  EXPECT_EQ(results[1].stats, results[0].stats);
+  EXPECT_TRUE(reads[1]->Equals(*reads[0]));
+  auto concatenated = arrow::ConcatenateTables({table, table, table, table});
+  ASSERT_TRUE(concatenated.ok());
+  EXPECT_TRUE(reads[0]->Equals(**concatenated)) << reads[0]->ToString();
+}
+
 TEST(DataFileWriterTest, RejectsNullsInNotNullColumnsAndWrongTypes) {
   TempDir dir;
   auto io = FileIO::Local();

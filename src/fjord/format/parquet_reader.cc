@@ -289,6 +289,7 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
   arrow_props.set_coerce_int96_timestamp_unit(arrow::TimeUnit::NANO);
   arrow_props.set_batch_size(options.batch_rows > 0 ? options.batch_rows : 1);
   arrow_props.set_pre_buffer(false);
+  arrow_props.set_use_threads(options.parallel_columns);
   parquet::arrow::FileReaderBuilder builder;
   arrow::Status st = builder.Open(input, props);
   if (!st.ok()) return Status::Corruption(path, ": not a readable Parquet file: ", st.message());

@@ -99,6 +99,7 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
   spec.deletion = std::move(deletion);
   spec.expected_rows = file.row_count;
   spec.options.batch_rows = batch_rows_;
+  spec.options.parallel_columns = parallel_columns_;
   spec.options.chunk_filter = std::move(filter);
   Result<std::unique_ptr<BatchReader>> reader =
       OpenEvolvedFile(io_.get(), path, format, std::move(spec));

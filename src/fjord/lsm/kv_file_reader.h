@@ -33,6 +33,8 @@ class KvFileReaderFactory {
 
   const TableSchema& read_schema() const { return read_schema_; }
   int64_t batch_rows() const { return batch_rows_; }
+  // Files opened from now on decode their columns in parallel (FileReadOptions::parallel_columns).
+  void set_parallel_columns(bool on) { parallel_columns_ = on; }
 
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
@@ -68,6 +70,7 @@ class KvFileReaderFactory {
   std::string root_;
   TableSchema read_schema_;
   int64_t batch_rows_;
+  bool parallel_columns_ = false;
   SnapshotManager snapshots_;
   // Files may be opened on several threads; shared by copies so that they stay copyable.
   std::shared_ptr<std::mutex> schemas_mu_ = std::make_shared<std::mutex>();

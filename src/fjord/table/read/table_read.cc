@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/thread_pool.h>
 
 #include <algorithm>
 #include <functional>
@@ -687,6 +688,11 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
                                                         SplitReadOptions options,
                                                         std::shared_ptr<arrow::Schema> schema) {
   const int threads = options.threads;
+  // Threads that splits leave idle decode the columns of each batch instead: a table of one
+  // bucket or one bin of append files is read by every core, as pyarrow reads a file. Not when
+  // this is itself a task of Arrow's CPU pool, which the decoding would wait on.
+  readers_.set_parallel_columns(threads > 1 && static_cast<size_t>(threads) > splits->size() &&
+                                !arrow::internal::GetCpuThreadPool()->OwnsThisThread());
   if (threads > 1 && splits->size() > 1) {
     // Each split on its own reader; a reader of no splits checks the options now.
     FJORD_RETURN_NOT_OK(SplitReader(this, splits, 0, 0, options, schema).Init());

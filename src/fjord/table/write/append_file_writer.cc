@@ -1,6 +1,9 @@
 #include "fjord/table/write/append_file_writer.h"
 
 #include <arrow/api.h>
+#include <arrow/util/byte_size.h>
+
+#include <algorithm>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/local_time.h"
@@ -84,7 +87,17 @@ Status RollingAppendFileWriter::CloseFile() {
 }
 
 Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
-  for (int64_t offset = 0; offset < batch.num_rows(); offset += 1000) {
+  // The size is checked every kCheckRows rows, as Java's rolling writer does. Checks that cannot
+  // trigger are skipped: where the writer's estimate grows by the rows' bytes (Parquet), rows go
+  // in slices of up to half of what the file and its row group still have room for at the
+  // batch's average row size, so that the file rolls after the same rows as with every check,
+  // while Parquet gets large slices (it encodes a slice column by column: 1000-row slices keep
+  // cycling through every column's dictionary and write twice as slowly).
+  constexpr int64_t kCheckRows = 1000;
+  const int64_t rows = batch.num_rows();
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(batch));
+  const int64_t row_bytes = std::max<int64_t>(1, bytes / std::max<int64_t>(1, rows));
+  for (int64_t offset = 0; offset < rows;) {
     if (!writer_) {
       name_ = namer_->Next();
       paths_.push_back(JoinPath(dir_, name_));
@@ -92,7 +105,12 @@ Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
                             DataFileWriter::Open(io_.get(), paths_.back(), settings_->format,
                                                  schema_->fields, settings_->writer_options));
     }
-    FJORD_RETURN_NOT_OK(writer_->Write(*batch.Slice(offset, 1000)));
+    const int64_t room = std::min(settings_->target_file_size - writer_->EstimatedSize(),
+                                  writer_->PredictableBytes());
+    const int64_t checks = std::max<int64_t>(1, room / 2 / row_bytes / kCheckRows);
+    const int64_t n = std::min(checks * kCheckRows, rows - offset);
+    FJORD_RETURN_NOT_OK(writer_->Write(n == rows ? batch : *batch.Slice(offset, n)));
+    offset += n;
     if (writer_->EstimatedSize() >= settings_->target_file_size) FJORD_RETURN_NOT_OK(CloseFile());
   }
   return Status::OK();

@@ -53,6 +53,8 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
     w->bucket_count_ = std::make_unique<BucketCountCheck>(table, w->total_buckets_);
   }
   FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
+  // The rows written are the caller's (or a bucket's share of them): hold them, not their pages.
+  w->settings_.writer_options.parquet_hold_row_group = true;
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
   w->default_partition_ = core.partition_default_name();
@@ -79,6 +81,12 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
   // not the commit (as Java's append writer without write-buffer-for-append).
   for (auto& [key, indices] : groups) {
+    if (static_cast<int64_t>(indices.size()) == batch.num_rows()) {
+      // Every row in one bucket (indices ascend): the batch as it is, not a copy.
+      FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
+      FJORD_RETURN_NOT_OK(writer->Write(batch));
+      continue;
+    }
     arrow::Int64Builder b;
     FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
     FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
