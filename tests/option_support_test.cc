@@ -88,19 +88,20 @@ class OptionSupportApiTest : public ::testing::Test {
 
 TEST_F(OptionSupportApiTest, CreateRefusesAnOptionFjordDoesNotHonour) {
   TableIdentifier id{"db", "t"};
-  EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "lookup"}})),
-              IsError(StatusCode::kNotImplemented,
-                      "option 'changelog-producer' = 'lookup' is not honoured by Fjord yet"));
+  EXPECT_THAT(
+      catalog_->CreateTable(id, Spec(true, {{"bucket", "-2"}})),
+      IsError(StatusCode::kNotImplemented, "option 'bucket' = '-2' is not honoured by Fjord yet"));
   EXPECT_THAT(catalog_->CreateTable(id, Spec(false, {{"commit.user-prefix", "app"}})),
               IsError(StatusCode::kNotImplemented, "commit users are not prefixed"));
-  EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"deletion-vectors.enabled", "true"}})),
-              IsError(StatusCode::kNotImplemented, "'deletion-vectors.enabled' = 'true'"));
+  EXPECT_THAT(catalog_->CreateTable(id, Spec(true, {{"file.suffix.include.compression", "true"}})),
+              IsError(StatusCode::kNotImplemented, "'file.suffix.include.compression' = 'true'"));
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> tables, catalog_->ListTables("db"));
   EXPECT_TRUE(tables.empty()) << "nothing was created";
   // Through the catalog's table defaults too.
-  auto defaults = *Catalog::Open(dir_.path(), {{"table-default.changelog-producer", "lookup"}});
+  auto defaults =
+      *Catalog::Open(dir_.path(), {{"table-default.file.suffix.include.compression", "true"}});
   EXPECT_THAT(defaults->CreateTable(id, Spec(true, {})),
-              IsError(StatusCode::kNotImplemented, "'changelog-producer' = 'lookup'"));
+              IsError(StatusCode::kNotImplemented, "'file.suffix.include.compression' = 'true'"));
   // The values Fjord honours pass.
   EXPECT_OK(catalog_->CreateTable(id, Spec(true, {{"changelog-producer", "none"}})));
   TableIdentifier full{"db", "full"};
@@ -141,15 +142,16 @@ TEST_F(OptionSupportApiTest, ATableWithARefusedOptionIsReadButNotWritten) {
   EXPECT_EQ(plan.snapshot_id, 1);
 }
 
-TEST_F(OptionSupportApiTest, DeletionVectorTablesAreReadNotWritten) {
-  TableIdentifier id{"db", "dv"};
+// An option set by another engine that Fjord reads but does not write by.
+TEST_F(OptionSupportApiTest, AWriteOptionOnTheTableRefusesWritesNotReads) {
+  TableIdentifier id{"db", "codec_names"};
   auto before = TableWithRows(id);
-  SetOptionBehindFjordsBack(*before, "deletion-vectors.enabled", "true");
+  SetOptionBehindFjordsBack(*before, "file.suffix.include.compression", "true");
   auto table = *catalog_->GetTable(id);
   EXPECT_THAT(table->NewWrite(),
               IsError(StatusCode::kNotImplemented,
-                      "'deletion-vectors.enabled' = 'true' is not honoured by Fjord yet: deletion "
-                      "vectors are read but not written yet"));
+                      "'file.suffix.include.compression' = 'true' is not honoured by Fjord yet: "
+                      "file names never carry the codec"));
   EXPECT_EQ(RowCount(*table), 10);
 }
 
@@ -170,11 +172,11 @@ TEST_F(OptionSupportApiTest, DynamicOptionsAreCheckedToo) {
   ASSERT_OK(catalog_->CreateTable(id, Spec(true, {{"bucket", "1"}})));
   auto table = *catalog_->GetTable(id);
   WriteOptions w;
-  w.dynamic_options = {{"changelog-producer", "lookup"}};
+  w.dynamic_options = {{"file.suffix.include.compression", "true"}};
   EXPECT_THAT(table->NewWrite(w), IsError(StatusCode::kNotImplemented,
-                                          "'changelog-producer' = 'lookup' is not honoured by "
-                                          "Fjord yet: the lookup changelog producer is not "
-                                          "implemented yet (issue 19)"));
+                                          "'file.suffix.include.compression' = 'true' is not "
+                                          "honoured by Fjord yet: file names never carry the "
+                                          "codec"));
   CompactionOptions c;
   c.dynamic_options = {{"commit.user-prefix", "app"}};
   EXPECT_THAT(table->NewCompaction(c),

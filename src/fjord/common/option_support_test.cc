@@ -147,9 +147,8 @@ TEST(OptionSupportTest, WarningsGoToTheSinkOnce) {
   WarningSink old = SetWarningSink([&](const std::string& text) { seen.push_back(text); });
   EXPECT_OK(CheckOptions({{"page-size", "128 kb"}}, OptionUse::kWrite));
   EXPECT_OK(CheckOptions({{"page-size", "128 kb"}}, OptionUse::kWrite));
-  EXPECT_THAT(
-      CheckOptions({{"page-size", "128 kb"}, {"changelog-producer", "lookup"}}, OptionUse::kWrite),
-      IsError(StatusCode::kNotImplemented, "changelog-producer"));
+  EXPECT_THAT(CheckOptions({{"page-size", "128 kb"}, {"bucket", "-2"}}, OptionUse::kWrite),
+              IsError(StatusCode::kNotImplemented, "bucket"));
   SetWarningSink(old);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0],

@@ -263,30 +263,26 @@ TEST(CompactionScheduleTest, FirstRowRetractWithoutIgnoreDeleteIsAnError) {
 
 // ---- refused tables -----------------------------------------------------------------------------
 
-TEST(CompactionScheduleTest, RefusesTablesWhoseIndexOrChangelogFilesAreNotWritten) {
-  struct Case {
-    std::vector<std::pair<std::string, std::string>> options;
-    std::string names;
-  };
-  for (const Case& c : std::vector<Case>{
-           {{{"deletion-vectors.enabled", "true"}}, "deletion-vectors.enabled"},
-           {{{"changelog-producer", "lookup"}}, "changelog-producer"},
-           {{{"force-lookup", "true"}, {"merge-engine", "partial-update"}}, "force-lookup"}}) {
+// Tables that need lookup are written (issue 19), as table options or dynamic options; first-row
+// with deletion vectors is refused, as Java's validation refuses it.
+TEST(CompactionScheduleTest, LookupTablesAreWrittenButFirstRowWithDeletionVectors) {
+  for (const auto& options : std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {{"deletion-vectors.enabled", "true"}},
+           {{"changelog-producer", "lookup"}},
+           {{"force-lookup", "true"}, {"merge-engine", "partial-update"}}}) {
     Fixture fx;
-    fx.CreateAsJava(c.options);
-    EXPECT_THAT(PrimaryKeyTableWrite::Create(fx.table.get()),
-                IsError(StatusCode::kNotImplemented, c.names));
-    // The option as a dynamic option is refused too.
+    fx.CreateAsJava(options);
+    EXPECT_OK(PrimaryKeyTableWrite::Create(fx.table.get()).status());
     Fixture plain;
     plain.Create({});
     TableWriteOptions dyn;
-    for (const auto& [k, v] : c.options) dyn.dynamic_options[k] = v;
-    EXPECT_THAT(PrimaryKeyTableWrite::Create(plain.table.get(), dyn),
-                IsError(StatusCode::kNotImplemented, c.names));
+    for (const auto& [k, v] : options) dyn.dynamic_options[k] = v;
+    EXPECT_OK(PrimaryKeyTableWrite::Create(plain.table.get(), dyn).status());
   }
-  Fixture dedup;
-  dedup.Create({{"force-lookup", "true"}});
-  EXPECT_OK(PrimaryKeyTableWrite::Create(dedup.table.get()).status());
+  Fixture first_row;
+  first_row.CreateAsJava({{"merge-engine", "first-row"}, {"deletion-vectors.enabled", "true"}});
+  EXPECT_THAT(PrimaryKeyTableWrite::Create(first_row.table.get()),
+              IsError(StatusCode::kInvalid, "deletion-vectors.enabled"));
 }
 
 // ---- metrics ----------------------------------------------------------------------------------

@@ -57,9 +57,14 @@ final class DeletionVectors {
         IndexPathFactory paths = new IndexPathFactory() {
             private int next = 0;
 
-            @Override
+            // Java 1.4 asks by name; 1.3 (the Flink connector's, which compiles this file too)
+            // by meta. No @Override: each version overrides only one of the two.
             public Path toPath(String fileName) {
                 return new Path(indexFile.getParent().resolve(fileName).toUri());
+            }
+
+            public Path toPath(IndexFileMeta file) {
+                return toPath(file.fileName());
             }
 
             @Override
