@@ -31,9 +31,10 @@ import tempfile
 from collections import Counter, defaultdict
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ORACLE = os.path.join(REPO, "interop", "java", "fjord-oracle")
 sys.path.insert(0, os.path.join(REPO, "interop"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_rows  # noqa: E402
+from oracle_batch import OracleBatch  # noqa: E402
 
 PK = ["--columns", "id INT NOT NULL, v STRING, n BIGINT", "--primary-key", "id"]
 PART = ["--columns", "p STRING NOT NULL, id INT NOT NULL, v STRING, n BIGINT",
@@ -64,26 +65,6 @@ TABLES = [
     ("mixed_lookup_agg", PK + LOOKUP + AGG + ["-o", "bucket=1"], "fjfjfj", []),
     ("java_lookup_dv", PK + LOOKUP + DV + ["-o", "bucket=2"], "jjjfff", ["-D", "-U"]),
 ]
-
-
-class Java:
-    """One `fjord-oracle batch -` JVM for the suite, fed one command at a time."""
-
-    def __init__(self):
-        self.proc = subprocess.Popen([ORACLE, "batch", "-"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
-
-    def __call__(self, *args):
-        self.proc.stdin.write(json.dumps(list(args), ensure_ascii=False) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline() or '{"ok": false, "message": "ended"}')
-        if not answer["ok"]:
-            raise RuntimeError(f"fjord-oracle {' '.join(args)}: {answer['message']}")
-        return answer
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def run(cmd):
@@ -136,9 +117,8 @@ def snapshot_ids(table):
     return sorted(int(n[len("snapshot-"):]) for n in names if n.startswith("snapshot-"))
 
 
-def level0_files(java, work, table):
-    out = os.path.join(work, "files.jsonl")
-    java("files", table, "--output", out)
+def level0_files(java, table):
+    out = java.call("files", table)
     return [json.loads(l)["file"] for l in read_lines(out) if json.loads(l)["level"] == 0]
 
 
@@ -177,7 +157,7 @@ def main():
     work = tempfile.mkdtemp(prefix="fjord-lookup-compat-")
     passed = failed = 0
     dv_tables = dv_indexed = 0
-    java = Java()
+    java = OracleBatch(work)
     try:
         wh = os.path.join(work, "wh")
         run([args.fjord, "db", "create", wh, "db"])
@@ -199,14 +179,13 @@ def main():
                 with open(path, "w", encoding="utf-8") as f:
                     f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
                 if writer == "j":
-                    java("write", table, "--input", path)
+                    java.message("write", table, "--input", path)
                 elif writer == "w":
                     run([args.fjord, "write", table, "--input", path])
                     run([args.fjord, "compact", table])
                 else:
                     run([args.fjord, "write", table, "--input", path])
-                out = os.path.join(work, f"{name}-{c}.java.jsonl")
-                java("dump", table, "--output", out)
+                out = java.call("dump", table)
                 java_rows = canon_rows(read_lines(out))
                 fjord_rows = canon_rows(run([args.fjord, "cat", table, "--format", "jsonl"])
                                         .splitlines())
@@ -218,7 +197,7 @@ def main():
                                     for r in live.values())
                     if java_rows != model:
                         problems.append(f"commit {c} ({writer}): Java's read is not the model")
-                if dv and waits and level0_files(java, work, table):
+                if dv and waits and level0_files(java, table):
                     problems.append(f"commit {c} ({writer}): level-0 files left")
             index_dir = os.path.join(table, "index")
             if dv:
@@ -233,16 +212,14 @@ def main():
                 mine = fjord_changes(args.dump, table)
                 everything = []
                 for s in snapshot_ids(table):
-                    out = os.path.join(work, f"{name}-{s}.changes")
-                    java("changes", table, "--between", f"{s - 1},{s}", "--output", out)
+                    out = java.call("changes", table, "--between", f"{s - 1},{s}")
                     got = read_lines(out)
                     everything.extend(got)
                     if canon_rows(got) != canon_rows(mine.get(s, [])):
                         problems.append(f"snapshot {s}: Java reads {len(got)} changes, Fjord "
                                         f"{len(mine.get(s, []))}")
                 kinds = Counter(json.loads(l)["_row_kind"] for l in everything)
-                out = os.path.join(work, f"{name}.final.jsonl")
-                java("dump", table, "--output", out)
+                out = java.call("dump", table)
                 try:
                     if replay(everything) != canon_rows(read_lines(out)):
                         problems.append("the changelog does not replay the table")

@@ -344,21 +344,26 @@ class KvMergeReader::Impl {
       changelog_.push_back(ChangelogRef{*before, RowKind::kDelete});
       return Status::OK();
     }
-    if (options_.lookup->row_deduplicate) {
-      FJORD_ASSIGN_OR_RAISE(MergeRecord old_record, RecordOf(*before));
+    return PushUpdate(*before, *after, options_.lookup->row_deduplicate,
+                      options_.lookup->compared_fields);
+  }
+
+  // -U(before) +U(after), unless `deduplicate` finds the two equal on `fields`.
+  Status PushUpdate(const Ref& before, const Ref& after, bool deduplicate,
+                    const std::vector<int>& fields) {
+    if (deduplicate) {
+      FJORD_ASSIGN_OR_RAISE(MergeRecord old_record, RecordOf(before));
       std::vector<Value> new_values;
-      if (after->source < 0) {
-        new_values = merged_[static_cast<size_t>(after->row)].row;
+      if (after.source < 0) {
+        new_values = merged_[static_cast<size_t>(after.row)].row;
       } else {
-        FJORD_ASSIGN_OR_RAISE(MergeRecord new_record, RecordOf(*after));
+        FJORD_ASSIGN_OR_RAISE(MergeRecord new_record, RecordOf(after));
         new_values = std::move(new_record.row);
       }
-      if (RowsEqualOn(old_record.row, new_values, options_.lookup->compared_fields)) {
-        return Status::OK();
-      }
+      if (RowsEqualOn(old_record.row, new_values, fields)) return Status::OK();
     }
-    changelog_.push_back(ChangelogRef{*before, RowKind::kUpdateBefore});
-    changelog_.push_back(ChangelogRef{*after, RowKind::kUpdateAfter});
+    changelog_.push_back(ChangelogRef{before, RowKind::kUpdateBefore});
+    changelog_.push_back(ChangelogRef{after, RowKind::kUpdateAfter});
     return Status::OK();
   }
 
@@ -402,22 +407,8 @@ class KvMergeReader::Impl {
       case FullChangelogEmit::kUpdate:
         break;
     }
-    if (options_.full_changelog->row_deduplicate) {
-      FJORD_ASSIGN_OR_RAISE(MergeRecord old_record, RecordOf(*before));
-      std::vector<Value> new_values;
-      if (after->source < 0) {
-        new_values = merged_[static_cast<size_t>(after->row)].row;
-      } else {
-        FJORD_ASSIGN_OR_RAISE(MergeRecord new_record, RecordOf(*after));
-        new_values = std::move(new_record.row);
-      }
-      if (RowsEqualOn(old_record.row, new_values, options_.full_changelog->compared_fields)) {
-        return Status::OK();
-      }
-    }
-    changelog_.push_back(ChangelogRef{*before, RowKind::kUpdateBefore});
-    changelog_.push_back(ChangelogRef{*after, RowKind::kUpdateAfter});
-    return Status::OK();
+    return PushUpdate(*before, *after, options_.full_changelog->row_deduplicate,
+                      options_.full_changelog->compared_fields);
   }
 
   // Records cursor `i`'s current row in the group, advances it and puts it back in the heap.
