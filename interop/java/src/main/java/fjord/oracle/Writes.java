@@ -99,12 +99,15 @@ final class Writes {
         }
         Set<Pair<BinaryRow, Integer>> written = new LinkedHashSet<>();
         // Lookup compaction (deletion vectors, changelog-producer = lookup, first-row) needs a
-        // local directory for its lookup files, as a Flink task manager gives it.
+        // local directory for its lookup files, as a Flink task manager gives it. Only those
+        // tables get one: with it, Java's append writer numbers its files differently.
         Path spill = Files.createTempDirectory("fjord-oracle-io");
         try (IOManager io = IOManager.create(spill.toString());
                 BatchTableWrite write = builder.newWrite();
                 BatchTableCommit commit = builder.newCommit()) {
-            write.withIOManager(io);
+            if (t.coreOptions().needLookup()) {
+                write.withIOManager(io);
+            }
             if (DynamicBuckets.isDynamic(t)) {
                 // Java's table writer cannot pick a dynamic bucket itself: assign as a one-task
                 // Flink job does, by the hash of the trimmed primary key.
