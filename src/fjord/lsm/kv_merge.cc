@@ -236,24 +236,33 @@ class KvMergeReader::Impl {
     // wins") or a merged one (source -1, index into merged_).
     std::optional<Ref> after;
     std::optional<RowKind> after_kind;
-    if (lone || !merge_) {
-      after = input.back();
-      after_kind = static_cast<RowKind>(KindOf(*after));
-    } else {
-      merge_->Reset();
-      for (const Ref& r : input) {
-        FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
-        FJORD_RETURN_NOT_OK(merge_->Add(record));
-      }
-      FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
-      if (result) {
-        after_kind = result->kind;
-        merged_.push_back(std::move(*result));
-        after = Ref{-1, static_cast<int64_t>(merged_.size()) - 1};
-      }
-    }
+    FJORD_RETURN_NOT_OK(ResultOf(input, lone, &after, &after_kind));
     if (options_.full_changelog) FJORD_RETURN_NOT_OK(GroupChangelog(after, after_kind));
     if (after && !(options_.drop_retracts && IsRetract(*after_kind))) refs_.push_back(*after);
+    return Status::OK();
+  }
+
+  // The result of a key's `input` records: the last one when `pass_through` or under "the last
+  // record wins", else the merge function's (source -1, index into merged_); none when the
+  // merge gives none.
+  Status ResultOf(const std::vector<Ref>& input, bool pass_through, std::optional<Ref>* after,
+                  std::optional<RowKind>* after_kind) {
+    if (pass_through || !merge_) {
+      *after = input.back();
+      *after_kind = static_cast<RowKind>(KindOf(**after));
+      return Status::OK();
+    }
+    merge_->Reset();
+    for (const Ref& r : input) {
+      FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
+      FJORD_RETURN_NOT_OK(merge_->Add(record));
+    }
+    FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
+    if (result) {
+      *after_kind = result->kind;
+      merged_.push_back(std::move(*result));
+      *after = Ref{-1, static_cast<int64_t>(merged_.size()) - 1};
+    }
     return Status::OK();
   }
 
@@ -309,22 +318,7 @@ class KvMergeReader::Impl {
     }
     std::optional<Ref> after;
     std::optional<RowKind> after_kind;
-    if (!merge_) {
-      after = lookup_input_.back();
-      after_kind = static_cast<RowKind>(KindOf(*after));
-    } else {
-      merge_->Reset();
-      for (const Ref& r : lookup_input_) {
-        FJORD_ASSIGN_OR_RAISE(MergeRecord record, RecordOf(r));
-        FJORD_RETURN_NOT_OK(merge_->Add(record));
-      }
-      FJORD_ASSIGN_OR_RAISE(std::optional<MergeRecord> result, merge_->GetResult());
-      if (result) {
-        after_kind = result->kind;
-        merged_.push_back(std::move(*result));
-        after = Ref{-1, static_cast<int64_t>(merged_.size()) - 1};
-      }
-    }
+    FJORD_RETURN_NOT_OK(ResultOf(lookup_input_, /*pass_through=*/false, &after, &after_kind));
     if (lookup.produce_changelog && level0) {
       FJORD_RETURN_NOT_OK(LookupChangelog(before, after, after_kind));
     }
