@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "fjord/common/byte_order.h"
+
 namespace fjord {
 
 namespace {
@@ -743,11 +745,7 @@ Result<Value> DecodeBinaryRowField(std::string_view bytes, const std::vector<Dat
 
 std::string WithArityPrefix(std::string_view row_bytes, int32_t arity) {
   std::string out(4 + row_bytes.size(), '\0');
-  auto a = static_cast<uint32_t>(arity);
-  out[0] = static_cast<char>(a >> 24);
-  out[1] = static_cast<char>(a >> 16);
-  out[2] = static_cast<char>(a >> 8);
-  out[3] = static_cast<char>(a);
+  StoreBigEndian32(out.data(), static_cast<uint32_t>(arity));
   if (!row_bytes.empty()) std::memcpy(out.data() + 4, row_bytes.data(), row_bytes.size());
   return out;
 }
@@ -757,9 +755,7 @@ Result<std::pair<int32_t, std::string_view>> SplitArityPrefix(std::string_view s
     return Status::Corruption("stored BinaryRow of ", stored.size(),
                               " bytes is too short for its 4-byte arity");
   }
-  uint32_t a = 0;
-  for (size_t i = 0; i < 4; ++i) a = (a << 8) | static_cast<unsigned char>(stored[i]);
-  auto arity = static_cast<int32_t>(a);
+  auto arity = static_cast<int32_t>(LoadBigEndian32(stored.data()));
   if (arity < 0) return Status::Corruption("stored BinaryRow has negative arity ", arity);
   return std::make_pair(arity, stored.substr(4));
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fjord/common/byte_order.h"
+
 namespace fjord {
 
 namespace {
@@ -13,43 +15,6 @@ constexpr uint32_t kSerialCookieNoRun = 12346;
 constexpr uint32_t kSerialCookie = 12347;
 constexpr int32_t kMagic32 = 1581511376;
 constexpr int32_t kMagic64 = 1681511377;
-
-uint32_t ReadLE32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-uint16_t ReadLE16(const char* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-uint64_t ReadLE64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-uint32_t ReadBE32(const char* p) {
-  auto b = reinterpret_cast<const unsigned char*>(p);
-  return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
-}
-
-void PutLE16(std::string* out, uint16_t v) {
-  out->push_back(static_cast<char>(v & 0xFF));
-  out->push_back(static_cast<char>(v >> 8));
-}
-void PutLE32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void PutLE64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void PutBE32(std::string* out, uint32_t v) {
-  for (int i = 3; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void SetBE32(std::string* out, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) (*out)[at + i] = static_cast<char>((v >> (8 * (3 - i))) & 0xFF);
-}
 
 // Roaring's container kinds and the bytes each takes in the serialization.
 enum class ContainerKind { kArray, kBitmap, kRun };
@@ -100,7 +65,7 @@ void EncodePortableRoaring(const uint32_t* low, size_t n, std::string* out) {
   for (const ContainerPlan& c : plans) has_run |= c.kind == ContainerKind::kRun;
   uint32_t start = 0;
   if (has_run) {
-    PutLE32(out, kSerialCookie | ((size - 1) << 16));
+    AppendLittleEndian32(out, kSerialCookie | ((size - 1) << 16));
     std::string flags((size + 7) / 8, '\0');
     for (uint32_t k = 0; k < size; ++k) {
       if (plans[k].kind == ContainerKind::kRun) flags[k / 8] |= static_cast<char>(1 << (k % 8));
@@ -108,24 +73,25 @@ void EncodePortableRoaring(const uint32_t* low, size_t n, std::string* out) {
     out->append(flags);
     start = 4 + (size < 4 ? 4 : 8) * size + static_cast<uint32_t>(flags.size());
   } else {
-    PutLE32(out, kSerialCookieNoRun);
-    PutLE32(out, size);
+    AppendLittleEndian32(out, kSerialCookieNoRun);
+    AppendLittleEndian32(out, size);
     start = 8 + 8 * size;
   }
   for (const ContainerPlan& c : plans) {
-    PutLE16(out, c.key);
-    PutLE16(out, static_cast<uint16_t>(c.end - c.begin - 1));
+    AppendLittleEndian16(out, c.key);
+    AppendLittleEndian16(out, static_cast<uint16_t>(c.end - c.begin - 1));
   }
   if (!has_run || size >= 4) {
     for (const ContainerPlan& c : plans) {
-      PutLE32(out, start);
+      AppendLittleEndian32(out, start);
       start += c.bytes();
     }
   }
   for (const ContainerPlan& c : plans) {
     switch (c.kind) {
       case ContainerKind::kArray:
-        for (size_t i = c.begin; i < c.end; ++i) PutLE16(out, static_cast<uint16_t>(low[i]));
+        for (size_t i = c.begin; i < c.end; ++i)
+          AppendLittleEndian16(out, static_cast<uint16_t>(low[i]));
         break;
       case ContainerKind::kBitmap: {
         std::vector<uint64_t> words(1024, 0);
@@ -133,16 +99,16 @@ void EncodePortableRoaring(const uint32_t* low, size_t n, std::string* out) {
           auto v = static_cast<uint16_t>(low[i]);
           words[v / 64] |= uint64_t{1} << (v % 64);
         }
-        for (uint64_t w : words) PutLE64(out, w);
+        for (uint64_t w : words) AppendLittleEndian64(out, w);
         break;
       }
       case ContainerKind::kRun: {
-        PutLE16(out, static_cast<uint16_t>(c.runs));
+        AppendLittleEndian16(out, static_cast<uint16_t>(c.runs));
         for (size_t i = c.begin; i < c.end;) {
           size_t j = i + 1;
           while (j < c.end && low[j] == low[j - 1] + 1) ++j;
-          PutLE16(out, static_cast<uint16_t>(low[i]));
-          PutLE16(out, static_cast<uint16_t>(j - i - 1));
+          AppendLittleEndian16(out, static_cast<uint16_t>(low[i]));
+          AppendLittleEndian16(out, static_cast<uint16_t>(j - i - 1));
           i = j;
         }
         break;
@@ -165,7 +131,7 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
     return Status::OK();
   };
   FJORD_RETURN_NOT_OK(need(4));
-  uint32_t cookie = ReadLE32(bytes.data());
+  uint32_t cookie = LoadLittleEndian32(bytes.data());
   pos += 4;
   uint32_t containers = 0;
   bool has_runs = false;
@@ -179,7 +145,7 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
     pos += flag_bytes;
   } else if (cookie == kSerialCookieNoRun) {
     FJORD_RETURN_NOT_OK(need(4));
-    containers = ReadLE32(bytes.data() + pos);
+    containers = LoadLittleEndian32(bytes.data() + pos);
     pos += 4;
   } else {
     return Status::Corruption("not a portable roaring bitmap (cookie ", cookie, ")");
@@ -189,8 +155,8 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
   FJORD_RETURN_NOT_OK(need(size_t{containers} * 4));
   std::vector<uint16_t> keys(containers), cards(containers);
   for (uint32_t i = 0; i < containers; ++i) {
-    keys[i] = ReadLE16(bytes.data() + pos);
-    cards[i] = ReadLE16(bytes.data() + pos + 2);
+    keys[i] = LoadLittleEndian16(bytes.data() + pos);
+    cards[i] = LoadLittleEndian16(bytes.data() + pos + 2);
     pos += 4;
   }
   if (!has_runs || containers >= 4) {
@@ -203,12 +169,12 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
     bool is_run = has_runs && (static_cast<unsigned char>(run_flags[i / 8]) >> (i % 8)) & 1;
     if (is_run) {
       FJORD_RETURN_NOT_OK(need(2));
-      uint16_t runs = ReadLE16(bytes.data() + pos);
+      uint16_t runs = LoadLittleEndian16(bytes.data() + pos);
       pos += 2;
       FJORD_RETURN_NOT_OK(need(size_t{runs} * 4));
       for (uint16_t r = 0; r < runs; ++r) {
-        uint32_t start = ReadLE16(bytes.data() + pos);
-        uint32_t len = ReadLE16(bytes.data() + pos + 2);
+        uint32_t start = LoadLittleEndian16(bytes.data() + pos);
+        uint32_t len = LoadLittleEndian16(bytes.data() + pos + 2);
         pos += 4;
         for (uint32_t v = start; v <= start + len && v < 65536; ++v) {
           out->push_back(static_cast<int64_t>(base + v));
@@ -217,7 +183,7 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
     } else if (card > 4096) {
       FJORD_RETURN_NOT_OK(need(8192));
       for (uint32_t w = 0; w < 1024; ++w) {
-        uint64_t word = ReadLE64(bytes.data() + pos + w * 8);
+        uint64_t word = LoadLittleEndian64(bytes.data() + pos + w * 8);
         while (word != 0) {
           int bit = __builtin_ctzll(word);
           out->push_back(static_cast<int64_t>(base + w * 64 + static_cast<uint32_t>(bit)));
@@ -228,7 +194,7 @@ Status DecodePortableRoaring(std::string_view bytes, uint64_t high_bits, std::ve
     } else {
       FJORD_RETURN_NOT_OK(need(size_t{card} * 2));
       for (uint32_t c = 0; c < card; ++c) {
-        out->push_back(static_cast<int64_t>(base + ReadLE16(bytes.data() + pos + c * 2)));
+        out->push_back(static_cast<int64_t>(base + LoadLittleEndian16(bytes.data() + pos + c * 2)));
       }
       pos += size_t{card} * 2;
     }
@@ -246,25 +212,25 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
     return fail("range outside the file");
   }
   const char* p = file.data() + offset;
-  auto size = static_cast<int64_t>(ReadBE32(p));
+  auto size = static_cast<int64_t>(LoadBigEndian32(p));
   if (size < 4 || static_cast<uint64_t>(offset) + 8 + static_cast<uint64_t>(size) > file.size()) {
     return fail("size field " + std::to_string(size) + " exceeds the file");
   }
   // Java's DeletionVector.read: the range's length is the size field (32-bit) or the whole entry
   // (64-bit); a mismatch means the range does not point at this entry.
-  const bool is64 = static_cast<int32_t>(ReadLE32(p + 4)) == kMagic64;
+  const bool is64 = static_cast<int32_t>(LoadLittleEndian32(p + 4)) == kMagic64;
   if (length != (is64 ? size + 8 : size)) {
     return fail("range length " + std::to_string(length) + " does not match the entry's size " +
                 std::to_string(size));
   }
   std::string_view body(p + 4, static_cast<size_t>(size));  // magic + bitmap
-  uint32_t crc_stored = ReadBE32(p + 4 + size);
+  uint32_t crc_stored = LoadBigEndian32(p + 4 + size);
   uLong crc =
       crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
   if (static_cast<uint32_t>(crc) != crc_stored) return fail("CRC mismatch");
   std::vector<int64_t> positions;
-  auto magic_be = static_cast<int32_t>(ReadBE32(body.data()));
-  auto magic_le = static_cast<int32_t>(ReadLE32(body.data()));
+  auto magic_be = static_cast<int32_t>(LoadBigEndian32(body.data()));
+  auto magic_le = static_cast<int32_t>(LoadLittleEndian32(body.data()));
   std::string_view bitmap = body.substr(4);
   if (magic_be == kMagic32) {
     size_t consumed = 0;
@@ -272,12 +238,12 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
     if (!st.ok()) return fail(st.message());
   } else if (magic_le == kMagic64) {
     if (bitmap.size() < 8) return fail("64-bit vector truncated");
-    uint64_t count = ReadLE64(bitmap.data());
+    uint64_t count = LoadLittleEndian64(bitmap.data());
     size_t pos = 8;
     if (count > bitmap.size()) return fail("64-bit vector with too many bitmaps");
     for (uint64_t i = 0; i < count; ++i) {
       if (bitmap.size() - pos < 4) return fail("64-bit vector truncated");
-      uint32_t high = ReadLE32(bitmap.data() + pos);
+      uint32_t high = LoadLittleEndian32(bitmap.data() + pos);
       pos += 4;
       size_t consumed = 0;
       Status st = DecodePortableRoaring(bitmap.substr(pos), high, &positions, &consumed);
@@ -301,24 +267,24 @@ Result<std::string> DeletionVector::Encode(bool bitmap64) const {
   std::string out(4, '\0');  // the size field, set below
   std::vector<uint32_t> low;
   if (!bitmap64) {
-    PutBE32(&out, static_cast<uint32_t>(kMagic32));
+    AppendBigEndian32(&out, static_cast<uint32_t>(kMagic32));
     low.reserve(positions_.size());
     for (int64_t p : positions_) low.push_back(static_cast<uint32_t>(p));
     EncodePortableRoaring(low.data(), low.size(), &out);
   } else {
     // Java's OptimizedRoaringBitmap64 keeps one 32-bit bitmap per high half from 0 to the
     // largest, empty ones included, and writes them all.
-    PutLE32(&out, static_cast<uint32_t>(kMagic64));
+    AppendLittleEndian32(&out, static_cast<uint32_t>(kMagic64));
     uint64_t count = positions_.empty() ? 0 : (static_cast<uint64_t>(positions_.back()) >> 32) + 1;
     // Each high half costs at least 12 bytes (key and an empty bitmap); Java's 2 GB limit.
     if (count * 12 > static_cast<uint64_t>(INT32_MAX)) {
       return Status::Invalid("deletion vector with position ", positions_.back(),
                              " is larger than 2 GB encoded in the 64-bit layout");
     }
-    PutLE64(&out, count);
+    AppendLittleEndian64(&out, count);
     size_t i = 0;
     for (uint64_t high = 0; high < count; ++high) {
-      PutLE32(&out, static_cast<uint32_t>(high));
+      AppendLittleEndian32(&out, static_cast<uint32_t>(high));
       low.clear();
       for (; i < positions_.size() && (static_cast<uint64_t>(positions_[i]) >> 32) == high; ++i) {
         low.push_back(static_cast<uint32_t>(positions_[i]));
@@ -331,9 +297,9 @@ Result<std::string> DeletionVector::Encode(bool bitmap64) const {
     return Status::Invalid("deletion vector of ", positions_.size(),
                            " positions is larger than 2 GB encoded");
   }
-  SetBE32(&out, 0, static_cast<uint32_t>(size));
+  StoreBigEndian32(out.data(), static_cast<uint32_t>(size));
   uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), static_cast<uInt>(size));
-  PutBE32(&out, static_cast<uint32_t>(crc));
+  AppendBigEndian32(&out, static_cast<uint32_t>(crc));
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/byte_order.h"
 
 namespace fjord {
 
@@ -21,19 +22,6 @@ namespace {
 constexpr uint64_t kMagic = 0x314b4f4f4c4a4446ULL;  // "FDJLOOK1"
 constexpr int kFooterWords = 9;
 
-uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-uint32_t Load32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-void Put32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void Put64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
-
 // 64-bit hash of a byte string (a multiply-mix over 8-byte words); only this process reads it.
 uint64_t HashKey(std::string_view key) {
   constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
@@ -41,7 +29,7 @@ uint64_t HashKey(std::string_view key) {
   const auto* p = reinterpret_cast<const uint8_t*>(key.data());
   size_t n = key.size();
   while (n >= 8) {
-    h = (h ^ Load64(p)) * kMul;
+    h = (h ^ LoadLittleEndian64(p)) * kMul;
     h ^= h >> 29;
     p += 8;
     n -= 8;
@@ -151,8 +139,8 @@ Result<std::shared_ptr<const LookupBlock>> LookupBlock::Decode(
   int64_t size = bytes->size();
   if (size < 8) return Status::Corruption("lookup file ", source, ": block of ", size, " bytes");
   const uint8_t* data = bytes->data();
-  uint32_t n = Load32(data + size - 4);
-  uint32_t ipc_offset = Load32(data + size - 8);
+  uint32_t n = LoadLittleEndian32(data + size - 4);
+  uint32_t ipc_offset = LoadLittleEndian32(data + size - 8);
   int64_t offsets_at = size - 8 - 4 * static_cast<int64_t>(n);
   if (offsets_at < 0 || ipc_offset > offsets_at) {
     return Status::Corruption("lookup file ", source, ": block trailer out of range");
@@ -177,7 +165,7 @@ Result<std::shared_ptr<const LookupBlock>> LookupBlock::Decode(
 }
 
 std::string_view LookupBlock::Key(int64_t entry, const uint8_t** payload_at) const {
-  const uint8_t* p = bytes_->data() + Load32(offsets_ + 4 * entry);
+  const uint8_t* p = bytes_->data() + LoadLittleEndian32(offsets_ + 4 * entry);
   const uint8_t* end = offsets_;
   uint64_t len = 0;
   GetVarint(&p, end, &len);
@@ -322,9 +310,9 @@ Status LookupFileWriter::FlushBlock() {
   // Blocks end (so the next one starts) 8-aligned in the file, as the reader's buffer is.
   size_t trailer = 4 * entry_offsets_.size() + 8;
   block_.resize((block_.size() + trailer + 7) / 8 * 8 - trailer, '\0');
-  for (uint32_t o : entry_offsets_) Put32(&block_, o);
-  Put32(&block_, ipc_offset);
-  Put32(&block_, static_cast<uint32_t>(entry_offsets_.size()));
+  for (uint32_t o : entry_offsets_) AppendLittleEndian32(&block_, o);
+  AppendLittleEndian32(&block_, ipc_offset);
+  AppendLittleEndian32(&block_, static_cast<uint32_t>(entry_offsets_.size()));
   meta_->last_keys.push_back(last_key_);
   meta_->offsets.push_back(offset_);
   meta_->lengths.push_back(static_cast<uint32_t>(block_.size()));
@@ -352,15 +340,15 @@ Result<int64_t> LookupFileWriter::Finish(std::shared_ptr<const LookupFileMeta>* 
     tail.append(reinterpret_cast<const char*>(schema->data()), static_cast<size_t>(schema->size()));
   }
   uint64_t end = offset_ + tail.size();
-  Put64(&tail, bloom_offset);
-  Put64(&tail, index_offset - bloom_offset);
-  Put64(&tail, static_cast<uint64_t>(meta_->has_bloom ? meta_->bloom.hashes() : 0));
-  Put64(&tail, index_offset);
-  Put64(&tail, schema_offset - index_offset);
-  Put64(&tail, schema_offset);
-  Put64(&tail, end - schema_offset);
-  Put64(&tail, meta_->last_keys.size());
-  Put64(&tail, kMagic);
+  AppendLittleEndian64(&tail, bloom_offset);
+  AppendLittleEndian64(&tail, index_offset - bloom_offset);
+  AppendLittleEndian64(&tail, static_cast<uint64_t>(meta_->has_bloom ? meta_->bloom.hashes() : 0));
+  AppendLittleEndian64(&tail, index_offset);
+  AppendLittleEndian64(&tail, schema_offset - index_offset);
+  AppendLittleEndian64(&tail, schema_offset);
+  AppendLittleEndian64(&tail, end - schema_offset);
+  AppendLittleEndian64(&tail, meta_->last_keys.size());
+  AppendLittleEndian64(&tail, kMagic);
   FJORD_RETURN_NOT_OK(Append(tail));
   if (::close(fd_) != 0) {
     fd_ = -1;
@@ -381,7 +369,7 @@ Result<std::shared_ptr<const LookupFileMeta>> ReadLookupFileMeta(int fd, int64_t
   uint8_t footer[kFooter];
   FJORD_RETURN_NOT_OK(PreadAll(fd, footer, kFooter, static_cast<uint64_t>(size - kFooter), source));
   uint64_t w[kFooterWords];
-  for (int i = 0; i < kFooterWords; ++i) w[i] = Load64(footer + 8 * i);
+  for (int i = 0; i < kFooterWords; ++i) w[i] = LoadLittleEndian64(footer + 8 * i);
   if (w[8] != kMagic) return Status::Corruption("lookup file ", source, ": bad magic");
   uint64_t tail_begin = w[0];
   uint64_t tail_end = w[5] + w[6];

@@ -1,15 +1,13 @@
 #include "fjord/meta/hash_index.h"
 
+#include "fjord/common/byte_order.h"
+
 namespace fjord {
 
 std::string EncodeHashIndex(const std::vector<int32_t>& hashes) {
   std::string out(hashes.size() * 4, '\0');
   for (size_t i = 0; i < hashes.size(); ++i) {
-    auto v = static_cast<uint32_t>(hashes[i]);
-    out[4 * i] = static_cast<char>(v >> 24);
-    out[4 * i + 1] = static_cast<char>(v >> 16);
-    out[4 * i + 2] = static_cast<char>(v >> 8);
-    out[4 * i + 3] = static_cast<char>(v);
+    StoreBigEndian32(out.data() + 4 * i, static_cast<uint32_t>(hashes[i]));
   }
   return out;
 }
@@ -20,10 +18,8 @@ Result<std::vector<int32_t>> DecodeHashIndex(std::string_view bytes, std::string
                               " bytes, not a whole number of 4-byte hashes");
   }
   std::vector<int32_t> hashes(bytes.size() / 4);
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  for (size_t i = 0; i < hashes.size(); ++i, p += 4) {
-    uint32_t v = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-    hashes[i] = static_cast<int32_t>(v);
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    hashes[i] = static_cast<int32_t>(LoadBigEndian32(bytes.data() + 4 * i));
   }
   return hashes;
 }

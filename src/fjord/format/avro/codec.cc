@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "fjord/common/byte_order.h"
+
 namespace fjord::avro {
 
 std::string_view CodecName(Codec codec) {
@@ -119,10 +121,7 @@ Status BlockCodec::Compress(Codec codec, int level, std::string_view in, std::st
       out->resize(snappy::MaxCompressedLength(in.size()) + 4);
       snappy::RawCompress(in.data(), in.size(), out->data(), &n);
       uint32_t crc = Crc32(in);
-      (*out)[n] = static_cast<char>(crc >> 24);
-      (*out)[n + 1] = static_cast<char>(crc >> 16);
-      (*out)[n + 2] = static_cast<char>(crc >> 8);
-      (*out)[n + 3] = static_cast<char>(crc);
+      StoreBigEndian32(out->data() + n, crc);
       out->resize(n + 4);
       return Status::OK();
     }
@@ -274,10 +273,7 @@ Status BlockCodec::DecompressSnappy(std::string_view in, int64_t max_size, std::
   if (!snappy::RawUncompress(data.data(), data.size(), out->data())) {
     return Status::Corruption("invalid snappy data");
   }
-  auto b = [&](size_t i) {
-    return static_cast<uint32_t>(static_cast<uint8_t>(in[in.size() - 4 + i]));
-  };
-  uint32_t expected = (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+  uint32_t expected = LoadBigEndian32(in.data() + in.size() - 4);
   uint32_t actual = Crc32(*out);
   if (expected != actual) {
     return Status::Corruption("snappy block checksum mismatch (stored ", expected, ", computed ",
