@@ -23,6 +23,7 @@ struct WriteArgs {
   bool overwrite = false;
   std::optional<std::string> partition;  // static overwrite: "k=v,..."
   std::string prepare_to;
+  int threads = 0;  // 0: one per core
 };
 
 Status RunWrite(const WriteArgs& a) {
@@ -39,6 +40,7 @@ Status RunWrite(const WriteArgs& a) {
   FJORD_RETURN_NOT_OK(ReadInputFile(a.input, format, table->schema(), &input, input_options));
   WriteOptions write_options;
   write_options.for_overwrite = a.overwrite;
+  write_options.threads = a.threads;
   FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(write_options));
   FJORD_RETURN_NOT_OK(writer->Write(&input));
   int64_t identifier = a.commit_id.value_or(kBatchCommitIdentifier);
@@ -105,6 +107,9 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
                      "With --overwrite: replace exactly the partitions matching ('' = the whole "
                      "table; rows outside them are an error):")
       ->needs(overwrite);
+  cmd->add_option("--threads", a->threads,
+                  "Buckets and partitions written at once (default 0: one per core)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--prepare-to", a->prepare_to,
                   "Write the data files and their commit messages to this file, without "
                   "committing (then: fjord commit --messages)")

@@ -46,6 +46,12 @@ struct WriteOptions {
   // about to be replaced (Java's ignorePreviousFiles); primary-key writers start their sequence
   // numbers at 0, as Java's do.
   bool for_overwrite = false;
+  // Buckets (and partitions) are written on up to this many threads at once: primary-key
+  // tables sort, flush and compact them in parallel, append tables encode, finish and compact
+  // them in parallel (0: one per core; 1: the caller does the work, primary-key tables compact
+  // on one background thread, as Java's writer). A bucket's rows keep their order whatever the
+  // number; a single bucket is written by one thread.
+  int threads = 0;
 };
 
 // What a writer has done so far.

@@ -27,12 +27,14 @@ class TableWriteImpl : public TableWrite {
     if (table->schema().primary_keys.empty()) {
       FJORD_ASSIGN_OR_RAISE(
           impl->append_,
-          AppendTableWrite::Create(table.get(), {.ignore_previous_files = options.for_overwrite}));
+          AppendTableWrite::Create(table.get(), {.ignore_previous_files = options.for_overwrite,
+                                                 .threads = options.threads}));
     } else {
       TableWriteOptions pk_options;
       pk_options.spill_dir = options.spill_dir;
       pk_options.ignore_previous_files = options.for_overwrite;
       pk_options.assigner = std::move(assigner);
+      pk_options.threads = options.threads;
       FJORD_ASSIGN_OR_RAISE(impl->primary_key_,
                             PrimaryKeyTableWrite::Create(table.get(), pk_options));
     }

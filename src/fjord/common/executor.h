@@ -1,31 +1,46 @@
-// A single background thread running submitted tasks in order (Java Paimon gives each write task
-// one compaction thread shared by all its buckets). Tasks must not throw. The destructor lets
-// queued and running tasks finish, then joins the thread.
+// Background threads for the writers: a pool running submitted tasks (Java Paimon gives each
+// write task one compaction thread shared by all its buckets; Fjord's writer may use more), and
+// a fork-join helper that spreads independent pieces of work over the caller and a pool.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
+
+#include "fjord/status.h"
 
 namespace fjord {
 
-class SingleThreadExecutor {
+// `threads` background threads running submitted tasks in submission order (with one thread,
+// one after another). Tasks must not throw. The destructor lets queued and running tasks finish,
+// then joins the threads.
+class ThreadPool {
  public:
-  SingleThreadExecutor() : thread_([this] { Loop(); }) {}
-  ~SingleThreadExecutor() {
+  explicit ThreadPool(int threads = 1) {
+    threads = std::max(threads, 1);
+    workers_.reserve(static_cast<size_t>(threads));
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Loop(); });
+  }
+  ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
     }
-    cv_.notify_one();
-    thread_.join();
+    cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
   }
-  SingleThreadExecutor(const SingleThreadExecutor&) = delete;
-  SingleThreadExecutor& operator=(const SingleThreadExecutor&) = delete;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
 
   template <typename F>
   auto Submit(F task) -> std::future<decltype(task())> {
@@ -59,7 +74,37 @@ class SingleThreadExecutor {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
-  std::thread thread_;  // last: started after the other members exist
+  std::vector<std::thread> workers_;  // last: started after the other members exist
 };
+
+// Runs work(0) .. work(n - 1), each exactly once, on the calling thread and on up to
+// pool->size() threads of `pool` (null: all on the caller), and returns when all have finished:
+// the first error by index, or OK. The pool must not be busy with other long tasks (the caller
+// waits for the helpers it asked for), so give foreground work a pool of its own.
+inline Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status(size_t)>& work) {
+  std::vector<Status> results(n);
+  std::atomic<size_t> next{0};
+  auto claim = [&] {
+    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) results[i] = work(i);
+  };
+  std::vector<std::future<void>> helpers;
+  if (pool && n > 1) {
+    size_t extra = std::min(n - 1, static_cast<size_t>(pool->size()));
+    helpers.reserve(extra);
+    for (size_t i = 0; i < extra; ++i) helpers.push_back(pool->Submit(claim));
+  }
+  claim();
+  for (std::future<void>& h : helpers) h.wait();
+  for (Status& s : results) {
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+// The threads a writer or reader uses when asked for 0 ("one per core").
+inline int DefaultThreads() {
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(cores);
+}
 
 }  // namespace fjord

@@ -150,6 +150,9 @@ class Job {
   Status Prepare() {
     EnsureArrowCompute();  // Take, for routing
     write_options_.dynamic_options = spec_.sink.options;
+    // The job's writer threads already spread the buckets (`parallelism`): each writer works on
+    // its own thread with one compaction thread, as a Flink subtask.
+    write_options_.threads = 1;
     commit_options_.dynamic_options = spec_.sink.options;
     commit_options_.ignore_empty_commit = false;  // a snapshot per checkpoint, as Flink
     commit_options_.check_committed = true;

@@ -55,6 +55,8 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
   // The rows written are the caller's (or a bucket's share of them): hold them, not their pages.
   w->settings_.writer_options.parquet_hold_row_group = true;
+  int threads = options.threads > 0 ? options.threads : DefaultThreads();
+  if (threads > 1) w->foreground_ = std::make_unique<ThreadPool>(threads - 1);
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
   w->default_partition_ = core.partition_default_name();
@@ -79,22 +81,30 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema, table_->core_options()));
   FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
   // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
-  // not the commit (as Java's append writer without write-buffer-for-append).
+  // not the commit (as Java's append writer without write-buffer-for-append). Buckets are
+  // independent: their rows are gathered and written in parallel.
+  struct Group {
+    RollingAppendFileWriter* writer;
+    const std::vector<int64_t>* indices;
+  };
+  std::vector<Group> work;
+  work.reserve(groups.size());
   for (auto& [key, indices] : groups) {
+    FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
+    work.push_back({writer, &indices});
+  }
+  return ParallelFor(foreground_.get(), work.size(), [&](size_t g) -> Status {
+    const std::vector<int64_t>& indices = *work[g].indices;
     if (static_cast<int64_t>(indices.size()) == batch.num_rows()) {
       // Every row in one bucket (indices ascend): the batch as it is, not a copy.
-      FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
-      FJORD_RETURN_NOT_OK(writer->Write(batch));
-      continue;
+      return work[g].writer->Write(batch);
     }
     arrow::Int64Builder b;
     FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
     FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
     FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(prepared.rows, idx));
-    FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
-    FJORD_RETURN_NOT_OK(writer->Write(*taken.record_batch()));
-  }
-  return Status::OK();
+    return work[g].writer->Write(*taken.record_batch());
+  });
 }
 
 Result<std::string> AppendTableWrite::BucketDir(const PartitionBucket& key) const {
@@ -148,9 +158,7 @@ Result<int64_t> AppendTableWrite::NextSequence(const std::string& partition, int
   return next_sequence_[{partition, bucket}];
 }
 
-Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& bucket_dir,
-                                 std::vector<DataFileMeta> new_files, DataFileNamer* namer,
-                                 CommitMessage* message) {
+Result<BucketCompactQueue*> AppendTableWrite::QueueOf(const PartitionBucket& key) {
   FJORD_RETURN_NOT_OK(LoadRestore());
   auto it = queues_.find(key);
   if (it == queues_.end()) {
@@ -162,7 +170,12 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& 
     }
     it = queues_.emplace(key, BucketCompactQueue(compact_options_, std::move(files))).first;
   }
-  BucketCompactQueue& queue = it->second;
+  return &it->second;
+}
+
+Status AppendTableWrite::Compact(const PartitionBucket& key, BucketCompactQueue& queue,
+                                 const std::string& bucket_dir, std::vector<DataFileMeta> new_files,
+                                 DataFileNamer* namer, CommitMessage* message) {
   for (DataFileMeta& f : new_files) queue.Add(std::move(f));
   std::optional<std::vector<DataFileMeta>> picked = queue.PickBestEffort();
   if (!picked) return Status::OK();
@@ -176,6 +189,7 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, const std::string& 
   }
   queue.Compacted(*after);
   const AppendCompactMetrics& m = rewriter.metrics();
+  std::lock_guard<std::mutex> lock(metrics_mu_);
   compact_metrics_.compactions += m.compactions;
   compact_metrics_.files_in += m.files_in;
   compact_metrics_.files_out += m.files_out;
@@ -193,8 +207,17 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
   std::map<PartitionBucket, CommitMessage> messages;
   auto writers = std::move(writers_);
   writers_.clear();
+  // Every bucket's open file finished at once (with held row groups, most of the encoding).
+  std::vector<RollingAppendFileWriter*> open;
+  for (auto& [key, writer] : writers) open.push_back(writer.get());
+  std::vector<std::vector<DataFileMeta>> finished(open.size());
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), open.size(), [&](size_t i) -> Status {
+    FJORD_ASSIGN_OR_RAISE(finished[i], open[i]->Finish());
+    return Status::OK();
+  }));
+  size_t index = 0;
   for (auto& [key, writer] : writers) {
-    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, writer->Finish());
+    std::vector<DataFileMeta> files = std::move(finished[index++]);
     if (files.empty()) continue;
     next_sequence_[key] = files.back().max_sequence_number + 1;
     CommitMessage& m = messages[key];
@@ -207,13 +230,33 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
     for (const auto& [key, m] : messages) {
       if (!queues_.count(key)) buckets.push_back(key);
     }
-    for (const PartitionBucket& key : buckets) {
-      auto found = messages.find(key);
-      CommitMessage m{key.first, key.second, total_buckets, {}, {}};
-      CommitMessage& message = found != messages.end() ? found->second : m;
-      FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDir(key));
-      FJORD_RETURN_NOT_OK(Compact(key, dir, message.new_files, namer_.get(), &message));
-      if (found == messages.end() && !m.compact_before.empty()) messages[key] = std::move(m);
+    // The buckets' compactions run at once; each touches only its own queue and message.
+    struct Job {
+      PartitionBucket key;
+      BucketCompactQueue* queue;
+      std::string dir;
+      CommitMessage* message;  // the bucket's message, or `own` when it wrote nothing now
+      CommitMessage own;
+    };
+    std::vector<Job> jobs(buckets.size());
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      Job& job = jobs[i];
+      job.key = buckets[i];
+      FJORD_ASSIGN_OR_RAISE(job.queue, QueueOf(job.key));
+      FJORD_ASSIGN_OR_RAISE(job.dir, BucketDir(job.key));
+      auto found = messages.find(job.key);
+      job.own = CommitMessage{job.key.first, job.key.second, total_buckets, {}, {}};
+      job.message = found != messages.end() ? &found->second : &job.own;
+    }
+    FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), jobs.size(), [&](size_t i) {
+      Job& job = jobs[i];
+      return Compact(job.key, *job.queue, job.dir, job.message->new_files, namer_.get(),
+                     job.message);
+    }));
+    for (Job& job : jobs) {
+      if (job.message == &job.own && !job.own.compact_before.empty()) {
+        messages[job.key] = std::move(job.own);
+      }
     }
   }
   std::vector<CommitMessage> out;

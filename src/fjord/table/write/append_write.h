@@ -9,10 +9,12 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fjord/common/executor.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_compact.h"
@@ -27,6 +29,9 @@ struct AppendWriteOptions {
   // compaction (they are about to be replaced) and their bucket count is not checked. Sequence
   // numbers still continue from them.
   bool ignore_previous_files = false;
+  // Buckets written, finished and compacted at once on up to this many threads (0: one per
+  // core). A bucket's rows keep their order whatever the number.
+  int threads = 0;
 };
 
 class AppendTableWrite {
@@ -37,7 +42,8 @@ class AppendTableWrite {
 
   // Writes `rows` (the table's columns by name; +I rows only, from a `_row_kind` column if any)
   // into the data files of their buckets, rolled at target-file-size; a batch with a NULL in a
-  // NOT NULL column or a row of another kind is refused whole. Not thread-safe.
+  // NOT NULL column or a row of another kind is refused whole. Not thread-safe (its buckets are
+  // written in parallel inside).
   Status Write(const std::shared_ptr<arrow::Table>& rows);
   // Closes the open data files and returns their commit messages. In fixed-bucket
   // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
@@ -57,9 +63,13 @@ class AppendTableWrite {
   Result<std::string> BucketDir(const PartitionBucket& key) const;
   // The open writer of a bucket, created on first use.
   Result<RollingAppendFileWriter*> WriterFor(const PartitionBucket& key);
-  // Compacts one bucket (best effort) into `message`'s compact increment.
-  Status Compact(const PartitionBucket& key, const std::string& bucket_dir,
-                 std::vector<DataFileMeta> new_files, DataFileNamer* namer, CommitMessage* message);
+  // A bucket's compaction queue, created from its restored files on first use.
+  Result<BucketCompactQueue*> QueueOf(const PartitionBucket& key);
+  // Compacts one bucket (best effort) into `message`'s compact increment. Buckets may be
+  // compacted at once.
+  Status Compact(const PartitionBucket& key, BucketCompactQueue& queue,
+                 const std::string& bucket_dir, std::vector<DataFileMeta> new_files,
+                 DataFileNamer* namer, CommitMessage* message);
 
   const FileStoreTable* table_;
   AppendWriteOptions options_;
@@ -78,6 +88,8 @@ class AppendTableWrite {
   // (stored partition row, bucket) -> its open rolling writer; unfinished ones delete their
   // files when destroyed (a writer discarded after an error leaves nothing behind).
   std::map<PartitionBucket, std::unique_ptr<RollingAppendFileWriter>> writers_;
+  std::unique_ptr<ThreadPool> foreground_;  // helps the caller with several buckets
+  std::mutex metrics_mu_;                   // compact_metrics_, updated by parallel compactions
   std::map<std::pair<std::string, int32_t>, int64_t> next_sequence_;
   // Whether a bucket that already holds files must have been written with `total_buckets_`
   // (Java checks unless the writer ignores previous files: overwrites, and write-only writers

@@ -208,6 +208,8 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   } else {
     w->spill_options_.spill_dir = options.spill_dir;
   }
+  w->threads_ = options.threads > 0 ? options.threads : DefaultThreads();
+  if (w->threads_ > 1) w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
   return w;
 }
 
@@ -299,13 +301,22 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
       auto groups,
       router_->Route(*input.rows, shared_assigner_ ? shared_assigner_.get() : assigner_.get()));
   // Build every group's records before buffering any, so an error keeps nothing of `rows`.
+  // Groups are distinct buckets: their records are built, and then buffered (sorting a chunk
+  // when one is full), in parallel.
   struct Pending {
     BucketWriter* writer;
+    const std::vector<int64_t>* indices;
     std::shared_ptr<arrow::RecordBatch> records;
   };
   std::vector<Pending> pending;
+  pending.reserve(groups.size());
   for (auto& [key, indices] : groups) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(key));
+    pending.push_back({writer, &indices, nullptr});
+  }
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), pending.size(), [&](size_t g) -> Status {
+    BucketWriter* writer = pending[g].writer;
+    const std::vector<int64_t>& indices = *pending[g].indices;
     FJORD_ASSIGN_OR_RAISE(auto taken, TakeRows(input.rows, indices));
     arrow::Int64Builder seq;
     arrow::Int8Builder kind;
@@ -321,17 +332,19 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     arrow::ArrayVector columns = taken->columns();
     columns.push_back(seq_array);
     columns.push_back(kind_array);
-    pending.push_back(
-        {writer, arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns)});
-  }
+    pending[g].records = arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns);
+    return Status::OK();
+  }));
   if (full_trigger_) {
     for (auto& [key, indices] : groups) full_trigger_->Touch(key);
   }
   for (Pending& p : pending) {
     p.writer->next_sequence += p.records->num_rows();
     metrics_.records_written += p.records->num_rows();
-    FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(p.records)));
   }
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), pending.size(), [&](size_t g) {
+    return pending[g].writer->buffer.Add(std::move(pending[g].records));
+  }));
   return EnforceMemoryBudget();
 }
 
@@ -374,6 +387,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
     // within the budget.
     FJORD_RETURN_NOT_OK(writer.buffer.Spill());
     arrow::default_memory_pool()->ReleaseUnused();
+    std::lock_guard<std::mutex> lock(metrics_mu_);
     metrics_.spills++;
   }
   FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
@@ -417,6 +431,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
   }
   FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, file_writer->Finish());
   arrow::default_memory_pool()->ReleaseUnused();
+  std::lock_guard<std::mutex> lock(metrics_mu_);
   metrics_.files_written += static_cast<int64_t>(files.size());
   return files;
 }
@@ -437,7 +452,7 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (!readers_) {
     readers_ = std::make_unique<KvFileReaderFactory>(table_->io(), table_->path(), schema_);
   }
-  if (!executor_) executor_ = std::make_unique<SingleThreadExecutor>();
+  if (!executor_) executor_ = std::make_unique<ThreadPool>(threads_);
   CompactContext ctx;
   ctx.io = table_->io();
   ctx.schema = schema_;
@@ -468,7 +483,6 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   }
   if (lookup_.merges_by_level()) FJORD_RETURN_NOT_OK(SetUpLookup(writer, &ctx));
   writer.running_output_level = unit->output_level;
-  // The readers are used by the compaction thread only.
   ctx.readers = readers_.get();
   writer.running = executor_->Submit(
       [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
@@ -661,9 +675,19 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     if (!due.empty()) wait_compaction = true;
     for (const PartitionBucket& bucket : due) FJORD_RETURN_NOT_OK(FullCompactInWriter(bucket));
   }
+  // Every bucket's buffer flushed at once, then each bucket's compaction handled in turn.
+  std::vector<BucketWriter*> order;
+  order.reserve(writers_.size());
+  for (auto& [key, w] : writers_) order.push_back(w.get());
+  std::vector<std::vector<DataFileMeta>> flushed(order.size());
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
+    FJORD_ASSIGN_OR_RAISE(flushed[i], Flush(*order[i]));
+    return Status::OK();
+  }));
   std::vector<CommitMessage> messages;
+  size_t index = 0;
   for (auto& [key, w] : writers_) {
-    FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*w));
+    std::vector<DataFileMeta> files = std::move(flushed[index++]);
     std::vector<DataFileMeta> all = std::move(w->flushed);
     w->flushed.clear();
     all.insert(all.end(), files.begin(), files.end());

@@ -8,12 +8,14 @@
 // `write-only`) runs the compaction Java's picker chooses for the bucket (behaviour.md §2,
 // lsm/compact_strategy.h), and returns one commit message per (partition, bucket) with the new
 // files and the compaction's before/after files. `full-compaction.delta-commits` schedules full
-// compactions by commit identifier (table/full_compaction_trigger.h). First-row tables compact
-// with Java's lookup rules and prepare-commit waits for them (`lookup-wait`); tables with
-// deletion vectors or `changelog-producer` = lookup are refused. Changelog: `input` writes each
-// flush's records to level-0 changelog files (the data increment); `full-compaction` has every
-// compaction into the max level write the changes it makes (lsm/full_changelog.h) to changelog
-// files of the compact increment.
+// compactions by commit identifier (table/full_compaction_trigger.h). Tables whose merge needs
+// lookup (first-row, deletion vectors, `changelog-producer` = lookup, `force-lookup`) compact
+// with Java's lookup compaction and prepare-commit waits for it (`lookup-wait`). Changelog:
+// `input` writes each flush's records to level-0 changelog files (the data increment);
+// `full-compaction` has every compaction into the max level write the changes it makes
+// (lsm/full_changelog.h) to changelog files of the compact increment, `lookup` every
+// compaction of level-0 files. Buckets work in parallel (TableWriteOptions::threads): sorting
+// the records of one Write, flushing at PrepareCommit, and compacting.
 //
 // Dynamic-bucket tables (`bucket = -1`, all partition keys in the primary key): a
 // DynamicBucketAssigner (dynamic_bucket.h) picks each key's bucket from the table's hash index,
@@ -26,6 +28,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +69,10 @@ struct TableWriteOptions {
   // hash index files itself (`fjord run`: one assigner for all writer threads, as a Flink job
   // with one assigner). Without it the writer assigns and writes the index itself.
   std::shared_ptr<BucketAssigner> assigner;
+  // Threads: buckets sort their records, flush and compact at once on up to this many (0: one
+  // per core; 1: sorting and flushing on the caller, compaction on one background thread, as
+  // Java's writer). A bucket's records keep their order whatever the number.
+  int threads = 0;
 };
 
 struct TableWriteMetrics {
@@ -86,11 +93,9 @@ struct TableWriteMetrics {
 
 class PrimaryKeyTableWrite {
  public:
-  // `table` must outlive the writer. NotImplemented for postponed-bucket tables, for
-  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert), and
-  // for tables with deletion vectors, `changelog-producer` = lookup, or `force-lookup` with a
-  // merge engine other than deduplicate and first-row (their index or changelog files are not
-  // written).
+  // `table` must outlive the writer. NotImplemented for postponed-bucket tables and for
+  // dynamic-bucket tables whose primary key lacks a partition key (cross-partition upsert);
+  // Invalid for first-row tables with deletion vectors (as Java).
   static Result<std::unique_ptr<PrimaryKeyTableWrite>> Create(const FileStoreTable* table,
                                                               TableWriteOptions options = {});
   ~PrimaryKeyTableWrite();
@@ -128,7 +133,8 @@ class PrimaryKeyTableWrite {
   Status LoadRestoreInfo();
   Status EnforceMemoryBudget();
   Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
-  // Compaction runs on one background thread shared by all buckets, one at a time per bucket.
+  // Compaction runs on a pool of background threads shared by all buckets, one at a time per
+  // bucket.
   // Trigger picks a unit (universal, or everything when `full`) and submits it; Collect applies a
   // finished one (waiting for it when `block`).
   Status TriggerCompaction(BucketWriter& writer, bool full);
@@ -180,9 +186,12 @@ class PrimaryKeyTableWrite {
   bool write_only_ = false;
   bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;
-  // Reads files for compaction (compaction thread only).
+  // Reads files for compaction (thread-safe).
   std::unique_ptr<KvFileReaderFactory> readers_;
-  std::unique_ptr<SingleThreadExecutor> executor_;
+  int threads_ = 1;
+  std::unique_ptr<ThreadPool> executor_;    // compactions
+  std::unique_ptr<ThreadPool> foreground_;  // helps the caller sort and flush (threads_ > 1)
+  std::mutex metrics_mu_;                   // metrics_ updated by parallel flushes
   TableWriteMetrics metrics_;
 };
 

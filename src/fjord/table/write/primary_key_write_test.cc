@@ -94,14 +94,17 @@ class PrimaryKeyWriteTest : public ::testing::Test {
   // Random upserts and deletes over a few partitions, several commits; the table must equal the
   // model after each commit, and every commit's files of one bucket must be sorted and disjoint.
   void RunModel(std::vector<std::pair<std::string, std::string>> options, uint64_t seed,
-                TableWriteMetrics* metrics_out, int rows_per_batch = 400, int key_space = 700) {
+                TableWriteMetrics* metrics_out, int rows_per_batch = 400, int key_space = 700,
+                int threads = 0) {
     auto table = Create(std::move(options));
     std::mt19937_64 rng(seed);
     Model model;
     TableWriteMetrics total;
     int64_t last_max_seq = -1;
     for (int commit = 0; commit < 4; ++commit) {
-      ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get()));
+      TableWriteOptions write_options;
+      write_options.threads = threads;
+      ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get(), write_options));
       for (int batch = 0; batch < 6; ++batch) {
         std::vector<Row> rows;
         std::vector<std::string> kinds;
@@ -149,6 +152,7 @@ class PrimaryKeyWriteTest : public ::testing::Test {
       total.spills += m.spills;
       total.buffer_flushes += m.buffer_flushes;
       total.files_written += m.files_written;
+      total.compactions += m.compactions;
       ASSERT_EQ(ReadBack(table->path()), model) << "after commit " << commit;
     }
     if (metrics_out) *metrics_out = total;
@@ -171,6 +175,23 @@ TEST_F(PrimaryKeyWriteTest, SpillingUnderASmallBufferGivesTheSameRows) {
       2, &m);
   EXPECT_GT(m.spills, 10);
   EXPECT_EQ(m.buffer_flushes, 0);
+}
+
+// Buckets sort, spill, flush and compact on several threads at once; one thread does it all in
+// turn. Both must give the model's rows (each bucket's records in their order) after every commit.
+TEST_F(PrimaryKeyWriteTest, BucketsWrittenOnSeveralThreadsGiveTheSameRowsAsOnOne) {
+  for (int threads : {1, 4}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    TableWriteMetrics m;
+    RunModel({{"bucket", "4"},
+              {"write-buffer-size", "48 kb"},
+              {"num-sorted-run.compaction-trigger", "2"},
+              {"changelog-producer", "lookup"},
+              {"deletion-vectors.enabled", "true"}},
+             7, &m, 400, 700, threads);
+    EXPECT_GT(m.spills, 0);
+    EXPECT_GT(m.compactions, 0);
+  }
 }
 
 TEST_F(PrimaryKeyWriteTest, WithoutSpillingAFullBufferIsFlushedToLevelZeroFiles) {
