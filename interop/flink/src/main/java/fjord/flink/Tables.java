@@ -198,8 +198,11 @@ final class Tables {
                         "fields.d.aggregate-function", "max",
                         "fields.s.aggregate-function", "last_non_null_value")
                         .phases(4, "N", 1, "W", 2, "N"),
-                new Spec("dv_partial", Kind.PARTIAL_UPDATE, false, 1, 7,
-                        "deletion-vectors.enabled", "true", "merge-engine", "partial-update")
+                // partial-update: lookup, as Flink does not stream a partial-update table
+                // without a changelog producer
+                new Spec("dv_partial_lookup", Kind.PARTIAL_UPDATE, false, 1, 7,
+                        "deletion-vectors.enabled", "true", "changelog-producer", "lookup",
+                        "merge-engine", "partial-update")
                         .phases(4, "W", 1, "W", 2, "N"));
     }
 
