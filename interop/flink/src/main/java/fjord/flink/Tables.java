@@ -185,8 +185,9 @@ final class Tables {
                 // each, Fjord compacting after each (tests/compat/flink_tail_compat.py). The
                 // middle phase writes one round write-only: one small level-0 file per bucket,
                 // which Fjord's compaction moves just above the bucket's one run, marking what it
-                // replaces there in deletion vectors; the last phase's writers restore them. Partitions without '/': the connector's lookup files fail on
-                // such a partition path (see docs/status.md).
+                // replaces there in deletion vectors; the last phase's writers restore them.
+                // Partition values without '/': the connector fails on them with the lookup
+                // producer (docs/status.md), and deletion vectors need the same lookup files.
                 new Spec("dv_dedup", Kind.DEDUPLICATE, true, 2, 8, "deletion-vectors.enabled", "true")
                         .partitions("a", "b").phases(5, "N", 1, "W", 2, "N"),
                 new Spec("dv_lookup", Kind.DEDUPLICATE, false, 2, 8,
