@@ -186,8 +186,9 @@ final class Tables {
                 // middle phase writes one round write-only: one small level-0 file per bucket,
                 // which Fjord's compaction moves just above the bucket's one run, marking what it
                 // replaces there in deletion vectors; the last phase's writers restore them.
-                // Partition values without '/': the connector fails on them with the lookup
-                // producer (docs/status.md), and deletion vectors need the same lookup files.
+                // Partition values without '/': with deletion vectors, as with the lookup
+                // producer (docs/status.md), the connector's job fails on them (IOException: No
+                // such file or directory).
                 new Spec("dv_dedup", Kind.DEDUPLICATE, true, 2, 8, "deletion-vectors.enabled", "true")
                         .partitions("a", "b").phases(5, "N", 1, "W", 2, "N"),
                 new Spec("dv_lookup", Kind.DEDUPLICATE, false, 2, 8,
