@@ -256,6 +256,44 @@ TEST_F(ApiStreamTest, StartingReadOfEachScanMode) {
   EXPECT_FALSE(missing.ok());
 }
 
+// latest-full of a deletion-vector or first-row table: Java plans the buckets of such tables
+// (level 0 skipped) as raw-convertible splits when no file holds delete rows, whatever their
+// levels (MergeTreeSplitGenerator#splitForBatch), and reads them raw, every row as +I, also the
+// rows written as +U. A table of neither kind whose bucket holds two levels merges and keeps +U.
+TEST_F(ApiStreamTest, LatestFullReadsDeletionVectorAndFirstRowTablesAsInserts) {
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> options;
+    bool inserts_only;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{{"deletion-vectors.enabled", "true"}}, true},
+           {{{"merge-engine", "first-row"}}, true},
+           // write-only: level 0 stays beside the level the first compaction wrote
+           {{{"write-only", "true"}}, false},
+       }) {
+    SCOPED_TRACE(c.options[0].first);
+    auto table = MakeTable(c.options);
+    Commit(*table, {{"+I", 1, "a"}, {"+I", 2, "b"}, {"+I", 3, "c"}, {"+I", 4, "d"}});
+    if (!c.inserts_only) FullCompact(*table);
+    Commit(*table, {{"+U", 1, "a2"}, {"+U", 2, "b2"}, {"+U", 5, "e"}});
+    auto stream = *table->NewRead().OpenStreaming();
+    Step first = NextStep(stream.get());
+    ASSERT_TRUE(first.full);
+    Rows rows;
+    std::multiset<std::string> kinds;
+    for (const Change& ch : first.changes) {
+      kinds.insert(ch.kind);
+      rows[ch.id] = ch.v;
+    }
+    EXPECT_EQ(rows, BatchRead(*table, std::nullopt));
+    if (c.inserts_only) {
+      EXPECT_EQ(kinds.count("+I"), first.changes.size());
+    } else {
+      EXPECT_EQ(kinds.count("+U"), 3u);
+    }
+  }
+}
+
 // A reader restored to a checkpoint continues with exactly the snapshots after it.
 TEST_F(ApiStreamTest, RestoredReaderContinuesExactly) {
   auto table = MakeTable({{"changelog-producer", "none"}, {"write-only", "true"}});

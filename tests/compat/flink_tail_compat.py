@@ -23,7 +23,15 @@ under lookup and partial-update tables under full-compaction and lookup (6b). Fj
     empty keyed map (+I/+U put the row, -U/-D remove it and must carry the row the key holds)
     must give `fjord cat`'s rows;
 * on the Fjord-written tables Flink must stream exactly what Fjord wrote: every record of the
-  input changelog; for none, each commit's last record per key.
+  input changelog; for none, each commit's last record per key;
+* deletion-vector tables (issue 19 point 5; deduplicate with producers none and lookup,
+  aggregation with lookup, partial-update) are written in three phases, one Flink job each, and
+  `fjord compact` (full or normal, `DV_TABLES`) follows every phase: after each compaction Flink's
+  batch read, `fjord cat` and the model's rows (`fjord-flink write --expected`) agree, before it
+  too (a write-only round's level 0 is not read yet), no level-0 file is left, and the compaction
+  after the one write-only round writes deletion vectors (new index files) that the next phase's
+  Flink writers restore; then the checks above (Java Paimon's read at every snapshot included)
+  cover them as every other table.
 
     flink_tail_compat.py --fjord BUILD/tools/fjord [--keep]
 """
@@ -300,6 +308,96 @@ def merged_deltas(commits, pk):
     return out
 
 
+# Deletion-vector tables of `fjord-flink write` (Tables.java), written in three phases: per phase
+# whether Flink's writer is write-only ("W": level 0 only) or normal ("N": it compacts at every
+# checkpoint, writing vectors), and the flags of the `fjord compact` that follows the phase.
+DV_TABLES = {
+    "dv_dedup": [("N", ["--full"]), ("W", []), ("N", [])],
+    "dv_lookup": [("W", []), ("W", []), ("N", ["--full"])],
+    "dv_agg_lookup": [("N", ["--full"]), ("W", []), ("N", [])],
+    "dv_partial_lookup": [("W", []), ("W", []), ("N", ["--full"])],
+}
+
+
+def index_files(table):
+    d = os.path.join(table, "index")
+    return set(os.listdir(d)) if os.path.isdir(d) else set()
+
+
+def level0_files(fjord, table):
+    stats = json.loads(run([fjord, "stats", table, "--json"]))
+    return sum(b["level0FileCount"] for b in stats["buckets"])
+
+
+class DvStep:
+    """One phase of a deletion-vector table: Flink's writing, then Fjord's compaction."""
+
+    def __init__(self, name, phase, mode, flags, before, after, said, new_index, level0, want,
+                 want_before):
+        self.name, self.phase, self.mode, self.flags = name, phase, mode, flags
+        self.before, self.after = before, after  # latest snapshot before / after the compaction
+        self.said, self.new_index, self.level0 = said, new_index, level0
+        self.want, self.want_before = want, want_before  # the model's rows after / before it
+
+
+def dv_phases(fjord, flink, wh, work):
+    """Fjord compacts the deletion-vector tables after each of Flink's phases (phase 0 is the
+    `write` of every table, already done; phases 1 and 2 are jobs of their own). Returns the
+    DvSteps; their rows are checked later, from the batch reads of every snapshot."""
+    steps, previous = [], {name: [] for name in DV_TABLES}
+    for phase in range(3):
+        exp_dir = os.path.join(work, f"expected-{phase}")
+        t = time.monotonic()
+        if phase:  # phase 0: main's `write --expected WORK/expected-0`
+            flink("write", wh, "--phase", str(phase), "--expected", exp_dir)
+        took = time.monotonic() - t
+        for name, plan in DV_TABLES.items():
+            table = os.path.join(wh, "db.db", name)
+            mode, flags = plan[phase]
+            before, index_before = snapshot_ids(table)[-1], index_files(table)
+            said = run([fjord, "compact", table, *flags]).strip()
+            want = load_rows(os.path.join(exp_dir, f"{name}.jsonl"))
+            # before the compaction a write-only phase's level 0 is not read yet
+            steps.append(DvStep(name, phase, mode, flags, before, snapshot_ids(table)[-1], said,
+                                index_files(table) - index_before, level0_files(fjord, table),
+                                want, want if mode == "N" else previous[name]))
+            previous[name] = want
+        print(f"phase {phase}: Flink wrote in {took:.1f} s, Fjord compacted")
+    return steps
+
+
+def check_dv_steps(steps, work, check):
+    """After the batch reads of every snapshot: each step's rows against the model."""
+    latest = {}  # Fjord's last compaction is the last snapshot of each table
+    for st in steps:
+        latest[st.name] = max(latest.get(st.name, 0), st.after)
+    for st in steps:
+        table_rows = {}
+        for snap in (st.before, st.after):
+            table_rows[snap] = load_rows(os.path.join(
+                work, f"{st.name}.flink-read.jsonl" if snap == latest[st.name] else
+                f"{st.name}.flink-read-{snap}.jsonl"))
+        problems = []
+        if not same_rows(table_rows[st.after], st.want):
+            problems.append(f"Flink {len(table_rows[st.after])} rows, the model {len(st.want)}")
+        if st.level0:
+            problems.append(f"{st.level0} level-0 files left")
+        # one write-only round on top of one run: Fjord's compaction moves it above the run and
+        # marks what it replaces there (a vector file per bucket it changed); the next phase's
+        # Flink writers restore these vectors
+        if st.phase == 1 and not st.new_index:
+            problems.append("Fjord's compaction wrote no deletion vectors")
+        check(f"{st.name} phase {st.phase} ({'write-only' if st.mode == 'W' else 'normal'} "
+              f"writer), Fjord's {'full' if st.flags else 'normal'} compaction ({st.said}; "
+              f"{len(st.new_index)} new index files): Flink's batch read (snapshot {st.after}) = "
+              f"the model ({len(st.want)} rows), no level 0", problems)
+        check(f"{st.name} phase {st.phase}: before the compaction (snapshot {st.before}) Flink's "
+              f"read is the model {'now' if st.mode == 'N' else 'of the phase before'} "
+              f"({len(st.want_before)} rows)",
+              [] if same_rows(table_rows[st.before], st.want_before) else
+              [f"Flink {len(table_rows[st.before])} rows, the model {len(st.want_before)}"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -336,8 +434,9 @@ def main():
     completed = False
     try:
         t = time.monotonic()
-        answer = flink("write", wh)
+        answer = flink("write", wh, "--expected", os.path.join(work, "expected-0"))
         print(f"Flink: {answer['message']} ({time.monotonic() - t:.1f} s)")
+        dv_steps = dv_phases(args.fjord, flink, wh, work)
         fjord_wh = os.path.join(work, "fjord-wh")
         written = write_fjord_tables(args.fjord, fjord_wh, work)
         print(f"Fjord: wrote {', '.join(written)}")
@@ -356,12 +455,17 @@ def main():
             tables.append((name, table, pk, latest, producer, cat, modes))
 
         # Flink's batch reads of all tables, latest and every earlier snapshot (one job), each
-        # against fjord cat
+        # against fjord cat; of the deletion-vector tables the snapshots before and after each of
+        # Fjord's compactions (the others are Flink's own: a quarter of the job's time)
         t = time.monotonic()
         cmd, earlier = ["read"], []
         for name, table, pk, latest, *_ in tables:
             cmd += [table, "--output", os.path.join(work, f"{name}.flink-read.jsonl")]
-            for snap in snapshot_ids(table)[:-1]:
+            snaps = snapshot_ids(table)[:-1]
+            if name in DV_TABLES:
+                snaps = sorted({s for st in dv_steps if st.name == name
+                                for s in (st.before, st.after)} - {latest})
+            for snap in snaps:
                 out = os.path.join(work, f"{name}.flink-read-{snap}.jsonl")
                 cmd += [table, "-o", f"scan.snapshot-id={snap}", "--output", out]
                 earlier.append((name, table, snap, out))
@@ -385,28 +489,49 @@ def main():
                 if not same_rows([compare_rows.parse_line(l) for l in rows.splitlines() if l.strip()],
                                  load_rows(out)):
                     differ.append(snap)
-            check(f"{name}: fjord cat = Flink batch read at each earlier snapshot ({len(mine)})",
+            check(f"{name}: fjord cat = Flink batch read at each earlier snapshot read "
+                  f"({len(mine)})",
                   [f"different at snapshots {differ}"] if differ else [], KNOWN_CAT.get(name))
+            last = [st for st in dv_steps if st.name == name][-1:]
+            if last:
+                check(f"{name}: fjord cat = the model after the last phase "
+                      f"({len(last[0].want)} rows)",
+                      [] if same_rows(final, last[0].want) else
+                      [f"fjord cat {len(final)} rows, the model {len(last[0].want)}"])
+        check_dv_steps(dv_steps, work, check)
 
         # Lookup tables (issue 19 point 4): Java Paimon's own batch read (the Java oracle, 1.4.2;
         # Flink's connector is 1.3.1) at every snapshot must be fjord cat's. Each bucket's upper
         # levels hold folded records over older ones, so merging every level (not Java's lookup
         # rule) would count the older ones twice; at least one bucket of each table must hold
         # files in two levels above 0 at some snapshot, or the check would prove nothing.
+        # Deletion-vector tables (point 5): Java's read at the snapshot of each of Fjord's
+        # compactions must also be the model's rows.
         t = time.monotonic()
         oracle = OracleBatch(work)
         try:
             for name, table, pk, latest, producer, *_ in tables:
-                if producer != "lookup":
+                dv = name in DV_TABLES
+                if producer != "lookup" and not dv:
                     continue
                 differ, stacked = [], 0
-                for snap in snapshot_ids(table):
+                # deletion-vector tables: the snapshots of Fjord's compactions (Flink's batch
+                # read covers every snapshot)
+                snaps = (sorted({st.after for st in dv_steps if st.name == name}) if dv else
+                         snapshot_ids(table))
+                for snap in snaps:
                     java = load_rows(oracle.call("dump", table, "--snapshot", str(snap)))
                     rows = run([args.fjord, "cat", table, "--snapshot", str(snap), "--format",
                                 "jsonl"])
                     if not same_rows([compare_rows.parse_line(l) for l in rows.splitlines()
                                       if l.strip()], java):
                         differ.append(snap)
+                    if dv:
+                        # the model's rows after the compaction that made this snapshot
+                        st = [st for st in dv_steps if st.name == name and st.after == snap][-1]
+                        if not same_rows(java, st.want):
+                            differ.append(f"{snap} (Java's read is not the model's rows)")
+                        continue  # read through the vectors: the lookup rule is not involved
                     upper = defaultdict(set)
                     with open(oracle.call("files", table, "--snapshot", str(snap))) as fl:
                         files = [json.loads(line) for line in fl if line.strip()]
@@ -414,15 +539,19 @@ def main():
                         if f["level"] > 0:
                             upper[(f["partition"], f["bucket"])].add(f["level"])
                     stacked += any(len(levels) > 1 for levels in upper.values())
-                check(f"{name}: fjord cat = Java Paimon's batch read at every snapshot "
-                      f"({len(snapshot_ids(table))}; {stacked} with a bucket in two upper levels)",
+                check(f"{name}: fjord cat = Java Paimon's batch read at "
+                      + (f"the snapshots of Fjord's compactions {snaps} (and = the model)"
+                         if dv else
+                         f"every snapshot ({len(snaps)}; {stacked} with a bucket in two upper "
+                         "levels)"),
                       ([f"different at snapshots {differ}"] if differ else [])
-                      + ([] if stacked or name == "pk_lookup" else
+                      + ([] if stacked or dv or name == "pk_lookup" else
                          ["no bucket ever held two levels above 0: the lookup rule untested"]),
                       KNOWN_CAT.get(name))
         finally:
             oracle.close()
-        print(f"Java oracle: lookup tables read in {time.monotonic() - t:.1f} s")
+        print(f"Java oracle: lookup and deletion-vector tables read in "
+              f"{time.monotonic() - t:.1f} s")
 
         # Flink's streaming reads of all tables in every mode (one job), each against Fjord
         t = time.monotonic()

@@ -109,21 +109,35 @@ ChunkFilter ChunkFilterOf(std::shared_ptr<const Predicate> filter, std::vector<D
   };
 }
 
+// `batch` with its last column (the int8 kind) set to `kind` in every row.
+Result<std::shared_ptr<arrow::RecordBatch>> WithLastColumn(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int8_t kind) {
+  int last = batch->num_columns() - 1;
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto kinds, arrow::MakeArrayFromScalar(arrow::Int8Scalar(kind), batch->num_rows()));
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      auto out, batch->SetColumn(last, batch->schema()->field(last), std::move(kinds)));
+  return out;
+}
+
 // Files read one after another without merging: append tables, primary-key tables read
 // without merging (deletion vectors, first-row: level 0 skipped, retractions dropped) and
 // streaming splits (every record kept).
 class FileSequenceSource : public SplitSource {
  public:
   using OpenFn = std::function<Result<std::unique_ptr<BatchReader>>(const DataFileMeta&)>;
+  // `insert_kinds` (empty, or one per file): the files whose rows come out as +I whatever kind
+  // they hold (Java's raw read, see RawReadSections).
   FileSequenceSource(std::vector<DataFileMeta> files, OpenFn open, bool kv, int values,
-                     bool keep_retracts, bool with_kind)
+                     bool keep_retracts, bool with_kind, std::vector<bool> insert_kinds = {})
       : files_(std::move(files)),
         open_(std::move(open)),
         kv_(kv),
         values_(values),
         keep_retracts_(keep_retracts),
         with_kind_(with_kind),
-        columns_(FirstColumns(values, with_kind ? values + 1 : -1)) {}
+        columns_(FirstColumns(values, with_kind ? values + 1 : -1)),
+        insert_kinds_(std::move(insert_kinds)) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
@@ -139,6 +153,9 @@ class FileSequenceSource : public SplitSource {
       if (kv_) {
         FJORD_ASSIGN_OR_RAISE(batch, SelectRows(batch, values_ + 1, columns_, keep_retracts_));
         if (batch->num_rows() == 0) continue;
+        if (with_kind_ && !insert_kinds_.empty() && insert_kinds_[next_ - 1]) {
+          FJORD_ASSIGN_OR_RAISE(batch, WithLastColumn(batch, 0));
+        }
       } else if (with_kind_) {
         FJORD_ASSIGN_OR_RAISE(batch, WithInsertKinds(batch));
       }
@@ -154,29 +171,20 @@ class FileSequenceSource : public SplitSource {
   bool keep_retracts_;
   bool with_kind_;
   std::vector<int> columns_;
-  size_t next_ = 0;
+  std::vector<bool> insert_kinds_;
+  size_t next_ = 0;  // the file after the current one
   std::unique_ptr<BatchReader> current_;
 };
-
-// `batch` with its last column (the int8 kind) set to `kind` in every row.
-Result<std::shared_ptr<arrow::RecordBatch>> WithLastColumn(
-    const std::shared_ptr<arrow::RecordBatch>& batch, int8_t kind) {
-  int last = batch->num_columns() - 1;
-  FJORD_ARROW_ASSIGN_OR_RAISE(
-      auto kinds, arrow::MakeArrayFromScalar(arrow::Int8Scalar(kind), batch->num_rows()));
-  FJORD_ARROW_ASSIGN_OR_RAISE(
-      auto out, batch->SetColumn(last, batch->schema()->field(last), std::move(kinds)));
-  return out;
-}
 
 // Which sections of a merged read Java reads raw, so that their rows come out as +I whatever
 // kind the files hold (MergeTreeSplitGenerator#splitForBatch and the raw-file read of
 // raw-convertible splits): every section when all files are above level 0 without delete rows
-// and in one level; otherwise the sections packed alone into a split (ordered packing by
-// max(size, open-file cost) up to the target split size) that are one file without delete rows.
+// and in one level (in any levels when `any_levels`: deletion-vector and first-row tables);
+// otherwise the sections packed alone into a split (ordered packing by max(size, open-file
+// cost) up to the target split size) that are one file without delete rows.
 std::vector<bool> RawReadSections(const std::vector<DataFileMeta>& files,
                                   const std::vector<Section>& sections, int64_t target,
-                                  int64_t open_cost) {
+                                  int64_t open_cost, bool any_levels = false) {
   auto no_deletes = [](const DataFileMeta& f) {
     return f.delete_row_count.has_value() && *f.delete_row_count == 0;
   };
@@ -186,7 +194,9 @@ std::vector<bool> RawReadSections(const std::vector<DataFileMeta>& files,
     convertible = convertible && f.level != 0 && no_deletes(f);
     levels.insert(f.level);
   }
-  if (convertible && levels.size() == 1) return std::vector<bool>(sections.size(), true);
+  if (convertible && (any_levels || levels.size() == 1)) {
+    return std::vector<bool>(sections.size(), true);
+  }
   std::vector<bool> out(sections.size(), false);
   size_t bin_start = 0;
   int64_t bin_weight = 0;
@@ -508,9 +518,13 @@ class TableRead::SplitReader : public RowBatchReader {
         FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*deletion_files, f));
         return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks);
       };
-      return std::unique_ptr<SplitSource>(
-          new FileSequenceSource(std::move(files), std::move(open), pk,
-                                 static_cast<int>(needed_fields_.size()), streaming, with_kind));
+      std::vector<bool> insert_kinds;
+      if (no_merge && with_kind) {
+        FJORD_ASSIGN_OR_RAISE(insert_kinds, UnmergedInsertKinds(files));
+      }
+      return std::unique_ptr<SplitSource>(new FileSequenceSource(
+          std::move(files), std::move(open), pk, static_cast<int>(needed_fields_.size()), streaming,
+          with_kind, std::move(insert_kinds)));
     }
     KvFileReaderFactory::DeletionOfFn deletion_of;
     if (!deletion_files->empty()) {
@@ -581,6 +595,29 @@ class TableRead::SplitReader : public RowBatchReader {
         &read_->readers_, bucket_path, all_files, std::move(merge_schema), std::move(layout),
         std::move(needed_in_layout), std::move(sections), options_.batch_rows, by_level,
         std::move(insert_kinds), how.keep_retracts, std::move(deletion_of)));
+  }
+
+  // Per file of a bucket read without merging (deletion vectors, first-row; level 0 skipped):
+  // whether Java reads it raw, its rows as +I. Java merges the other sections; their files hold
+  // each key once, so the merge changes no row and keeps each record's kind.
+  Result<std::vector<bool>> UnmergedInsertKinds(const std::vector<DataFileMeta>& files) {
+    const TableSchema& schema = read_->schema();
+    FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema));
+    std::vector<DataTypePtr> key_types;
+    for (int k : layout.key_columns) {
+      key_types.push_back(schema.fields[static_cast<size_t>(k)].type);
+    }
+    FJORD_ASSIGN_OR_RAISE(std::vector<KeyRange> ranges, FileKeyRanges(files, key_types));
+    std::vector<Section> sections = PartitionIntervals(ranges);
+    std::vector<bool> raw = RawReadSections(files, sections, split_target_size_,
+                                            split_open_file_cost_, /*any_levels=*/true);
+    std::vector<bool> out(files.size(), false);
+    for (size_t k = 0; k < sections.size(); ++k) {
+      for (const FileRun& run : sections[k]) {
+        for (size_t f : run) out[f] = raw[k];
+      }
+    }
+    return out;
   }
 
   TableRead* read_;

@@ -24,7 +24,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * connector, as an oracle for Fjord's streaming reads. See interop/flink/README.md.
  *
  * <pre>
- *   fjord-flink write WAREHOUSE [--checkpoint-ms N]
+ *   fjord-flink write WAREHOUSE [--phase K] [--checkpoint-ms N] [--expected DIR]
  *   fjord-flink tail TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
  *                    [--idle-ms N] [--first-row-ms N]
  *   fjord-flink read TABLE_DIR [-o key=value ...] --output FILE [TABLE_DIR ... --output FILE ...]
@@ -93,14 +93,20 @@ public final class FjordFlink {
             case "write": {
                 need(args, 2);
                 long checkpoint = 300;
-                for (int i = 2; i < args.length; i += 2) {
-                    if (args[i].equals("--checkpoint-ms") && i + 1 < args.length) {
-                        checkpoint = Long.parseLong(args[i + 1]);
+                int phase = 0;
+                Path expected = null;
+                for (int i = 2; i < args.length; i++) {
+                    if (args[i].equals("--phase") && i + 1 < args.length) {
+                        phase = Integer.parseInt(args[++i]);
+                    } else if (args[i].equals("--checkpoint-ms") && i + 1 < args.length) {
+                        checkpoint = Long.parseLong(args[++i]);
+                    } else if (args[i].equals("--expected") && i + 1 < args.length) {
+                        expected = Path.of(args[++i]);
                     } else {
                         throw new UsageException("write: unknown argument " + args[i]);
                     }
                 }
-                return Write.write(Path.of(args[1]), checkpoint);
+                return Write.write(Path.of(args[1]), checkpoint, phase, expected);
             }
             case "tail": {
                 // tail TABLE [-o k=v ...] --output FILE [TABLE ... --output FILE ...]

@@ -256,7 +256,7 @@ final class Read {
         return counts;
     }
 
-    private static List<DataField> paimonFields(Path tableDir) {
+    static List<DataField> paimonFields(Path tableDir) {
         FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(),
                 new org.apache.paimon.fs.Path(tableDir.toAbsolutePath().toString()));
         return t.rowType().getFields();

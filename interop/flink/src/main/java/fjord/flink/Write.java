@@ -1,5 +1,8 @@
 package fjord.flink;
 
+import fjord.oracle.Shared;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,16 +18,24 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
+import org.apache.paimon.types.DataField;
 
 /**
  * {@code write WAREHOUSE}: creates database {@code db} and the tables of {@link Tables#specs()}
  * through Paimon's Flink catalog, then one streaming job (checkpoints every {@code interval} ms)
  * INSERTs into all of them at once, each from a {@link RoundSource}: one round per checkpoint.
+ * Tables split in phases ({@link Tables.Spec#phases}) get the rounds of their first phase here;
+ * {@code write WAREHOUSE --phase K} writes phase K of them into the existing tables, a new job
+ * whose writers restore the table's state, deletion vectors included, from its latest snapshot.
+ * A write-only phase writes with write-only = true. {@code --expected DIR}: afterwards the model's
+ * rows ({@link Tables#expected}) of each table with phases go to DIR/NAME.jsonl, canonical JSON
+ * lines.
  */
 final class Write {
     private Write() {}
 
-    static String write(Path warehouse, long checkpointMillis) throws Exception {
+    static String write(Path warehouse, long checkpointMillis, int phase, Path expectedDir)
+            throws Exception {
         StreamExecutionEnvironment env = FjordFlink.streamEnv(2);
         env.enableCheckpointing(checkpointMillis);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
@@ -36,8 +47,15 @@ final class Write {
         StatementSet inserts = tEnv.createStatementSet();
         List<String> done = new ArrayList<>();
         for (Tables.Spec spec : Tables.specs()) {
+            if (phase >= spec.phaseCount()) {
+                continue;
+            }
             String table = catalog + ".db.`" + spec.name + "`";
-            tEnv.executeSql(spec.createTableSql(table)).await();
+            if (phase == 0) {
+                tEnv.executeSql(spec.createTableSql(table)).await();
+            }
+            List<List<Row>> rounds = Tables.rounds(spec).subList(
+                    phase == 0 ? 0 : spec.roundsThrough(phase - 1), spec.roundsThrough(phase));
             List<String[]> columns = spec.columns();
             String[] names = new String[columns.size()];
             TypeInformation<?>[] types = new TypeInformation<?>[columns.size()];
@@ -49,18 +67,42 @@ final class Write {
                 schema.column(names[i], type);
             }
             schema.primaryKey(spec.primaryKey());
-            DataStream<Row> rows = env.addSource(new RoundSource(Tables.rounds(spec)), "rounds-" + spec.name)
+            DataStream<Row> rows = env.addSource(new RoundSource(new ArrayList<>(rounds)), "rounds-" + spec.name)
                     .returns(Types.ROW_NAMED(names, types))
                     .setParallelism(1);
             Table source = tEnv.fromChangelogStream(rows, schema.build(), ChangelogMode.all());
             tEnv.createTemporaryView("src_" + spec.name, source);
             // small write buffers: the writers share a small JVM
+            String writeOnly = spec.phaseWriteOnly[phase] ? ", 'write-only' = 'true'" : "";
             inserts.addInsertSql("INSERT INTO " + table + " /*+ OPTIONS('write-buffer-size' = '4 mb', "
-                    + "'page-size' = '64 kb') */ SELECT * FROM src_" + spec.name);
+                    + "'page-size' = '64 kb'" + writeOnly + ") */ SELECT * FROM src_" + spec.name);
             done.add(spec.name);
         }
         inserts.execute().await();
+        if (done.isEmpty()) {
+            throw new IllegalArgumentException("write: no table has a phase " + phase);
+        }
+        if (expectedDir != null) {
+            Files.createDirectories(expectedDir);
+            for (Tables.Spec spec : Tables.specs()) {
+                if (spec.phaseCount() > 1 && phase < spec.phaseCount()) {
+                    writeExpected(warehouse.resolve("db.db").resolve(spec.name),
+                            Tables.expected(spec, spec.roundsThrough(phase)),
+                            expectedDir.resolve(spec.name + ".jsonl"));
+                }
+            }
+        }
         return "wrote " + String.join(", ", done);
+    }
+
+    private static void writeExpected(Path tableDir, List<Row> rows, Path output) throws Exception {
+        List<DataField> fields = Read.paimonFields(tableDir);
+        StringBuilder sb = new StringBuilder();
+        for (Row row : rows) {
+            Shared.appendRow(sb, Read.toPaimon(row, fields), fields);
+            sb.append('\n');
+        }
+        Files.writeString(output, sb, StandardCharsets.UTF_8);
     }
 
     private static DataType dataType(String sql) {
