@@ -105,6 +105,10 @@ struct Shape {
   // the first's, which was never committed and is deleted. One (partition, bucket) only, so that
   // no flush runs beside a compaction (the order of operations stays fixed).
   bool split = false;
+  // two-phase/commit: the committer completes a commit of which only the data snapshot landed
+  // (FileStoreCommit::set_complete_compaction, as `fjord run`'s committer), instead of Java's
+  // rule (the identifier is committed: nothing more).
+  bool complete = false;
 
   bool NeedsLookup() const { return dv || lookup_changelog; }
 
@@ -118,6 +122,7 @@ struct Shape {
     if (lookup_changelog) s << "/lookup-changelog";
     if (!lookup_wait) s << "/lookup-wait=false";
     if (split) s << "/split";
+    if (complete) s << "/complete-compaction";
     return s.str();
   }
 };
@@ -255,9 +260,11 @@ Result<std::vector<CommitMessage>> Prepare(const std::string& root, std::shared_
 
 Result<std::optional<int64_t>> CommitMessages(const std::string& root, std::shared_ptr<FileIO> io,
                                               const std::vector<CommitMessage>& messages,
-                                              const std::string& user, int64_t identifier) {
+                                              const std::string& user, int64_t identifier,
+                                              bool complete = false) {
   FJORD_ASSIGN_OR_RAISE(auto table, FileStoreTable::Open(root, io));
   FileStoreCommit commit(io, root, table->schema(), user);
+  commit.set_complete_compaction(complete);
   return commit.Commit(messages, identifier);
 }
 
@@ -286,10 +293,10 @@ Status PrepareTo(const std::string& root, std::shared_ptr<FileIO> io, const Batc
 // `fjord commit --messages F`.
 Result<std::optional<int64_t>> CommitFrom(const std::string& root, std::shared_ptr<FileIO> io,
                                           const std::string& messages_file, const std::string& user,
-                                          int64_t identifier) {
+                                          int64_t identifier, bool complete = false) {
   FJORD_ASSIGN_OR_RAISE(std::string bytes, io->ReadFile(messages_file));
   FJORD_ASSIGN_OR_RAISE(auto messages, DecodeCommitMessages(bytes, messages_file));
-  return CommitMessages(root, io, messages, user, identifier);
+  return CommitMessages(root, io, messages, user, identifier, complete);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -432,6 +439,7 @@ struct Stats {
   int64_t followups = 0;
   int64_t with_vectors = 0;
   int64_t replays = 0;
+  int64_t completed = 0;  // retries that added the missing COMPACT snapshot (Shape::complete)
   int64_t failures = 0;
   std::map<std::string, int64_t> crash_points;  // what the crashing operation touched
 
@@ -448,6 +456,7 @@ struct Stats {
     followups += o.followups;
     with_vectors += o.with_vectors;
     replays += o.replays;
+    completed += o.completed;
     failures += o.failures;
     for (const auto& [k, v] : o.crash_points) crash_points[k] += v;
   }
@@ -508,7 +517,7 @@ struct RunSpec {
       << ",trigger=" << shape.compaction_trigger << ",history=" << history << ",seed=" << seed
       << ",crash_at=" << crash_at << ",extras=" << extras << ",ambiguous=" << ambiguous
       << ",dv=" << shape.dv << ",lookup=" << shape.lookup_changelog << ",wait=" << shape.lookup_wait
-      << ",split=" << shape.split;
+      << ",split=" << shape.split << ",complete=" << shape.complete;
     return s.str();
   }
 
@@ -554,6 +563,8 @@ struct RunSpec {
         r.shape.lookup_wait = v == "1";
       } else if (k == "split") {
         r.shape.split = v == "1";
+      } else if (k == "complete") {
+        r.shape.complete = v == "1";
       } else {
         return std::nullopt;
       }
@@ -751,7 +762,7 @@ Status Attempt(WriteMode mode, const std::string& dir, std::shared_ptr<FileIO> i
       FJORD_RETURN_NOT_OK(PrepareTo(root, io, batch, shape, MessagesIn(dir)));
       return CommitFrom(root, io, MessagesIn(dir), kUser, kIdentifier).status();
     case WriteMode::kCommitCrash:
-      return CommitFrom(root, io, MessagesIn(dir), kUser, kIdentifier).status();
+      return CommitFrom(root, io, MessagesIn(dir), kUser, kIdentifier, shape.complete).status();
   }
   return Status::OK();
 }
@@ -767,7 +778,8 @@ Result<std::optional<int64_t>> Retry(WriteMode mode, const std::string& dir,
   if (mode == WriteMode::kPrepareCrash) {
     FJORD_RETURN_NOT_OK(PrepareTo(root, io, batch, shape, MessagesIn(dir)));
   }
-  return CommitFrom(root, io, MessagesIn(dir), kUser, kIdentifier);
+  return CommitFrom(root, io, MessagesIn(dir), kUser, kIdentifier,
+                    mode == WriteMode::kCommitCrash && shape.complete);
 }
 
 bool DeletesFiles(const std::string& messages_file) {
@@ -794,6 +806,17 @@ Status NewSnapshotsBy(const TableState& st, int64_t since, const char* when) {
     }
   }
   return Status::OK();
+}
+
+// With Shape::complete, whether `after` is `before` (a data snapshot by (kUser, kIdentifier) whose
+// level-0 files wait for its compaction) plus exactly that COMPACT snapshot, level 0 taken up.
+bool Completed(const Shape& shape, const TableState& before, const TableState& after) {
+  if (!shape.complete || !before.level0 || after.latest != before.latest + 1 || after.level0) {
+    return false;
+  }
+  const Snapshot& s = after.snapshots.back();
+  return s.commit_user == kUser && s.commit_identifier == kIdentifier &&
+         s.commit_kind == CommitKind::kCompact;
 }
 
 // The table reads as `want_before` with no new snapshot, or as `want_after` with the new
@@ -945,7 +968,14 @@ class Runner {
       }
       if (landed) {
         FJORD_ASSIGN_OR_RAISE(TableState s2, Inspect(root, shape));
-        if (s2.rows != before_retry.rows || s2.latest != before_retry.latest) {
+        if (Completed(shape, before_retry, s2)) {
+          if (s2.rows != Expected(order, pk)) {
+            return Status::Internal("a crashed retry completed the commit: ",
+                                    Diff(s2.rows, Expected(order, pk)));
+          }
+          ++stats_.completed;
+          before_retry = std::move(s2);
+        } else if (s2.rows != before_retry.rows || s2.latest != before_retry.latest) {
           return Status::Internal("a crashed retry of a landed commit changed the table");
         }
       } else {
@@ -965,7 +995,10 @@ class Runner {
     // 3. The retry with a fresh FileIO commits exactly once.
     Result<std::optional<int64_t>> retry = Retry(spec.mode, dir, FileIO::Local(), batch, shape);
     if (!retry.ok()) return Status::Internal("the retry failed: ", retry.status().ToString());
-    if (landed && retry->has_value()) {
+    // With Shape::complete, a retry after a crash that left the data snapshot alone adds the
+    // missing COMPACT snapshot, and nothing else.
+    bool completing = landed && retry->has_value() && shape.complete && before_retry.level0;
+    if (landed && retry->has_value() && !completing) {
       return Status::Internal("the retry committed again (snapshot ", **retry,
                               ") though the crashed attempt had committed");
     }
@@ -996,7 +1029,12 @@ class Runner {
     if (retry->has_value() ? (added < 1 || added > 2) : added != 0) {
       return Status::Internal("the retry added ", added, " snapshots");
     }
-    if (retry->has_value()) {
+    if (completing) {
+      if (!Completed(shape, before_retry, final_state)) {
+        return Status::Internal("the retry did not complete the commit with one COMPACT snapshot");
+      }
+      ++stats_.completed;
+    } else if (retry->has_value()) {
       FJORD_RETURN_NOT_OK(NewSnapshotsBy(final_state, before_retry.latest, "after the retry"));
     }
     if (shape.NeedsLookup() && final_state.level0) {
@@ -1082,7 +1120,7 @@ Shape RandomShape(std::mt19937_64* rng) {
 int KindOf(const Shape& s) { return !s.pk ? 0 : (s.NeedsLookup() ? 2 : 1); }
 
 Shape LookupShape(bool partitioned, int buckets, const char* format, bool dv, bool changelog,
-                  bool wait, bool split) {
+                  bool wait, bool split, bool complete = false) {
   Shape s;
   s.pk = true;
   s.partitioned = partitioned;
@@ -1092,6 +1130,7 @@ Shape LookupShape(bool partitioned, int buckets, const char* format, bool dv, bo
   s.lookup_changelog = changelog;
   s.lookup_wait = wait;
   s.split = split;
+  s.complete = complete;
   return s;
 }
 
@@ -1214,11 +1253,13 @@ int Main(int argc, char** argv) {
       {{true, false, 2, "parquet", "avro", "snappy", 2}, WriteMode::kCommitCrash, 3},
       // Tables that need lookup (issue 19): deletion vectors (a: the first with two compactions
       // in one prepare), lookup changelog with lookup-wait (b) and without (c: the commit carries
-      // an earlier commit's compaction), both (d).
+      // an earlier commit's compaction; committed as `fjord run` does, completing a commit of
+      // which only the data snapshot landed), both (d).
       {LookupShape(false, 1, "parquet", true, false, true, true), WriteMode::kOnePhase, 3},
       {LookupShape(true, 2, "orc", true, false, true, false), WriteMode::kPrepareCrash, 2},
       {LookupShape(true, 2, "avro", false, true, true, false), WriteMode::kOnePhase, 2},
-      {LookupShape(false, 2, "parquet", false, true, false, false), WriteMode::kCommitCrash, 2},
+      {LookupShape(false, 2, "parquet", false, true, false, false, true), WriteMode::kCommitCrash,
+       2},
       {LookupShape(false, 1, "orc", true, true, true, true), WriteMode::kOnePhase, 3},
       {LookupShape(true, 2, "parquet", true, true, true, false), WriteMode::kCommitCrash, 2},
   };
@@ -1381,8 +1422,9 @@ int Main(int argc, char** argv) {
             << " crashes left the data snapshot without its COMPACT snapshot, " << total.followups
             << " compactions took level 0 up afterwards, " << total.with_vectors
             << " final reads applied deletion vectors, " << total.replays
-            << " changelog replays matched; " << total.failures << " failures; " << elapsed()
-            << " s, " << opt.jobs << " jobs, seed " << opt.seed << "\n";
+            << " changelog replays matched, " << total.completed
+            << " retries added the missing COMPACT snapshot; " << total.failures << " failures; "
+            << elapsed() << " s, " << opt.jobs << " jobs, seed " << opt.seed << "\n";
   std::cout << "crash points by operation (what the crashing operation touched):\n";
   for (const auto& [what, n] : total.crash_points) std::cout << "  " << n << "  " << what << "\n";
   if (own_scratch && total.failures == 0) {
