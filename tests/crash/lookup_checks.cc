@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "fjord/format/row_json.h"
 #include "fjord/lsm/key_value.h"
@@ -43,8 +44,11 @@ Status CheckReferencedFiles(const FileStoreTable& table, const std::vector<Snaps
   FileIO* io = table.io().get();
   TablePaths paths{table.path()};
   const std::string& format = table.core_options().manifest_format();
-  TableScan scan(table.io(), table.path(), table.schema());
-  std::set<std::string> seen;  // files found already (snapshots share most of them)
+  // Snapshots share most of their files, and manifests never change: each is read and each path
+  // looked up once (the live files of a snapshot are folded here from the cached entries).
+  std::set<std::string> seen;
+  std::map<std::string, std::vector<ManifestFileMeta>> lists;
+  std::map<std::string, std::vector<ManifestEntry>> manifests;
   for (const Snapshot& s : snapshots) {
     auto must_exist = [&](const std::string& path, const char* what) -> Status {
       if (seen.count(path)) return Status::OK();
@@ -56,20 +60,29 @@ Status CheckReferencedFiles(const FileStoreTable& table, const std::vector<Snaps
       seen.insert(path);
       return Status::OK();
     };
-    std::vector<std::string> lists = {s.base_manifest_list, s.delta_manifest_list};
-    if (s.changelog_manifest_list) lists.push_back(*s.changelog_manifest_list);
-    for (const std::string& list : lists) {
-      FJORD_RETURN_NOT_OK(must_exist(paths.ManifestFile(list), "manifest list"));
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas,
-                            ReadManifestList(io, paths.ManifestFile(list), format));
-      for (const ManifestFileMeta& m : metas) {
-        FJORD_RETURN_NOT_OK(must_exist(paths.ManifestFile(m.file_name), "manifest"));
+    // The entries of a manifest list's manifests, in order.
+    auto entries_of = [&](const std::string& list) -> Result<std::vector<ManifestEntry>> {
+      auto it = lists.find(list);
+      if (it == lists.end()) {
+        FJORD_RETURN_NOT_OK(must_exist(paths.ManifestFile(list), "manifest list"));
+        FJORD_ASSIGN_OR_RAISE(std::vector<ManifestFileMeta> metas,
+                              ReadManifestList(io, paths.ManifestFile(list), format));
+        it = lists.emplace(list, std::move(metas)).first;
       }
-    }
-    for (ScanKind kind : {ScanKind::kAll, ScanKind::kChangelog}) {
-      if (kind == ScanKind::kChangelog && !s.changelog_manifest_list) continue;
-      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(s, nullptr, kind));
-      const char* what = kind == ScanKind::kAll ? "data file" : "changelog file";
+      std::vector<ManifestEntry> out;
+      for (const ManifestFileMeta& m : it->second) {
+        auto e = manifests.find(m.file_name);
+        if (e == manifests.end()) {
+          FJORD_RETURN_NOT_OK(must_exist(paths.ManifestFile(m.file_name), "manifest"));
+          FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> read,
+                                ReadManifestFile(io, paths.ManifestFile(m.file_name), format));
+          e = manifests.emplace(m.file_name, std::move(read)).first;
+        }
+        out.insert(out.end(), e->second.begin(), e->second.end());
+      }
+      return out;
+    };
+    auto check_files = [&](const std::vector<ManifestEntry>& entries, const char* what) -> Status {
       for (const ManifestEntry& e : entries) {
         FJORD_ASSIGN_OR_RAISE(std::string dir, BucketDirOf(table, e));
         FJORD_RETURN_NOT_OK(must_exist(JoinPath(dir, e.file.file_name), what));
@@ -77,8 +90,30 @@ Status CheckReferencedFiles(const FileStoreTable& table, const std::vector<Snaps
           FJORD_RETURN_NOT_OK(must_exist(JoinPath(dir, extra), "extra file"));
         }
       }
+      return Status::OK();
+    };
+    // The live data files: base and delta entries folded, ADD minus DELETE of the same file.
+    std::map<std::tuple<std::string, int32_t, int32_t, std::string>, ManifestEntry> live;
+    for (const std::string& list : {s.base_manifest_list, s.delta_manifest_list}) {
+      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, entries_of(list));
+      for (ManifestEntry& e : entries) {
+        auto key = std::make_tuple(e.partition, e.bucket, e.file.level, e.file.file_name);
+        if (e.kind == FileKind::kAdd) {
+          live[key] = std::move(e);
+        } else {
+          live.erase(key);
+        }
+      }
     }
-    if (s.index_manifest) {
+    std::vector<ManifestEntry> data;
+    for (auto& [key, e] : live) data.push_back(std::move(e));
+    FJORD_RETURN_NOT_OK(check_files(data, "data file"));
+    if (s.changelog_manifest_list) {
+      FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> changelog,
+                            entries_of(*s.changelog_manifest_list));
+      FJORD_RETURN_NOT_OK(check_files(changelog, "changelog file"));
+    }
+    if (s.index_manifest && !seen.count(paths.ManifestFile(*s.index_manifest))) {
       std::string manifest = paths.ManifestFile(*s.index_manifest);
       FJORD_RETURN_NOT_OK(must_exist(manifest, "index manifest"));
       FJORD_ASSIGN_OR_RAISE(std::vector<IndexManifestEntry> index,
