@@ -26,7 +26,7 @@ trap 'rm -rf "$keep"' EXIT
 echo "soak_crash: $RUNS random runs after the enumerated ones, seed $SEED, Java every $JAVA_EVERY"
 start=$(date +%s)
 status=0
-ARROW_DEFAULT_MEMORY_POOL=system "$BUILD_DIR/tests/crash/fjord_crash_test" --enumerate \
+ARROW_DEFAULT_MEMORY_POOL=system "$BUILD_DIR/tests/crash/fjord_crash_test" --enumerate --all-points \
   --runs "$RUNS" --seed "$SEED" --jobs "$JOBS" --keep-every "$JAVA_EVERY" --keep-dir "$keep" || status=$?
 mid=$(date +%s)
 echo "soak_crash: in-process runs took $((mid - start)) s"
