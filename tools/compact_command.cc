@@ -24,6 +24,7 @@ struct CompactArgs {
   bool full = false;
   bool follow = false;
   int64_t interval_ms = 1000;
+  int threads = 0;  // 0: one per core
 };
 
 std::atomic<bool> g_stop_follow{false};
@@ -69,6 +70,7 @@ Status RunCompact(const CompactArgs& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, Table::Open(a.table));
   CompactionOptions options;
   options.full = a.full;
+  options.threads = a.threads;
   FJORD_ASSIGN_OR_RAISE(options.partition, ParsePartitionSpec(a.partition));
   if (a.follow) return FollowCompact(a, *table, options);
   std::optional<int64_t> made;
@@ -118,6 +120,10 @@ void AddCompactCommand(CLI::App* app, Handler* handler) {
   cmd->add_flag("--follow", a->follow,
                 "Keep compacting: after every new snapshot, until SIGINT / SIGTERM (a compaction "
                 "service beside jobs writing with write-only = true, docs/streaming.md)");
+  cmd->add_option("--threads", a->threads,
+                  "Buckets (bucket-unaware append tables: rewrite tasks) compacted at once "
+                  "(default 0: one per core)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--interval-ms", a->interval_ms,
                   "With --follow: how often to look for a new snapshot (default 1000)")
       ->check(CLI::Range(int64_t{10}, int64_t{3600000}));

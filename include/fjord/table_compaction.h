@@ -27,6 +27,8 @@ struct CompactionOptions {
   bool full = false;
   // Options overriding the table's for this job.
   std::map<std::string, std::string> dynamic_options;
+  // Buckets (append tables without buckets: rewrite tasks) compacted at once (0: one per core).
+  int threads = 0;
 };
 
 struct CompactionResult {

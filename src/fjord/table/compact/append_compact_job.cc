@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <set>
 
+#include "fjord/common/executor.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/table/file_store_table.h"
@@ -87,7 +89,7 @@ std::map<std::string, std::vector<DataFileMeta>> UnawareCompactCoordinator::Wait
 
 Result<std::vector<CommitMessage>> CompactAppendTable(
     const FileStoreTable& table, const std::function<bool(const std::string&)>& partition_filter,
-    bool full, AppendCompactMetrics* metrics) {
+    bool full, AppendCompactMetrics* metrics, int threads) {
   const TableSchema& schema = table.schema();
   if (!schema.primary_keys.empty()) {
     return Status::Invalid(table.path(), " has a primary key; not an append table");
@@ -107,31 +109,18 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
 
   FJORD_ASSIGN_OR_RAISE(AppendFileSettings settings, AppendFileSettings::Make(schema, options));
   DataFileNamer namer(settings.prefix, std::string(FileFormatName(settings.format)));
-  AppendCompactRewriter rewriter(table.io(), table.path(), schema, options, &namer);
   AppendCompactMetrics local;
   if (!metrics) metrics = &local;
-  // On failure the files this job wrote go again.
-  auto rewrite = [&](const std::string& partition, int32_t bucket, int32_t total_buckets,
-                     std::vector<DataFileMeta> before) -> Status {
-    Result<std::vector<DataFileMeta>> after = rewriter.Rewrite(partition, bucket, before);
-    if (!after.ok()) {
-      for (const CommitMessage& m : messages) {
-        Result<std::string> dir = BucketPath(table.path(), schema, options, m.partition, m.bucket);
-        if (!dir.ok()) continue;
-        for (const DataFileMeta& f : m.compact_after) {
-          (void)table.io()->Delete(JoinPath(*dir, f.file_name));
-        }
-      }
-      messages.clear();
-      return after.status();
-    }
-    CommitMessage m{partition, bucket, total_buckets, {}, {}};
-    m.compact_before = std::move(before);
-    m.compact_after = std::move(*after);
-    messages.push_back(std::move(m));
-    return Status::OK();
+  // What to rewrite is planned first; the rewrites then run at once, each with its own rewriter.
+  struct Task {
+    std::string partition;
+    int32_t bucket = 0;
+    int32_t total_buckets = -1;
+    std::vector<DataFileMeta> before;
+    std::vector<DataFileMeta> after;
+    AppendCompactMetrics metrics;
   };
-
+  std::vector<Task> tasks;
   if (buckets > 0) {
     std::map<PartitionBucket, std::vector<DataFileMeta>> by_bucket;
     for (ManifestEntry& e : entries) {
@@ -147,7 +136,7 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
         picked = std::move(*p);
       }
       if (picked.empty()) continue;
-      FJORD_RETURN_NOT_OK(rewrite(key.first, key.second, buckets, std::move(picked)));
+      tasks.push_back(Task{key.first, key.second, buckets, std::move(picked), {}, {}});
     }
   } else {
     // Java's batch coordinator: scan the small files compaction.file-num-limit at a time and plan
@@ -169,17 +158,42 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
       for (size_t i = begin; i < end; ++i) batch[small[i]->partition].push_back(small[i]->file);
       for (const auto& [partition, files] : batch) coordinator.AddFiles(partition, files);
       for (UnawareCompactCoordinator::Task& task : coordinator.Plan(full)) {
-        FJORD_RETURN_NOT_OK(rewrite(task.partition, 0, -1, std::move(task.files)));
+        tasks.push_back(Task{task.partition, 0, -1, std::move(task.files), {}, {}});
       }
     }
   }
-  const AppendCompactMetrics& m = rewriter.metrics();
-  metrics->compactions += m.compactions;
-  metrics->files_in += m.files_in;
-  metrics->files_out += m.files_out;
-  metrics->bytes_in += m.bytes_in;
-  metrics->bytes_out += m.bytes_out;
-  metrics->millis += m.millis;
+  int workers = (threads > 0 ? threads : DefaultThreads()) - 1;
+  std::unique_ptr<ThreadPool> pool;
+  if (workers > 0 && tasks.size() > 1) pool = std::make_unique<ThreadPool>(workers);
+  Status done = ParallelFor(pool.get(), tasks.size(), [&](size_t i) -> Status {
+    Task& t = tasks[i];
+    AppendCompactRewriter rewriter(table.io(), table.path(), schema, options, &namer);
+    FJORD_ASSIGN_OR_RAISE(t.after, rewriter.Rewrite(t.partition, t.bucket, t.before));
+    t.metrics = rewriter.metrics();
+    return Status::OK();
+  });
+  if (!done.ok()) {
+    // The files this job wrote go again.
+    for (const Task& t : tasks) {
+      Result<std::string> dir = BucketPath(table.path(), schema, options, t.partition, t.bucket);
+      if (!dir.ok()) continue;
+      for (const DataFileMeta& f : t.after) (void)table.io()->Delete(JoinPath(*dir, f.file_name));
+    }
+    return done;
+  }
+  std::vector<CommitMessage> messages;
+  for (Task& t : tasks) {
+    metrics->compactions += t.metrics.compactions;
+    metrics->files_in += t.metrics.files_in;
+    metrics->files_out += t.metrics.files_out;
+    metrics->bytes_in += t.metrics.bytes_in;
+    metrics->bytes_out += t.metrics.bytes_out;
+    metrics->millis += t.metrics.millis;
+    CommitMessage m{t.partition, t.bucket, t.total_buckets, {}, {}};
+    m.compact_before = std::move(t.before);
+    m.compact_after = std::move(t.after);
+    messages.push_back(std::move(m));
+  }
   return messages;
 }
 

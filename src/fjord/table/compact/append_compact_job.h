@@ -64,10 +64,11 @@ class UnawareCompactCoordinator {
 //  * bucket-unaware: the coordinator scans the small files (compaction.file-num-limit at a time)
 //    and plans after each batch, as Java's batch compact job does; every task is rewritten.
 // Returns the commit messages (compact increments only) for FileStoreCommit; the files are
-// written, nothing is committed. NotImplemented for primary-key tables and for the features
-// CheckAppendCompactionSupported refuses.
+// written, nothing is committed. The rewrites run at once on up to `threads` threads (0: one per
+// core); when one fails, the files the others wrote are deleted. NotImplemented for primary-key
+// tables and for the features CheckAppendCompactionSupported refuses.
 Result<std::vector<CommitMessage>> CompactAppendTable(
     const FileStoreTable& table, const std::function<bool(const std::string&)>& partition_filter,
-    bool full, AppendCompactMetrics* metrics);
+    bool full, AppendCompactMetrics* metrics, int threads = 0);
 
 }  // namespace fjord

@@ -33,7 +33,7 @@ Result<CompactionResult> CompactAppend(const FileStoreTable& table,
   };
   AppendCompactMetrics m;
   FJORD_ASSIGN_OR_RAISE(std::vector<CommitMessage> messages,
-                        CompactAppendTable(table, filter, options.full, &m));
+                        CompactAppendTable(table, filter, options.full, &m, options.threads));
   FJORD_RETURN_NOT_OK(bad_partition);
   CompactionResult result;
   result.buckets = table.core_options().bucket() != -1;
@@ -58,15 +58,18 @@ Result<CompactionResult> CompactPrimaryKey(const FileStoreTable& table,
   TableWriteOptions write_options;
   write_options.dynamic_options = options.dynamic_options;
   write_options.dynamic_options["write-only"] = "false";
+  write_options.threads = options.threads;
   FJORD_ASSIGN_OR_RAISE(auto writer, PrimaryKeyTableWrite::Create(&table, write_options));
   FJORD_ASSIGN_OR_RAISE(std::vector<PartitionBucket> buckets, writer->LiveBuckets());
   CompactionResult result;
+  std::vector<PartitionBucket> chosen;
   for (const PartitionBucket& b : buckets) {
     FJORD_ASSIGN_OR_RAISE(bool match, partitions.Contains(b.first));
-    if (!match) continue;
-    ++result.units_scanned;
-    FJORD_RETURN_NOT_OK(writer->CompactBucket(b, options.full));
+    if (match) chosen.push_back(b);
   }
+  result.units_scanned = static_cast<int64_t>(chosen.size());
+  // The buckets compact at once on the writer's threads.
+  FJORD_RETURN_NOT_OK(writer->CompactBuckets(chosen, options.full));
   if (!partitions.is_all() && result.units_scanned == 0) {
     return Status::NotFound("no files in the partitions matching the spec in ", table.path());
   }

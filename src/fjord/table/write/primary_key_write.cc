@@ -659,11 +659,21 @@ Result<std::vector<PartitionBucket>> PrimaryKeyTableWrite::LiveBuckets() {
 }
 
 Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool full) {
-  FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
-  if (full_trigger_) full_trigger_->Touch(bucket);
-  FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
-  FJORD_RETURN_NOT_OK(TriggerCompaction(*writer, full));
-  return CollectCompaction(*writer, true);
+  return CompactBuckets({bucket}, full);
+}
+
+Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& buckets,
+                                            bool full) {
+  std::vector<BucketWriter*> started;
+  for (const PartitionBucket& bucket : buckets) {
+    FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
+    if (full_trigger_) full_trigger_->Touch(bucket);
+    FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
+    FJORD_RETURN_NOT_OK(TriggerCompaction(*writer, full));
+    started.push_back(writer);
+  }
+  for (BucketWriter* writer : started) FJORD_RETURN_NOT_OK(CollectCompaction(*writer, true));
+  return Status::OK();
 }
 
 Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction,

@@ -119,6 +119,8 @@ class PrimaryKeyTableWrite {
   // level when `full`. The results come out of the next PrepareCommit.
   Result<std::vector<PartitionBucket>> LiveBuckets();
   Status CompactBucket(const PartitionBucket& bucket, bool full);
+  // The same for several buckets, their compactions running at once on the writer's threads.
+  Status CompactBuckets(const std::vector<PartitionBucket>& buckets, bool full);
 
   const TableWriteMetrics& metrics() const { return metrics_; }
   // Compaction metrics of every bucket this writer holds: the tree as the writer sees it
