@@ -161,6 +161,7 @@ def main():
         r.commands = {tuple(k.split("|")): v for k, v in raw["commands"].items()}
         started = datetime.datetime.fromisoformat(raw["started"])
         r.git = raw.get("git", r.git)
+        r.argv = raw.get("argv")
         return write_results(args, r, workloads, results, raw["loads"], started)
     results = {}  # (workload, engine) -> [result per rep]
     loads = []
@@ -170,7 +171,8 @@ def main():
         with open(args.raw, "w") as fh:
             json.dump({"results": {"|".join(k): v for k, v in results.items()},
                        "commands": {"|".join(k): v for k, v in r.commands.items()},
-                       "loads": loads, "started": started.isoformat(), "git": r.git}, fh)
+                       "loads": loads, "started": started.isoformat(), "git": r.git,
+                       "argv": sys.argv}, fh)
 
     for rep in range(args.reps):
         order = ENGINES[rep % 3:] + ENGINES[:rep % 3]
@@ -266,8 +268,11 @@ def write_results(args, r, workloads, results, loads, started):
         cl = l["cpu"] / f["cpu"] if l else None
         rows.append((name, f, j, l, fj, fl, cj, cl))
         detail.append((name, desc, s))
-    lines = [f"# `make bench`, {today}", ""]
-    if args.rows != 10_000_000 or args.keys != 1_000_000 or args.commits != 10_000:
+    lookup_only = all(name in LOOKUP_NAMES for name, _, _ in workloads)
+    lines = [f"# `make bench{'-lookup' if lookup_only else ''}`, {today}", ""]
+    if lookup_only:
+        lines += [f"Scale: {args.rows:,} rows of upserts over {args.keys:,} keys, in 5 commits.", ""]
+    elif args.rows != 10_000_000 or args.keys != 1_000_000 or args.commits != 10_000:
         lines += [f"**Reduced scale**: {args.rows:,} rows, {args.keys:,} keys, {args.commits:,} "
                   "commits (the issue's scale is 10,000,000 rows, 1,000,000 keys, 10,000 commits; "
                   "`make bench` defaults to it).", ""]
@@ -333,7 +338,7 @@ def write_results(args, r, workloads, results, loads, started):
     for (e, w), c in r.commands.items():
         lines.append(f"- {e} {w}: `{c}`")
     lines.append("")
-    lines.append(f"Orchestrator: `{' '.join(['python3'] + sys.argv)}`")
+    lines.append(f"Orchestrator: `{' '.join(['python3'] + (getattr(r, 'argv', None) or sys.argv))}`")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
