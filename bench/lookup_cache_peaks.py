@@ -102,14 +102,17 @@ def main():
             f"{disk_bound} | {mb(r['peak_disk_bytes'])} | {r['files_built']:,} | "
             f"{r['files_evicted']:,} | {r['compactions']:,} | {r['wall']:.1f} | "
             f"{mb(r['peak_rss_bytes'])} |")
-    lines += ["", "Per commit (cache now, after the commit: disk MB, memory MB, files built, "
-              "evicted; process RSS MB now):", ""]
+    lines += ["", "Per commit, after it (the cache's figures then, the process's RSS then):", "",
+              "| mode | bounds MB (memory, disk) | commit | rows | s | cache disk MB | "
+              "cache memory MB | lookup files built | evicted | RSS MB |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        lines.append(f"- {r['mode']} (memory {mb(r['memory_bound'])} MB, disk "
-                     f"{'none' if r['disk_bound'] >= 2**62 else mb(r['disk_bound']) + ' MB'}): " +
-                     "; ".join(
-                         "commit {} {} rows {} s: disk {}, memory {}, built {}, evicted {}, "
-                         "RSS {}".format(*l.split()[:7], l.split()[8]) for l in r["per_commit"]))
+        bounds = mb(r["memory_bound"]) + ", " + (
+            "none" if r["disk_bound"] >= 2**62 else mb(r["disk_bound"]))
+        for l in r["per_commit"]:
+            c, rows, sec, disk, mem, built, evicted, _, rss = l.split()[:9]
+            lines.append(f"| {r['mode']} | {bounds} | {c} | {int(rows):,} | {sec} | {disk} | "
+                         f"{mem} | {int(built):,} | {int(evicted):,} | {float(rss):,.0f} |")
     lines += ["", "Commands:", ""] + [f"- `{r['argv']}`" for r in results]
     text = "\n".join(lines) + "\n"
     print(text)
