@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install wheel demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench bench-runtime bench-cdc bench-json soak-stream soak-lifecycle \
+        bench-commits bench-expire bench bench-lookup bench-runtime bench-cdc bench-json soak-stream soak-lifecycle \
         soak-run bench-runtime-soak soak-cdc
 
 all: build
@@ -79,6 +79,26 @@ bench: bootstrap
 	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
 	@interop/java/build.sh >/dev/null
 	@python3 bench/run_bench.py $(if $(filter 1,$(BENCH_QUICK)),--quick) $(BENCH_ARGS)
+
+# Issue 19 point 7 (bench/README.md, `make bench-lookup`): upserts with the writer's compaction,
+# with deletion vectors and with the lookup changelog producer, against the same table without
+# them, Fjord and Java Paimon interleaved (run_bench.py), then the lookup cache's peaks with 1,000
+# buckets (lookup_cache_peaks.py); writes bench/results/<date>-lookup.md. Not part of `make test`;
+# about 40 minutes on 2 shared cores (BENCH_QUICK=1: a few minutes). BENCH_ARGS goes to
+# run_bench.py (e.g. --reps 3), BENCH_CACHE_ARGS to lookup_cache_peaks.py (e.g. --buckets 100).
+LOOKUP_WORKLOADS := pk-write-compacting,read-compacting,pk-write-dv,read-dv,pk-write-lookup,read-lookup
+bench-lookup: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord engine_arrow lookup_cache_bench -j $(JOBS)
+	@interop/java/build.sh >/dev/null
+	@out=bench/results/$$(date -u +%Y-%m-%d)-lookup$(if $(filter 1,$(BENCH_QUICK)),-quick).md && \
+	  python3 bench/run_bench.py --workloads $(LOOKUP_WORKLOADS) --out $$out --docs '' \
+	    $(if $(filter 1,$(BENCH_QUICK)),--rows 200000 --keys 200000 --reps 1,--rows 1000000 --keys 1000000) \
+	    $(BENCH_ARGS) && \
+	  python3 bench/lookup_cache_peaks.py --append $$out \
+	    $(if $(filter 1,$(BENCH_QUICK)),--keys 200000 --load-rows 400000 --update-rows 40000) \
+	    $(BENCH_CACHE_ARGS)
 
 # Issue 4's memory benchmark: >= 2 GB of primary-key upserts with write-buffer-size = 64 mb.
 # Not part of `make test`. BENCH_GB / BENCH_DIR override the size and the scratch folder.

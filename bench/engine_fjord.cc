@@ -4,7 +4,9 @@
 //
 //   engine_fjord WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]
 //
-// WORKLOAD: append-write, read-filtered, pk-write, read-pk, compact, commits.
+// WORKLOAD: append-write, read-filtered, pk-write, read-pk, compact, commits, and the upserts
+// with the writer's own compaction (bench/README.md, `make bench-lookup`): pk-write-compacting,
+// pk-write-dv, pk-write-lookup and their reads read-compacting, read-dv, read-lookup.
 
 #include <algorithm>
 #include <chrono>
@@ -42,7 +44,27 @@ std::string Columns(bool with_partition) {
   return c;
 }
 
-Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& name, bool pk) {
+// The upsert tables whose writer compacts (not write-only): the table and the options that set
+// it apart from the plain primary-key table.
+struct PkVariant {
+  const char* table;
+  std::vector<std::pair<std::string, std::string>> options;
+};
+
+const PkVariant* VariantOf(const std::string& name) {
+  static const std::vector<std::pair<std::string, PkVariant>> kVariants = {
+      {"compacting", {"pk_compacting", {}}},
+      {"dv", {"pk_dv", {{"deletion-vectors.enabled", "true"}}}},
+      {"lookup", {"pk_lookup", {{"changelog-producer", "lookup"}}}}};
+  for (const auto& [n, v] : kVariants) {
+    if (n == name) return &v;
+  }
+  return nullptr;
+}
+
+Result<std::unique_ptr<Table>> CreateTable(
+    const Args& a, const std::string& name, bool pk,
+    const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
   TableSpec spec;
@@ -55,6 +77,7 @@ Result<std::unique_ptr<Table>> CreateTable(const Args& a, const std::string& nam
     spec.options.emplace_back("bucket", "1");
     spec.options.emplace_back("write-buffer-spillable", "true");
   }
+  for (const auto& kv : extra) spec.options.push_back(kv);
   FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
   FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec));
   return catalog->GetTable(id);
@@ -110,6 +133,34 @@ Status PkWrite(const Args& a) {
   std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld}\n",
               static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(false)),
               static_cast<long long>(files));
+  return Status::OK();
+}
+
+// As PkWrite, into a table of `variant`, with the writer's compaction (not write-only): each
+// PrepareCommit waits for the compaction it triggers, as Java's prepareCommit(true, ...) does (and
+// as Java's `lookup-wait` makes a streaming writer of a lookup table do).
+Status PkWriteCompacting(const Args& a, const PkVariant& variant) {
+  FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, variant.table, true, variant.options));
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
+  FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
+  int64_t files = 0, written = 0, compacted_commits = 0, compactions = 0;
+  for (int64_t c = 0; c < a.runs; ++c) {
+    int64_t end = a.rows * (c + 1) / a.runs;
+    for (; written < end; written += std::min(kBatch, end - written)) {
+      auto batch = fb::MakeRows(written, std::min(kBatch, end - written), a.keys, false);
+      FJORD_RETURN_NOT_OK(WriteBatch(*writer, *batch));
+    }
+    FJORD_ASSIGN_OR_RAISE(CommitMessages messages,
+                          writer->PrepareCommit(c, /*wait_compaction=*/true));
+    files += messages.new_file_count();
+    int64_t now = writer->metrics().compactions;
+    if (now > compactions) ++compacted_commits;
+    compactions = now;
+    FJORD_RETURN_NOT_OK(commit->Commit(messages, c).status());
+  }
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"files\": %lld, \"compacted_commits\": %lld}\n",
+              static_cast<long long>(a.rows), static_cast<long long>(a.rows * fb::RowBytes(false)),
+              static_cast<long long>(files), static_cast<long long>(compacted_commits));
   return Status::OK();
 }
 
@@ -224,6 +275,10 @@ int main(int argc, char** argv) {
     st = ReadAndSum(a, "append", "p = 3 AND k < " + std::to_string(a.keys / 10), true);
   } else if (a.workload == "pk-write") {
     st = PkWrite(a);
+  } else if (a.workload.rfind("pk-write-", 0) == 0 && VariantOf(a.workload.substr(9))) {
+    st = PkWriteCompacting(a, *VariantOf(a.workload.substr(9)));
+  } else if (a.workload.rfind("read-", 0) == 0 && VariantOf(a.workload.substr(5))) {
+    st = ReadAndSum(a, VariantOf(a.workload.substr(5))->table, "", false);
   } else if (a.workload == "read-pk") {
     st = ReadAndSum(a, "pk", "", false);
   } else if (a.workload == "compact") {

@@ -33,7 +33,30 @@ WORKLOADS = [
     ("read-compacted", "read-pk", "full read after full compaction"),
     ("commits", "commits", "one-file commits to an append table, commit call only"),
 ]
-READS = {"read-filtered", "read-mor", "read-compacted"}
+# `make bench-lookup` (issue 19): the upsert table of pk-write with the writer's own compaction
+# (not write-only, each commit waits for its compaction), plain, with deletion vectors and with
+# the lookup changelog producer; the full read of each result. Not in the default set.
+LOOKUP_WORKLOADS = [
+    ("pk-write-compacting", "pk-write-compacting",
+     "pk-write's upserts with the writer's compaction (no deletion vectors, no changelog): the "
+     "baseline"),
+    ("read-compacting", "read-compacting", "full read of pk-write-compacting's table"),
+    ("pk-write-dv", "pk-write-dv",
+     "as pk-write-compacting with `deletion-vectors.enabled = true` (lookup compaction)"),
+    ("read-dv", "read-dv", "full read of pk-write-dv's table (deletion vectors applied)"),
+    ("pk-write-lookup", "pk-write-lookup",
+     "as pk-write-compacting with `changelog-producer = lookup` (lookup compaction, changelog files)"),
+    ("read-lookup", "read-lookup", "full read of pk-write-lookup's table"),
+]
+ALL_WORKLOADS = WORKLOADS + LOOKUP_WORKLOADS
+LOOKUP_NAMES = {w[0] for w in LOOKUP_WORKLOADS}
+# Workloads without an Arrow limit (table logic only: compaction, deletion vectors, lookups).
+NO_LIMIT = {"commits"} | LOOKUP_NAMES
+READS = {"read-filtered", "read-mor", "read-compacted", "read-compacting", "read-dv", "read-lookup"}
+# workload -> the workload that writes the table it reads or compacts
+NEEDS_WRITE = {"read-filtered": "append-write", "read-mor": "pk-write", "compact": "pk-write",
+               "read-compacted": "compact", "read-compacting": "pk-write-compacting",
+               "read-dv": "pk-write-dv", "read-lookup": "pk-write-lookup"}
 QUICK = dict(rows=1_000_000, keys=100_000, commits=1000, block=100, reps=2)
 
 
@@ -127,7 +150,10 @@ def main():
             if p.get_default(k) == getattr(args, k):
                 setattr(args, k, v)
     chosen = args.workloads.split(",")
-    workloads = [w for w in WORKLOADS if w[0] in chosen]
+    unknown = set(chosen) - {w[0] for w in ALL_WORKLOADS}
+    if unknown:
+        sys.exit(f"run_bench: unknown workloads {', '.join(sorted(unknown))}")
+    workloads = [w for w in ALL_WORKLOADS if w[0] in chosen]
     r = Runner(args)
     if args.report_only:
         raw = json.load(open(args.raw))
@@ -135,6 +161,7 @@ def main():
         r.commands = {tuple(k.split("|")): v for k, v in raw["commands"].items()}
         started = datetime.datetime.fromisoformat(raw["started"])
         r.git = raw.get("git", r.git)
+        r.argv = raw.get("argv")
         return write_results(args, r, workloads, results, raw["loads"], started)
     results = {}  # (workload, engine) -> [result per rep]
     loads = []
@@ -144,7 +171,8 @@ def main():
         with open(args.raw, "w") as fh:
             json.dump({"results": {"|".join(k): v for k, v in results.items()},
                        "commands": {"|".join(k): v for k, v in r.commands.items()},
-                       "loads": loads, "started": started.isoformat(), "git": r.git}, fh)
+                       "loads": loads, "started": started.isoformat(), "git": r.git,
+                       "argv": sys.argv}, fh)
 
     for rep in range(args.reps):
         order = ENGINES[rep % 3:] + ENGINES[:rep % 3]
@@ -155,16 +183,16 @@ def main():
         results.setdefault(("jvm-start", "java"), []).append(res)
         for name, workload, _ in workloads:
             for engine in order:
-                if engine == "limit" and workload == "commits":
+                if engine == "limit" and name in NO_LIMIT:
                     continue
-                needs_write = {"read-filtered": "append-write", "read-mor": "pk-write",
-                               "compact": "pk-write", "read-compacted": "compact"}
-                if name in needs_write and needs_write[name] not in chosen:
-                    sys.exit(f"run_bench: {name} needs {needs_write[name]}")
+                if name in NEEDS_WRITE and NEEDS_WRITE[name] not in chosen:
+                    sys.exit(f"run_bench: {name} needs {NEEDS_WRITE[name]}")
                 if engine == "limit" and name in ("read-filtered", "read-mor", "compact") and \
                         not os.path.exists(os.path.join(dirs["limit"], "final.parquet")):
                     r.run("limit", "prepare", dirs["limit"])  # untimed set-up
                 res = r.run(engine, workload, dirs[engine])
+                if name.startswith("pk-write-"):
+                    res["disk"] = table_files(dirs[engine], "pk_" + name[len("pk-write-"):])
                 results.setdefault((name, engine), []).append(res)
                 print(f"rep {rep + 1} {name:15s} {engine:6s} {res['wall']:8.2f} s wall "
                       f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  load {load()}",
@@ -175,6 +203,19 @@ def main():
     save()
     shutil.rmtree(args.scratch, ignore_errors=True)
     write_results(args, r, workloads, results, loads, started)
+
+
+def table_files(root, table):
+    """What a write left in the table's folder: data, changelog and index (deletion vector) files
+    and their bytes (every snapshot's files: nothing is expired in 5 commits)."""
+    counts = {"data": 0, "changelog": 0, "index": 0, "bytes": 0}
+    for d, _, names in os.walk(os.path.join(root, "bench.db", table)):
+        for n in names:
+            kind = n.split("-", 1)[0]
+            if kind in ("data", "changelog") or os.path.basename(d) == "index":
+                counts[kind if kind in ("data", "changelog") else "index"] += 1
+                counts["bytes"] += os.path.getsize(os.path.join(d, n))
+    return counts
 
 
 def check(name, rep, results):
@@ -227,8 +268,11 @@ def write_results(args, r, workloads, results, loads, started):
         cl = l["cpu"] / f["cpu"] if l else None
         rows.append((name, f, j, l, fj, fl, cj, cl))
         detail.append((name, desc, s))
-    lines = [f"# `make bench`, {today}", ""]
-    if args.rows != 10_000_000 or args.keys != 1_000_000 or args.commits != 10_000:
+    lookup_only = all(name in LOOKUP_NAMES for name, _, _ in workloads)
+    lines = [f"# `make bench{'-lookup' if lookup_only else ''}`, {today}", ""]
+    if lookup_only:
+        lines += [f"Scale: {args.rows:,} rows of upserts over {args.keys:,} keys, in 5 commits.", ""]
+    elif args.rows != 10_000_000 or args.keys != 1_000_000 or args.commits != 10_000:
         lines += [f"**Reduced scale**: {args.rows:,} rows, {args.keys:,} keys, {args.commits:,} "
                   "commits (the issue's scale is 10,000,000 rows, 1,000,000 keys, 10,000 commits; "
                   "`make bench` defaults to it).", ""]
@@ -265,7 +309,12 @@ def write_results(args, r, workloads, results, loads, started):
         parts = []
         for e, x in res.items():
             kv = ", ".join(f"{k} {v}" for k, v in x.items()
-                           if k in ("files", "files_in", "files_out", "checksum"))
+                           if k in ("files", "files_in", "files_out", "checksum",
+                                    "compacted_commits"))
+            if "disk" in x:
+                dk = x["disk"]
+                kv += (f"; on disk {dk['data']} data, {dk['changelog']} changelog, "
+                       f"{dk['index']} index files, {dk['bytes'] / 1e6:.1f} MB")
             if kv:
                 parts.append(f"{e}: {kv}")
         extra.append(f"- **{name}**: {desc}." + (" " + "; ".join(parts) if parts else ""))
@@ -276,6 +325,7 @@ def write_results(args, r, workloads, results, loads, started):
                      ", ".join(f"{w:.2f}" for w in jvm) + " s, CPU " + ", ".join(
                          f"{x['cpu']:.2f}" for x in results[("jvm-start", "java")]) + " s")
     lines += ["", "## Workloads", ""] + extra
+    lines += baseline_ratios(detail)
     if any(n == "commits" for n, _, _ in workloads):
         lines += ["", "## Commit latency per block (last repetition)", "",
                   "| commits | Fjord p50 ms | Fjord p99 ms | Java p50 ms | Java p99 ms |",
@@ -288,13 +338,38 @@ def write_results(args, r, workloads, results, loads, started):
     for (e, w), c in r.commands.items():
         lines.append(f"- {e} {w}: `{c}`")
     lines.append("")
-    lines.append(f"Orchestrator: `{' '.join(['python3'] + sys.argv)}`")
+    lines.append(f"Orchestrator: `{' '.join(['python3'] + (getattr(r, 'argv', None) or sys.argv))}`")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print(f"wrote {out}")
-    if args.docs:
+    # The summary of docs/performance.md is `make bench`'s; `make bench-lookup` has its own section.
+    if args.docs and not any(name in LOOKUP_NAMES for name, _, _ in workloads):
         update_docs(args.docs, out, summary_table(rows))
+
+
+def baseline_ratios(detail):
+    """Deletion vectors and the lookup producer against the same table without them, per engine:
+    ratios of medians (above 1: costs more than the baseline)."""
+    s = {name: v for name, _, v in detail}
+    pairs = [(w, b) for w, b in (("pk-write-dv", "pk-write-compacting"),
+                                  ("pk-write-lookup", "pk-write-compacting"),
+                                  ("read-dv", "read-compacting"),
+                                  ("read-lookup", "read-compacting")) if w in s and b in s]
+    if not pairs:
+        return []
+    t = ["", "## Against the table without deletion vectors", "",
+         "Each engine's median for the workload / its median for the baseline (pk-write-compacting "
+         "or read-compacting) in the same run: above 1 costs more than the plain table.", "",
+         "| workload | Fjord wall | Fjord CPU | Fjord RSS | Java wall | Java CPU | Java RSS |",
+         "|---|---|---|---|---|---|---|"]
+    for w, b in pairs:
+        cells = []
+        for e in ("fjord", "java"):
+            for k in ("wall", "cpu", "rss_mb"):
+                cells.append(f"{s[w][e][k] / s[b][e][k]:.2f}")
+        t.append(f"| {w} / {b} | " + " | ".join(cells) + " |")
+    return t
 
 
 def summary_table(rows):

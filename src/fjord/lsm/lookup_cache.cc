@@ -59,7 +59,7 @@ std::shared_ptr<LookupCache> LookupCache::Shared(const LookupCacheOptions& optio
 LocalLookupFile::LocalLookupFile(uint64_t uid, std::string path, int fd, int64_t size,
                                  std::shared_ptr<LookupCacheCounters> counters)
     : uid_(uid), path_(std::move(path)), fd_(fd), size_(size), counters_(std::move(counters)) {
-  counters_->disk_bytes += size_;
+  LookupCacheCounters::RaisePeak(counters_->peak_disk_bytes, counters_->disk_bytes += size_);
 }
 
 LocalLookupFile::~LocalLookupFile() {
@@ -221,6 +221,7 @@ void LookupCacheImpl::MemEvict() {
     if (owner != by_uid_.end()) owner->second->in_memory_.erase(key.entry);
   }
   counters_->memory_bytes = memory_total_;
+  LookupCacheCounters::RaisePeak(counters_->peak_memory_bytes, memory_total_);
 }
 
 Result<std::shared_ptr<const LookupFileMeta>> LookupCacheImpl::Meta(LocalLookupFile& file) {

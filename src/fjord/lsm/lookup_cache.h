@@ -23,6 +23,15 @@ struct LookupCacheCounters {
   std::atomic<int64_t> memory_bytes{0};
   std::atomic<int64_t> files_built{0};
   std::atomic<int64_t> files_evicted{0};
+  std::atomic<int64_t> peak_disk_bytes{0};
+  std::atomic<int64_t> peak_memory_bytes{0};
+
+  // Raises `peak` to `value` if that is higher.
+  static void RaisePeak(std::atomic<int64_t>& peak, int64_t value) {
+    int64_t seen = peak.load();
+    while (value > seen && !peak.compare_exchange_weak(seen, value)) {
+    }
+  }
 };
 
 // One built lookup file on local disk.
@@ -63,6 +72,8 @@ class LookupCacheImpl : public LookupCache {
   int64_t memory_bytes() const override { return counters_->memory_bytes.load(); }
   int64_t files_built() const override { return counters_->files_built.load(); }
   int64_t files_evicted() const override { return counters_->files_evicted.load(); }
+  int64_t peak_disk_bytes() const override { return counters_->peak_disk_bytes.load(); }
+  int64_t peak_memory_bytes() const override { return counters_->peak_memory_bytes.load(); }
 
   // The listed lookup file `id`, or null.
   std::shared_ptr<LocalLookupFile> Acquire(const std::string& id);

@@ -63,6 +63,12 @@ class LookupCache {
   // Lookup files removed so far, for any reason: disk bound, retention, a data file leaving
   // SetFiles, the LookupLevels that built it going away.
   virtual int64_t files_evicted() const = 0;
+  // The highest disk_bytes and memory_bytes so far. Disk counts a new file as soon as it is
+  // built, before the disk bound evicts older ones: the peak is what local disk really held.
+  // Memory is counted once the memory bound has been applied (blocks a lookup still holds after
+  // their eviction are not counted).
+  virtual int64_t peak_disk_bytes() const = 0;
+  virtual int64_t peak_memory_bytes() const = 0;
 };
 
 // What a lookup returns (Java's persist processors): existence only (first-row), the row position

@@ -308,6 +308,9 @@ void RunModel(std::vector<Column> columns, LookupPayload payload, bool bloom) {
   EXPECT_EQ(cache->files_built(), static_cast<int64_t>(bucket.files().size()));
   EXPECT_EQ(cache->files_evicted(), 0);
   EXPECT_GT(cache->disk_bytes(), 0);
+  // Nothing left the disk: its peak is what it holds now.
+  EXPECT_EQ(cache->peak_disk_bytes(), cache->disk_bytes());
+  EXPECT_GE(cache->peak_memory_bytes(), cache->memory_bytes());
 }
 
 TEST(LookupLevelsTest, IntKeyEveryPayload) {
@@ -361,6 +364,10 @@ TEST(LookupCacheTest, MemoryAndDiskBoundsHoldWithManyFiles) {
   // The bounds were reached (the test exercised them), files were evicted and built again.
   EXPECT_GT(max_disk, options.max_disk_bytes / 2);
   EXPECT_GT(max_memory, options.max_memory_bytes / 2);
+  // The peaks saw at least what was sampled between lookups; memory never above its bound.
+  EXPECT_GE(cache->peak_disk_bytes(), max_disk);
+  EXPECT_GE(cache->peak_memory_bytes(), max_memory);
+  EXPECT_LE(cache->peak_memory_bytes(), options.max_memory_bytes);
   EXPECT_GT(cache->files_evicted(), 0);
   EXPECT_GT(cache->files_built(), static_cast<int64_t>(bucket.files().size()));
 }
@@ -388,6 +395,10 @@ TEST(LookupCacheTest, EvictionAndRebuildGiveTheSameAnswers) {
   EXPECT_EQ(cache->memory_bytes(), 0);
   EXPECT_EQ(cache->files_built(), cache->files_evicted());
   EXPECT_GE(cache->files_built(), 60);
+  // Each file was on disk while its lookup ran: the disk peak is above the bound (one file at a
+  // time); nothing was ever kept in memory.
+  EXPECT_GT(cache->peak_disk_bytes(), tiny.max_disk_bytes);
+  EXPECT_EQ(cache->peak_memory_bytes(), 0);
 }
 
 // Nothing stays in memory: every lookup reads the index, filter and block back from the file.
@@ -529,6 +540,8 @@ TEST(LookupCacheTest, FilesLeavingTheLevelsAreDroppedAndLaterDeletionsApply) {
   ASSERT_OK(levels->SetFiles(bucket.files()));
   EXPECT_EQ(cache->files_evicted(), 1);
   EXPECT_LT(cache->disk_bytes(), disk);
+  // The peak keeps what the disk held before the file went.
+  EXPECT_EQ(cache->peak_disk_bytes(), disk);
   live = bucket.Live();
   for (int64_t k = 0; k < 500; ++k) {
     CheckHit(bucket, *levels, LookupPayload::kPosition, k, 1, live);

@@ -79,7 +79,12 @@ final class Bench {
             case "compact": json = b.compact(); break;
             case "commits": json = b.commits(); break;
             case "noop": json = b.noop(); break;
-            default: throw new Oracle.UsageException("unknown bench workload " + args[1]);
+            default:
+                json = b.variantWorkload(args[1]);
+                if (json != null) {
+                    break;
+                }
+                throw new Oracle.UsageException("unknown bench workload " + args[1]);
         }
         out.println(json);
         out.flush();
@@ -175,6 +180,77 @@ final class Bench {
         }
         return String.format("{\"rows\": %d, \"bytes\": %d, \"files\": %d}", rows,
                 rows * BenchRows.rowBytes(false), files);
+    }
+
+    /**
+     * The upsert tables whose writer compacts (not write-only), as engine_fjord's PkVariant:
+     * table name and the options that set it apart from the plain primary-key table; null for
+     * an unknown variant.
+     */
+    private static String[] variant(String name) {
+        switch (name) {
+            case "compacting": return new String[] {"pk_compacting"};
+            case "dv": return new String[] {"pk_dv", "deletion-vectors.enabled", "true"};
+            case "lookup": return new String[] {"pk_lookup", "changelog-producer", "lookup"};
+            default: return null;
+        }
+    }
+
+    /** pk-write-VARIANT and read-VARIANT, or null when `workload` is neither. */
+    private String variantWorkload(String workload) throws Exception {
+        if (workload.startsWith("pk-write-") && variant(workload.substring(9)) != null) {
+            return pkWriteCompacting(variant(workload.substring(9)));
+        }
+        if (workload.startsWith("read-") && variant(workload.substring(5)) != null) {
+            return read(open(variant(workload.substring(5))[0]), null, 0, Integer.MAX_VALUE,
+                    false);
+        }
+        return null;
+    }
+
+    /**
+     * As pkWrite, into the variant's table, with the writer's compaction: each prepareCommit
+     * waits for the compaction it triggers (what `lookup-wait` makes a streaming writer of a
+     * lookup table do; asked for explicitly so the plain table does the same).
+     */
+    private String pkWriteCompacting(String[] variant) throws Exception {
+        Schema.Builder s = columns(false).primaryKey("k");
+        s.option("bucket", "1").option("write-buffer-spillable", "true");
+        for (int i = 1; i + 1 < variant.length; i += 2) {
+            s.option(variant[i], variant[i + 1]);
+        }
+        FileStoreTable table = create(variant[0], s.build());
+        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("bench");
+        java.nio.file.Path spill = Files.createTempDirectory("bench-spill");
+        long files = 0;
+        long compactedCommits = 0;
+        try (IOManager io = IOManager.create(spill.toString());
+                StreamTableWrite write = builder.newWrite();
+                StreamTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
+            long written = 0;
+            for (int c = 0; c < runs; c++) {
+                long end = rows * (c + 1) / runs;
+                for (; written < end; written++) {
+                    write.write(BenchRows.row(written, keys, false));
+                }
+                List<CommitMessage> messages = write.prepareCommit(true, c);
+                boolean compacted = false;
+                for (CommitMessage m : messages) {
+                    org.apache.paimon.table.sink.CommitMessageImpl impl =
+                            (org.apache.paimon.table.sink.CommitMessageImpl) m;
+                    files += impl.newFilesIncrement().newFiles().size();
+                    compacted |= !impl.compactIncrement().compactBefore().isEmpty();
+                }
+                if (compacted) {
+                    compactedCommits++;
+                }
+                commit.commit(c, messages);
+            }
+        }
+        return String.format("{\"rows\": %d, \"bytes\": %d, \"files\": %d, "
+                        + "\"compacted_commits\": %d}", rows, rows * BenchRows.rowBytes(false),
+                files, compactedCommits);
     }
 
     private String read(FileStoreTable table, Predicate filter, int keyPos, int keyBelow,
