@@ -98,9 +98,8 @@ Result<std::vector<CommitMessage>> CompactAppendTable(
   FJORD_RETURN_NOT_OK(CheckAppendCompactionSupported(options));
   FJORD_ASSIGN_OR_RAISE(AppendCompactOptions compact, AppendCompactOptions::FromOptions(options));
   const int32_t buckets = options.bucket();
-  std::vector<CommitMessage> messages;
   FJORD_ASSIGN_OR_RAISE(std::optional<Snapshot> latest, table.snapshots().Latest());
-  if (!latest) return messages;
+  if (!latest) return std::vector<CommitMessage>{};
   TableScan scan(table.io(), table.path(), schema);
   FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> entries, scan.LiveEntries(*latest, nullptr));
   if (partition_filter) {
