@@ -80,10 +80,21 @@ struct Config {
   int trigger = 2;
   bool spillable = true;
   bool write_only = false;
+  // Lookup tables (issue 19): deletion vectors and/or changelog-producer = lookup, with
+  // lookup-wait and changelog-producer.row-deduplicate.
+  bool deletion_vectors = false;
+  bool lookup_changelog = false;
+  bool lookup_wait = true;
+  bool row_deduplicate = false;
 
   std::vector<std::pair<std::string, std::string>> TableOptions() const;
   std::string Describe() const;
   int GroupOf(int col) const;  // index into groups, or -1
+  // Compactions go through Java's lookup rules (LookupStrategy.needLookup): first-row, deletion
+  // vectors, lookup changelog.
+  bool NeedsLookup() const {
+    return engine == Engine::kFirstRow || deletion_vectors || lookup_changelog;
+  }
 };
 
 // A random configuration for `engine`.
@@ -104,6 +115,12 @@ class Model {
   std::vector<Cell> MaxSequence(const Key& key) const;  // largest sequence.field values seen
   bool Frozen(const Key& key) const { return frozen_.count(key) > 0; }
   void Unfreeze() { frozen_.clear(); }
+  // first-row: the kind of the record that wins (+I or +U).
+  std::optional<Kind> FirstRowKind(const Key& key) const;
+  // Keys that took a record (one not dropped at write time) since ClearTouched: the keys a lookup
+  // compaction of those records writes changelog for.
+  const std::set<Key>& Touched() const { return touched_; }
+  void ClearTouched() { touched_.clear(); }
 
  private:
   struct Entry {
@@ -116,6 +133,7 @@ class Model {
   int64_t arrival_ = 0;
   std::map<Key, Entry> entries_;
   std::set<Key> frozen_;  // removed by remove-record-on-delete, until a full compaction
+  std::set<Key> touched_;
 };
 
 // Random records that keep clear of the layout-dependent corners (see the file comment).
