@@ -603,6 +603,30 @@ std::vector<Cell> Model::MaxSequence(const Key& key) const {
   return best;
 }
 
+// Java's LookupChangelogMergeFunctionWrapper (1.4.2), per key with level-0 records: with a
+// "before" (its row above level 0) and an added result, -U before and +U after (none when
+// row-deduplicate finds them equal); with a before and a retracted result, -D before; without a
+// before, +I after when the result is an add. first-row (FirstRowMergeFunctionWrapper): a key
+// not held above level 0 gets its first record as it is (+I or +U).
+std::vector<std::string> LookupChanges(const Config& config, const Model& model,
+                                       const std::map<Key, std::string>& before,
+                                       const std::map<Key, std::string>& after, const Key& key) {
+  auto b = before.find(key);
+  auto a = after.find(key);
+  bool has_before = b != before.end(), has_after = a != after.end();
+  if (config.engine == Engine::kFirstRow) {
+    if (has_before || !has_after) return {};
+    return {std::string(KindText(*model.FirstRowKind(key))) + " " + a->second};
+  }
+  if (!has_before) {
+    if (!has_after) return {};
+    return {"+I " + a->second};
+  }
+  if (!has_after) return {"-D " + b->second};
+  if (config.row_deduplicate && b->second == a->second) return {};
+  return {"-U " + b->second, "+U " + a->second};
+}
+
 Cell Generator::RandomValue(int col, bool for_retract) {
   (void)for_retract;
   if (Chance(0.15)) return Cell();

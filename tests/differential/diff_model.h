@@ -2,7 +2,8 @@
 // of each merge engine written from spec/behaviour.md §3.4-3.6 and §13 (not from Fjord's merge
 // functions). The model keeps every record of a key since the key was last removed and folds them
 // in merge order (user sequence fields, NULL smallest, then arrival), so it predicts what a reader
-// that merges all of a key's records sees.
+// that merges all of a key's records sees, and (LookupChanges) the lookup changelog of a key
+// compacted once.
 //
 // Java's merges are not always independent of how records were grouped into files and
 // compactions (a -D that a max-level compaction dropped is forgotten; a retract leading a merge
@@ -135,6 +136,13 @@ class Model {
   std::set<Key> frozen_;  // removed by remove-record-on-delete, until a full compaction
   std::set<Key> touched_;
 };
+
+// The lookup changelog of `key` (each of "<kind> <row text>") when all its records since the table
+// held `before` go through one lookup compaction and give `after` (rows by key, as
+// Model::Visible); `model` holds those records (first-row: the winning record's kind).
+std::vector<std::string> LookupChanges(const Config& config, const Model& model,
+                                       const std::map<Key, std::string>& before,
+                                       const std::map<Key, std::string>& after, const Key& key);
 
 // Random records that keep clear of the layout-dependent corners (see the file comment).
 class Generator {

@@ -2,8 +2,10 @@
 // configuration (diff_model.h), drive Fjord's primary-key writer through upserts, deletes,
 // update-befores, commits, writer restarts and dedicated compactions, and after every commit
 // compare a full read of the table (and sometimes of an older snapshot) with an in-memory model
-// of the engine. On a mismatch it prints the seed, the configuration, the operation trace and the
-// difference, and exits 1.
+// of the engine. Lookup tables (deletion vectors, changelog-producer = lookup) are also checked
+// once no level-0 file is left: reads through the vectors, and the changelog replayed and
+// compared with the model's changes. On a mismatch it prints the seed, the configuration, the
+// operation trace and the difference, and exits 1.
 //
 // Usage: fjord_differential_test [--runs N] [--seconds S] [--cpu-seconds C] [--seed BASE]
 //                                [--engine NAME] [--run-seed SEED] [--verbose]
@@ -419,28 +421,6 @@ Result<std::vector<std::pair<Key, std::string>>> Run::ReadChangelog(int64_t afte
   return out;
 }
 
-// Java's LookupChangelogMergeFunctionWrapper (1.4.2), per key with level-0 records: with a
-// "before" (its row above level 0) and an added result, -U before and +U after (none when
-// row-deduplicate finds them equal); with a before and a retracted result, -D before; without a
-// before, +I after when the result is an add. first-row (FirstRowMergeFunctionWrapper): a key
-// not held above level 0 gets its first record as it is (+I or +U).
-std::vector<std::string> ExpectedChanges(const Config& config, const Model& model,
-                                         const std::map<Key, std::string>& before,
-                                         const std::map<Key, std::string>& after, const Key& key) {
-  auto b = before.find(key);
-  auto a = after.find(key);
-  bool has_before = b != before.end(), has_after = a != after.end();
-  if (config.engine == Engine::kFirstRow) {
-    if (has_before || !has_after) return {};
-    return {std::string(KindText(*model.FirstRowKind(key))) + " " + a->second};
-  }
-  if (!has_before)
-    return has_after ? std::vector<std::string>{"+I " + a->second} : std::vector<std::string>{};
-  if (!has_after) return {"-D " + b->second};
-  if (config.row_deduplicate && b->second == a->second) return {};
-  return {"-U " + b->second, "+U " + a->second};
-}
-
 std::string Run::CheckChangelog(int64_t latest, bool exact, RunStats* stats) {
   std::vector<std::pair<Key, std::string>> changes;
   if (latest > changelog_to_) {
@@ -501,7 +481,7 @@ std::string Run::CheckChangelog(int64_t latest, bool exact, RunStats* stats) {
     for (const Key& key : keys) {
       std::vector<std::string> expected =
           committed_->Touched().count(key)
-              ? ExpectedChanges(config_, *committed_, complete_rows_, want, key)
+              ? LookupChanges(config_, *committed_, complete_rows_, want, key)
               : std::vector<std::string>{};
       const std::vector<std::string>& got = per_key[key];
       if (got == expected) continue;
