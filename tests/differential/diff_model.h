@@ -2,7 +2,8 @@
 // of each merge engine written from spec/behaviour.md §3.4-3.6 and §13 (not from Fjord's merge
 // functions). The model keeps every record of a key since the key was last removed and folds them
 // in merge order (user sequence fields, NULL smallest, then arrival), so it predicts what a reader
-// that merges all of a key's records sees.
+// that merges all of a key's records sees, and (LookupChanges) the lookup changelog of a key
+// compacted once.
 //
 // Java's merges are not always independent of how records were grouped into files and
 // compactions (a -D that a max-level compaction dropped is forgotten; a retract leading a merge
@@ -80,10 +81,21 @@ struct Config {
   int trigger = 2;
   bool spillable = true;
   bool write_only = false;
+  // Lookup tables (issue 19): deletion vectors and/or changelog-producer = lookup, with
+  // lookup-wait and changelog-producer.row-deduplicate.
+  bool deletion_vectors = false;
+  bool lookup_changelog = false;
+  bool lookup_wait = true;
+  bool row_deduplicate = false;
 
   std::vector<std::pair<std::string, std::string>> TableOptions() const;
   std::string Describe() const;
   int GroupOf(int col) const;  // index into groups, or -1
+  // Compactions go through Java's lookup rules (LookupStrategy.needLookup): first-row, deletion
+  // vectors, lookup changelog.
+  bool NeedsLookup() const {
+    return engine == Engine::kFirstRow || deletion_vectors || lookup_changelog;
+  }
 };
 
 // A random configuration for `engine`.
@@ -104,6 +116,12 @@ class Model {
   std::vector<Cell> MaxSequence(const Key& key) const;  // largest sequence.field values seen
   bool Frozen(const Key& key) const { return frozen_.count(key) > 0; }
   void Unfreeze() { frozen_.clear(); }
+  // first-row: the kind of the record that wins (+I or +U).
+  std::optional<Kind> FirstRowKind(const Key& key) const;
+  // Keys that took a record (one not dropped at write time) since ClearTouched: the keys a lookup
+  // compaction of those records writes changelog for.
+  const std::set<Key>& Touched() const { return touched_; }
+  void ClearTouched() { touched_.clear(); }
 
  private:
   struct Entry {
@@ -116,7 +134,15 @@ class Model {
   int64_t arrival_ = 0;
   std::map<Key, Entry> entries_;
   std::set<Key> frozen_;  // removed by remove-record-on-delete, until a full compaction
+  std::set<Key> touched_;
 };
+
+// The lookup changelog of `key` (each of "<kind> <row text>") when all its records since the table
+// held `before` go through one lookup compaction and give `after` (rows by key, as
+// Model::Visible); `model` holds those records (first-row: the winning record's kind).
+std::vector<std::string> LookupChanges(const Config& config, const Model& model,
+                                       const std::map<Key, std::string>& before,
+                                       const std::map<Key, std::string>& after, const Key& key);
 
 // Random records that keep clear of the layout-dependent corners (see the file comment).
 class Generator {
