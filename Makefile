@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: all bootstrap configure build test install wheel demo asan format format-check docs clean fuzz \
         bench-memory fixtures \
-        bench-commits bench-expire bench bench-lookup bench-runtime bench-cdc bench-json soak-stream soak-lifecycle \
+        bench-commits bench-expire bench bench-lookup bench-threads bench-reads bench-plan bench-scale bench-runtime bench-cdc bench-json soak-stream soak-lifecycle \
         soak-run bench-runtime-soak soak-cdc
 
 all: build
@@ -99,6 +99,55 @@ bench-lookup: bootstrap
 	  python3 bench/lookup_cache_peaks.py --append $$out \
 	    $(if $(filter 1,$(BENCH_QUICK)),--keys 200000 --load-rows 400000 --update-rows 40000) \
 	    $(BENCH_CACHE_ARGS)
+
+# Issue 20 point 2 (bench/README.md, `make bench-threads`): Fjord's writes, reads and compaction
+# at 1 and at 2 threads on tables of 10 partitions / 4 buckets (bench/thread_scaling.py); writes
+# bench/results/<date>-threads.md. Not part of `make test`; about 15 minutes on 2 cores
+# (BENCH_QUICK=1: 1M rows, 1 repetition). BENCH_ARGS passes more (e.g. --buckets 8, --reps 5).
+bench-threads: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord -j $(JOBS)
+	@python3 bench/thread_scaling.py \
+	  $(if $(filter 1,$(BENCH_QUICK)),--rows 1000000 --keys 100000 --reps 1 \
+	    --out bench/results/$$(date -u +%Y-%m-%d)-threads-quick.md) $(BENCH_ARGS)
+
+# Issue 20 point 3 (bench/README.md, `make bench-reads`): Fjord's reads against Arrow C++ and
+# DuckDB's read_parquet on the same data files, the same thread count (bench/read_limits.py);
+# writes bench/results/<date>-reads.md. Not part of `make test`; about 10 minutes on 2 cores
+# (BENCH_QUICK=1: 1M rows, 1 repetition). BENCH_ARGS passes more (e.g. --threads 1, --reps 5).
+bench-reads: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
+	@python3 bench/read_limits.py \
+	  $(if $(filter 1,$(BENCH_QUICK)),--rows 1000000 --keys 100000 --reps 1 \
+	    --out bench/results/$$(date -u +%Y-%m-%d)-reads-quick.md) $(BENCH_ARGS)
+
+# Issue 20 point 4 (bench/README.md, `make bench-plan`): planning a scan of an append table of
+# 100,000 files in 10,000 partitions (and of one partition), Fjord against Java Paimon, at the
+# default manifest parallelism and at 1 (bench/plan_bench.py); writes
+# bench/results/<date>-plan.md. Not part of `make test`; about 10 minutes on 2 cores
+# (BENCH_QUICK=1: 10,000 files in 1,000 partitions, 1 repetition).
+bench-plan: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord -j $(JOBS)
+	@interop/java/build.sh >/dev/null
+	@python3 bench/plan_bench.py \
+	  $(if $(filter 1,$(BENCH_QUICK)),--files 10000 --partitions 1000 --reps 1 \
+	    --out bench/results/$$(date -u +%Y-%m-%d)-plan-quick.md) $(BENCH_ARGS)
+
+# Issue 20 point 4 (bench/README.md, `make bench-scale`): Fjord's `make bench` workloads at 1M,
+# 10M and 50M rows, rows/s per size (bench/scale_bench.py); writes bench/results/<date>-scale.md.
+# Not part of `make test`; about an hour on 2 cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
+bench-scale: bootstrap
+	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
+	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build/bench --target engine_fjord -j $(JOBS)
+	@python3 bench/scale_bench.py \
+	  $(if $(filter 1,$(BENCH_QUICK)),--sizes 100000,1000000,5000000 \
+	    --out bench/results/$$(date -u +%Y-%m-%d)-scale-quick.md) $(BENCH_ARGS)
 
 # Issue 4's memory benchmark: >= 2 GB of primary-key upserts with write-buffer-size = 64 mb.
 # Not part of `make test`. BENCH_GB / BENCH_DIR override the size and the scratch folder.

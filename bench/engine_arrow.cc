@@ -3,17 +3,19 @@
 // Parquet 1.0 / data page V1, row groups of about 128 MB of raw rows), with no table logic: no
 // sort, no merge, no metadata. Same command line and JSON line as engine_fjord.
 //
-//   engine_arrow WORKLOAD --dir DIR [--rows N] [--keys K]
+//   engine_arrow WORKLOAD --dir DIR [--rows N] [--keys K] [--threads T] [--light 1]
 //
 // WORKLOAD: version (Arrow's), append-write (all rows to one file), prepare (untimed set-up for the
 // reads: the rows of partition 3, each key's last upsert sorted by key, and the five runs),
 // read-filtered (that partition's file, key range applied), pk-write (all upserts to one file),
 // read-pk (the deduplicated file), compact (read the five sorted runs the table holds after its
 // commits, keep each key's last row, write them in key order: the same input and output rows as the
-// table's full compaction).
+// table's full compaction). --threads T (T > 1) decodes columns on Arrow's thread pool (1, the
+// default: on the calling thread); --light 1 folds the reads' light checksum (bench_rows.h).
 
 #include <arrow/config.h>
 #include <arrow/io/file.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
@@ -35,7 +37,11 @@ constexpr int kRuns = 5;  // commits of the upsert table
 struct Args {
   std::string workload, dir;
   int64_t rows = 10'000'000, keys = 1'000'000;
+  int threads = 1;
+  bool light = false;
 };
+
+bool use_threads = false;  // --threads > 1
 
 std::shared_ptr<parquet::WriterProperties> Props(bool with_partition) {
   return parquet::WriterProperties::Builder()
@@ -90,6 +96,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadFile(const std::string& path,
                                                       bool combine = false) {
   ARROW_ASSIGN_OR_RAISE(auto in, arrow::io::ReadableFile::Open(path));
   ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(in, arrow::default_memory_pool()));
+  reader->set_use_threads(use_threads);
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ReadTable());
   if (!combine) return table;
   return table->CombineChunks();
@@ -142,17 +149,23 @@ arrow::Status Run(const Args& a) {
   } else if (a.workload == "read-filtered") {
     ARROW_ASSIGN_OR_RAISE(auto t, ReadFile(d + "append_p3.parquet"));
     // The key range: only matching rows reach the checksum (the rest are skipped, not copied).
-    fb::Checksum sum;
+    fb::Checksum sum(a.light);
     ARROW_RETURN_NOT_OK(sum.Add(*t, static_cast<int32_t>(a.keys / 10)));
+    Print(sum.rows(), true, &sum);
+  } else if (a.workload == "read-append") {
+    // Not part of make bench (bench/read_limits.py): append-write's file, every row.
+    ARROW_ASSIGN_OR_RAISE(auto t, ReadFile(d + "append.parquet"));
+    fb::Checksum sum(a.light);
+    ARROW_RETURN_NOT_OK(sum.Add(*t));
     Print(sum.rows(), true, &sum);
   } else if (a.workload == "read-pk") {
     ARROW_ASSIGN_OR_RAISE(auto t, ReadFile(d + "final.parquet"));
-    fb::Checksum sum;
+    fb::Checksum sum(a.light);
     ARROW_RETURN_NOT_OK(sum.Add(*t));
     Print(sum.rows(), false, &sum);
   } else if (a.workload == "read-runs") {
     // Not part of make bench: the five runs' rows (what merge-on-read must read), unmerged.
-    fb::Checksum sum;
+    fb::Checksum sum(a.light);
     for (int r = 0; r < kRuns; ++r) {
       ARROW_ASSIGN_OR_RAISE(auto t, ReadFile(d + "run" + std::to_string(r) + ".parquet"));
       ARROW_RETURN_NOT_OK(sum.Add(*t));
@@ -208,8 +221,12 @@ int main(int argc, char** argv) {
     if (f == "--dir") a.dir = v;
     if (f == "--rows") a.rows = std::stoll(v);
     if (f == "--keys") a.keys = std::stoll(v);
+    if (f == "--threads") a.threads = std::stoi(v);
+    if (f == "--light") a.light = v == "1";
   }
   if (a.workload == "version") a.dir = "/tmp";
+  use_threads = a.threads > 1;
+  if (use_threads) (void)arrow::SetCpuThreadPoolCapacity(a.threads);
   if (a.dir.empty()) {
     std::cerr << "usage: engine_arrow WORKLOAD --dir DIR [--rows N] [--keys K]\n";
     return 2;

@@ -3,10 +3,20 @@
 // (rows, raw bytes, checksum, ...); the orchestrator (run_bench.py) measures time, CPU and RSS.
 //
 //   engine_fjord WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]
+//                [--threads T] [--buckets B] [--light 1] [--paths 1] [--files F] [--partitions P]
 //
-// WORKLOAD: append-write, read-filtered, pk-write, read-pk, compact, commits, and the upserts
-// with the writer's own compaction (bench/README.md, `make bench-lookup`): pk-write-compacting,
-// pk-write-dv, pk-write-lookup and their reads read-compacting, read-dv, read-lookup.
+// --threads: the writer's, the reader's and the compaction's threads (0 = one per core, the
+// default); --buckets: buckets of the primary-key tables (1 by default). bench/thread_scaling.py
+// runs the workloads at 1 and 2 threads on 4 buckets. For the reads, --light 1 folds the light
+// checksum (bench_rows.h) and --paths 1 adds the paths of the data files read (relative to --dir)
+// to the JSON line: bench/read_limits.py has DuckDB read the same files. plan-setup writes the
+// planning table (--files files in --partitions partitions), plan and plan-filtered plan a read of
+// all of it or of one partition (bench/plan_bench.py; --threads: scan.manifest.parallelism).
+//
+// WORKLOAD: append-write, read-filtered, read-append, pk-write, plan-setup, plan, plan-filtered,
+// read-pk, compact, commits, and the upserts with the writer's own compaction (bench/README.md,
+// `make bench-lookup`): pk-write-compacting, pk-write-dv, pk-write-lookup and their reads
+// read-compacting, read-dv, read-lookup.
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +37,9 @@ namespace fb = fjord::bench;
 struct Args {
   std::string workload, dir;
   int64_t rows = 10'000'000, keys = 1'000'000, commits = 10'000, block = 1000, runs = 5;
+  int threads = 0, buckets = 1;
+  int64_t files = 100'000, partitions = 10'000;  // plan-setup
+  bool light = false, paths = false;
 };
 
 constexpr int64_t kBatch = 8192;
@@ -68,13 +81,13 @@ Result<std::unique_ptr<Table>> CreateTable(
   FJORD_ASSIGN_OR_RAISE(auto catalog, Catalog::Open(a.dir));
   FJORD_RETURN_NOT_OK(catalog->CreateDatabase("bench", true));
   TableSpec spec;
-  bool partitioned = name == "append";
+  bool partitioned = name == "append" || name == "plan";
   FJORD_ASSIGN_OR_RAISE(spec.fields, ParseColumnList(Columns(partitioned)));
   if (partitioned) spec.partition_keys = {"p"};
   if (pk) spec.primary_keys = {"k"};
   spec.options = kCommon;
   if (pk) {
-    spec.options.emplace_back("bucket", "1");
+    spec.options.emplace_back("bucket", std::to_string(a.buckets));
     spec.options.emplace_back("write-buffer-spillable", "true");
   }
   for (const auto& kv : extra) spec.options.push_back(kv);
@@ -98,7 +111,9 @@ Status CommitAs(const Table& table, const std::string& user, const CommitMessage
 
 Status AppendWrite(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "append", false));
-  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
+  WriteOptions options;
+  options.threads = a.threads;
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(options));
   for (int64_t i = 0; i < a.rows; i += kBatch) {
     FJORD_RETURN_NOT_OK(
         WriteBatch(*writer, *fb::MakeRows(i, std::min(kBatch, a.rows - i), a.keys, true)));
@@ -116,6 +131,7 @@ Status AppendWrite(const Args& a) {
 Status PkWrite(const Args& a) {
   FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "pk", true));
   WriteOptions options;
+  options.threads = a.threads;
   options.dynamic_options["write-only"] = "true";
   FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(options));
   FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
@@ -141,7 +157,9 @@ Status PkWrite(const Args& a) {
 // as Java's `lookup-wait` makes a streaming writer of a lookup table do).
 Status PkWriteCompacting(const Args& a, const PkVariant& variant) {
   FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, variant.table, true, variant.options));
-  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
+  WriteOptions options;
+  options.threads = a.threads;
+  FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(options));
   FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
   int64_t files = 0, written = 0, compacted_commits = 0, compactions = 0;
   for (int64_t c = 0; c < a.runs; ++c) {
@@ -167,11 +185,11 @@ Status PkWriteCompacting(const Args& a, const PkVariant& variant) {
 Status ReadAndSum(const Args& a, const std::string& name, const std::string& where, bool part) {
   FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, name));
   ReadBuilder read = table->NewRead();
-  read.Where(where);
+  read.Where(where).WithThreads(a.threads);
   FJORD_ASSIGN_OR_RAISE(ReadPlan plan, read.Plan());
   int64_t files = static_cast<int64_t>(plan.files.size());
   FJORD_ASSIGN_OR_RAISE(auto reader, OpenArrowReader(read));
-  fb::Checksum sum;
+  fb::Checksum sum(a.light);
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     if (arrow::Status st = reader->ReadNext(&batch); !st.ok())
@@ -179,10 +197,18 @@ Status ReadAndSum(const Args& a, const std::string& name, const std::string& whe
     if (!batch) break;
     if (arrow::Status st = sum.Add(*batch); !st.ok()) return Status::Invalid(st.ToString());
   }
-  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"checksum\": \"%s\", \"files\": %lld}\n",
+  std::string paths;
+  for (const PlannedFile& f : plan.files) {
+    if (!a.paths) break;
+    std::string dir = "bench.db/" + name + "/" + (f.partition.empty() ? "" : f.partition + "/");
+    paths += std::string(paths.empty() ? "" : ", ") + "\"" + dir + "bucket-" +
+             std::to_string(f.bucket) + "/" + f.file_name + "\"";
+  }
+  std::printf("{\"rows\": %lld, \"bytes\": %lld, \"checksum\": \"%s\", \"files\": %lld%s}\n",
               static_cast<long long>(sum.rows()),
               static_cast<long long>(sum.rows() * fb::RowBytes(part)), sum.Hex().c_str(),
-              static_cast<long long>(files));
+              static_cast<long long>(files),
+              a.paths ? (", \"paths\": [" + paths + "]").c_str() : "");
   return Status::OK();
 }
 
@@ -193,6 +219,7 @@ Status Compact(const Args& a) {
   for (const PlannedFile& f : plan.files) rows_in += f.row_count, ++files_in;
   CompactionOptions options;
   options.full = true;
+  options.threads = a.threads;
   FJORD_ASSIGN_OR_RAISE(auto job, table->NewCompaction(options));
   FJORD_ASSIGN_OR_RAISE(CompactionResult result, job->Run());
   int64_t files_out = result.files_out;
@@ -200,6 +227,57 @@ Status Compact(const Args& a) {
               static_cast<long long>(rows_in),
               static_cast<long long>(rows_in * fb::RowBytes(false)),
               static_cast<long long>(files_in), static_cast<long long>(files_out));
+  return Status::OK();
+}
+
+// The table of the planning benchmark (bench/plan_bench.py): an append table of `a.files` data
+// files of 2 rows each, spread evenly over `a.partitions` partitions, in commits of at most 1,000
+// files (one per partition), as a streaming job adding files over time leaves it.
+Status PlanSetup(const Args& a) {
+  FJORD_ASSIGN_OR_RAISE(auto table, CreateTable(a, "plan", false));
+  FJORD_ASSIGN_OR_RAISE(auto commit, table->NewCommit("bench"));
+  const int64_t per_commit = std::min<int64_t>(1000, a.partitions);
+  int64_t files = 0, identifier = 0;
+  for (int64_t round = 0; files < a.files; ++round) {
+    for (int64_t first = 0; first < a.partitions && files < a.files; first += per_commit) {
+      int64_t n = std::min({per_commit, a.partitions - first, a.files - files});
+      auto rows = fb::MakeRows(files * 2, n * 2, a.keys, true);
+      // Column 0 is p: rows 2i and 2i + 1 go to partition first + i.
+      arrow::Int32Builder p;
+      for (int64_t i = 0; i < n * 2; ++i) (void)p.Append(static_cast<int32_t>(first + i / 2));
+      rows = rows->SetColumn(0, rows->schema()->field(0), p.Finish().ValueOrDie()).ValueOrDie();
+      FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite());
+      FJORD_RETURN_NOT_OK(WriteBatch(*writer, *rows));
+      FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit(identifier));
+      FJORD_RETURN_NOT_OK(commit->Commit(messages, identifier++).status());
+      files += n;
+    }
+  }
+  std::printf("{\"rows\": %lld, \"bytes\": 0, \"files\": %lld, \"commits\": %lld}\n",
+              static_cast<long long>(files * 2), static_cast<long long>(files),
+              static_cast<long long>(identifier));
+  return Status::OK();
+}
+
+// Plans a read of the planning table (all of it, or one partition), reads nothing.
+Status Plan(const Args& a, bool one_partition) {
+  FJORD_ASSIGN_OR_RAISE(auto table, OpenTable(a, "plan"));
+  ReadBuilder read = table->NewRead();
+  if (a.threads > 0) read.WithOptions({{"scan.manifest.parallelism", std::to_string(a.threads)}});
+  if (one_partition) read.Where("p = " + std::to_string(a.partitions / 2 + 1));
+  auto start = std::chrono::steady_clock::now();
+  FJORD_ASSIGN_OR_RAISE(ReadPlan plan, read.Plan());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  start = std::chrono::steady_clock::now();  // once more, as Java's side does
+  FJORD_RETURN_NOT_OK(read.Plan().status());
+  double again = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int64_t rows = 0;
+  for (const PlannedFile& f : plan.files) rows += f.row_count;
+  std::printf(
+      "{\"rows\": %lld, \"bytes\": 0, \"files\": %lld, \"splits\": %lld, \"plan_s\": %.4f, "
+      "\"plan_again_s\": %.4f}\n",
+      static_cast<long long>(rows), static_cast<long long>(plan.files.size()),
+      static_cast<long long>(plan.splits), seconds, again);
   return Status::OK();
 }
 
@@ -265,6 +343,12 @@ int main(int argc, char** argv) {
     if (f == "--commits") a.commits = std::stoll(v);
     if (f == "--block") a.block = std::stoll(v);
     if (f == "--runs") a.runs = std::stoll(v);
+    if (f == "--threads") a.threads = std::stoi(v);
+    if (f == "--buckets") a.buckets = std::stoi(v);
+    if (f == "--light") a.light = v == "1";
+    if (f == "--files") a.files = std::stoll(v);
+    if (f == "--partitions") a.partitions = std::stoll(v);
+    if (f == "--paths") a.paths = v == "1";
   }
   Status st;
   if (a.dir.empty()) {
@@ -273,6 +357,8 @@ int main(int argc, char** argv) {
     st = AppendWrite(a);
   } else if (a.workload == "read-filtered") {
     st = ReadAndSum(a, "append", "p = 3 AND k < " + std::to_string(a.keys / 10), true);
+  } else if (a.workload == "read-append") {
+    st = ReadAndSum(a, "append", "", true);
   } else if (a.workload == "pk-write") {
     st = PkWrite(a);
   } else if (a.workload.rfind("pk-write-", 0) == 0 && VariantOf(a.workload.substr(9))) {
@@ -285,6 +371,10 @@ int main(int argc, char** argv) {
     st = Compact(a);
   } else if (a.workload == "commits") {
     st = Commits(a);
+  } else if (a.workload == "plan-setup") {
+    st = PlanSetup(a);
+  } else if (a.workload == "plan" || a.workload == "plan-filtered") {
+    st = Plan(a, a.workload == "plan-filtered");
   } else {
     st = Status::Invalid("unknown workload: ", a.workload);
   }

@@ -4,6 +4,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "fjord/arrow.h"
@@ -104,6 +105,54 @@ TEST_F(ApiReadTest, MergeOnReadStreamsBoundedBatches) {
     ASSERT_EQ(vs.second, "s" + std::to_string(id));
   }
   EXPECT_GE(batches, 2000 / 128);
+}
+
+// Planning reads the manifest files on several threads (scan.manifest.parallelism) and folds them
+// in order: a compaction's DELETE entries, in a later manifest, still cancel the files they
+// replace, whatever the thread count.
+TEST_F(ApiReadTest, ManifestsReadOnSeveralThreadsPlanTheSameFiles) {
+  auto table = MakeTable(true, 6, {{"manifest.merge-min-count", "1000"}});
+  CompactionOptions full;
+  full.full = true;
+  ASSERT_OK_AND_ASSIGN(auto compaction, table->NewCompaction(full));
+  ASSERT_OK(compaction->Run().status());
+  auto commit = *table->NewCommit("test");
+  for (int c = 7; c <= 9; ++c) {
+    auto writer = *table->NewWrite();
+    ASSERT_OK(WriteBatch(*writer, *Rows(c * 100, c * 100 + 300, c)));
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit(c));
+    ASSERT_OK(commit->Commit(messages, c).status());
+  }
+  auto names = [](const ReadPlan& plan) {
+    std::vector<std::string> out;
+    for (const PlannedFile& f : plan.files) {
+      out.push_back(std::to_string(f.bucket) + "/" + f.file_name);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ASSERT_OK_AND_ASSIGN(ReadPlan one,
+                       table->NewRead().WithOptions({{"scan.manifest.parallelism", "1"}}).Plan());
+  // 2 compacted files and 3 commits' files in each bucket with rows (300 ids may miss one).
+  EXPECT_GE(one.files.size(), 5u);
+  EXPECT_LE(one.files.size(), 8u);
+  for (const char* threads : {"2", "3", "16"}) {
+    ASSERT_OK_AND_ASSIGN(
+        ReadPlan many,
+        table->NewRead().WithOptions({{"scan.manifest.parallelism", threads}}).Plan());
+    EXPECT_EQ(names(many), names(one)) << threads << " threads";
+  }
+  ASSERT_OK_AND_ASSIGN(ReadPlan unset, table->NewRead().Plan());
+  EXPECT_EQ(names(unset), names(one));
+  int batches = 0;
+  auto rows =
+      ReadAll(table->NewRead().WithOptions({{"scan.manifest.parallelism", "3"}}), 8192, &batches);
+  ASSERT_EQ(rows.size(), 2000u);
+  EXPECT_EQ(rows[0].first, 6);
+  EXPECT_EQ(rows[700].first, 7);
+  EXPECT_EQ(rows[1199].first, 9);
+  auto bad = table->NewRead().WithOptions({{"scan.manifest.parallelism", "0"}}).Plan();
+  EXPECT_THAT(bad, IsError(StatusCode::kInvalid, "scan.manifest.parallelism"));
 }
 
 TEST_F(ApiReadTest, ProjectionAndFilterOnMergedRows) {

@@ -98,8 +98,34 @@ Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
   memory_bytes_ += bytes;
   pending_bytes_ += bytes;
   records_in_memory_ += records->num_rows();
+  bool small = records->num_rows() < kSmallBatchRows;
+  if (!small) small_start_ = pending_.size() + 1;
   pending_.push_back(std::move(records));
   if (pending_bytes_ >= options_.sort_chunk_bytes) return SealPending();
+  if (pending_.size() - small_start_ >= kSmallBatchesJoined) return JoinSmallBatches();
+  return Status::OK();
+}
+
+Status SortBuffer::JoinSmallBatches() {
+  // A writer of many buckets hands each a few rows per Write: their Arrow objects (arrays,
+  // buffers, each padded) would take many times the rows' bytes, which the budget does not see.
+  // The tail of small batches becomes one batch, in arrival order; it stays in the tail until it
+  // is no longer small, so each row is copied a few times at most.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> tail(
+      pending_.begin() + static_cast<std::ptrdiff_t>(small_start_), pending_.end());
+  int64_t before = 0;
+  for (const auto& b : tail) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*b));
+    before += bytes;
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto joined, arrow::ConcatenateRecordBatches(tail));
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t after, arrow::util::ReferencedBufferSize(*joined));
+  memory_bytes_ += after - before;
+  pending_bytes_ += after - before;
+  pending_.resize(small_start_);
+  bool small = joined->num_rows() < kSmallBatchRows;
+  pending_.push_back(std::move(joined));
+  if (!small) small_start_ = pending_.size();
   return Status::OK();
 }
 
@@ -129,6 +155,7 @@ Status SortBuffer::SealPending() {
   memory_bytes_ += bytes - pending_bytes_;
   pending_.clear();
   pending_bytes_ = 0;
+  small_start_ = 0;
   sorted_.push_back(std::move(sorted));
   return Status::OK();
 }

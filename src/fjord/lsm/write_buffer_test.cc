@@ -79,6 +79,52 @@ TEST(SortBufferTest, MemoryIsCountedAndReleasedBySpill) {
   EXPECT_GT(buffer.spilled_bytes(), 0);
 }
 
+// A writer of many buckets gives each bucket a few rows per Write. Held as they come, thousands of
+// tiny batches would take many times their rows' bytes in padded Arrow buffers; joined, they take
+// about what one batch of the same rows takes, and still come out in key and arrival order.
+TEST(SortBufferTest, ManyTinyBatchesAreJoinedAndKeepTheirOrder) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  SpillOptions options;
+  options.spill_dir = dir.Join("spill");
+  std::mt19937_64 rng(11);
+  std::vector<std::vector<Record>> batches;
+  std::vector<Record> all;
+  std::map<int32_t, Record> model;
+  int64_t seq = 0;
+  for (int b = 0; b < 6000; ++b) {
+    // Mostly 1-3 rows; now and then a batch too large to be joined.
+    int n = b % 997 == 0 ? 1500 : 1 + static_cast<int>(rng() % 3);
+    std::vector<Record> batch;
+    for (int i = 0; i < n; ++i) {
+      Record r{static_cast<int32_t>(rng() % 5000), seq++, 0, static_cast<int64_t>(rng())};
+      batch.push_back(r);
+      all.push_back(r);
+      model[r.key] = r;
+    }
+    batches.push_back(std::move(batch));
+  }
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+  int64_t one_batch = 0;
+  {
+    int64_t before = pool->bytes_allocated();
+    auto whole = testing_kv::ToBatch(layout, all);
+    one_batch = pool->bytes_allocated() - before;
+  }
+  SortBuffer buffer(layout, options);
+  int64_t before = pool->bytes_allocated();
+  for (const auto& batch : batches) ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+  int64_t held = pool->bytes_allocated() - before;
+  EXPECT_LT(held, 3 * one_batch) << "one batch of the rows: " << one_batch;
+  EXPECT_EQ(buffer.record_count(), seq);
+  ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+  ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
+  ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+  std::vector<Record> expected;
+  for (const auto& [k, r] : model) expected.push_back(r);
+  EXPECT_EQ(out, expected);
+}
+
 TEST(SortBufferTest, UnwritableSpillDirectoryIsAClearErrorAndKeepsTheRecords) {
   ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
   SpillOptions options;

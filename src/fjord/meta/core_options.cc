@@ -161,6 +161,11 @@ Result<CoreOptions> CoreOptions::FromOptions(Options options) {
   FJORD_ASSIGN_OR_RAISE(c.manifest_format_, r.Enum("manifest.format"));
   FJORD_ASSIGN_OR_RAISE(c.manifest_compression_, r.Text("manifest.compression"));
   FJORD_ASSIGN_OR_RAISE(c.manifest_target_file_size_, r.MemorySize("manifest.target-file-size"));
+  FJORD_ASSIGN_OR_RAISE(c.scan_manifest_parallelism_, r.OptionalInt("scan.manifest.parallelism"));
+  if (c.scan_manifest_parallelism_ && *c.scan_manifest_parallelism_ < 1) {
+    return Status::Invalid("scan.manifest.parallelism must be at least 1, got ",
+                           *c.scan_manifest_parallelism_);
+  }
   FJORD_ASSIGN_OR_RAISE(c.manifest_merge_min_count_, r.Int("manifest.merge-min-count"));
   FJORD_ASSIGN_OR_RAISE(c.manifest_full_compaction_threshold_size_,
                         r.MemorySize("manifest.full-compaction-threshold-size"));

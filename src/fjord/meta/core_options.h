@@ -69,6 +69,8 @@ class CoreOptions {
   const std::string& manifest_format() const { return manifest_format_; }  // lower case
   const std::string& manifest_compression() const { return manifest_compression_; }
   int64_t manifest_target_file_size() const { return manifest_target_file_size_; }
+  // Threads reading manifest files while planning (`scan.manifest.parallelism`; unset: cores).
+  std::optional<int32_t> scan_manifest_parallelism() const { return scan_manifest_parallelism_; }
   int32_t manifest_merge_min_count() const { return manifest_merge_min_count_; }
   int64_t manifest_full_compaction_threshold_size() const {
     return manifest_full_compaction_threshold_size_;
@@ -186,6 +188,7 @@ class CoreOptions {
   std::string manifest_format_;
   std::string manifest_compression_;
   int64_t manifest_target_file_size_ = 0;
+  std::optional<int32_t> scan_manifest_parallelism_;
   int32_t manifest_merge_min_count_ = 0;
   int64_t manifest_full_compaction_threshold_size_ = 0;
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
+#include "fjord/common/executor.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/bucket.h"
 #include "fjord/meta/core_options.h"
@@ -225,8 +227,7 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
     manifests.insert(manifests.end(), metas.begin(), metas.end());
   }
   std::vector<DataField> partition_fields = schema_.FieldsByName(schema_.partition_keys);
-  std::map<FileIdentifier, size_t> live;  // identifier -> index in `entries`
-  std::vector<std::optional<ManifestEntry>> entries;
+  std::vector<std::string> kept;  // the manifests the partition filter keeps, in order
   for (const ManifestFileMeta& m : manifests) {
     std::string path = paths.ManifestFile(m.file_name);
     if (partition_filter != nullptr && !partition_fields.empty()) {
@@ -238,8 +239,30 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
       };
       if (!partition_filter->MayMatch(lookup, m.num_added_files + m.num_deleted_files)) continue;
     }
-    FJORD_ASSIGN_OR_RAISE(std::vector<ManifestEntry> file_entries,
-                          ReadManifestFile(io_.get(), path, format));
+    kept.push_back(std::move(path));
+  }
+  // Planning a table of many files is mostly decoding manifests: they are read at once on up to
+  // `scan.manifest.parallelism` threads (default: one per core), a window of a few per thread at
+  // a time, and folded in their order.
+  int threads = std::min<int>(options.scan_manifest_parallelism().value_or(DefaultThreads()),
+                              static_cast<int>(kept.size()));
+  std::unique_ptr<ThreadPool> pool;
+  if (threads > 1) pool = std::make_unique<ThreadPool>(threads - 1);
+  const size_t window = static_cast<size_t>(std::max(threads, 1)) * 4;
+  std::vector<std::vector<ManifestEntry>> read;
+  std::map<FileIdentifier, size_t> live;  // identifier -> index in `entries`
+  std::vector<std::optional<ManifestEntry>> entries;
+  for (size_t m = 0; m < kept.size(); ++m) {
+    if (m % window == 0) {
+      size_t n = std::min(window, kept.size() - m);
+      read.assign(n, {});
+      FJORD_RETURN_NOT_OK(ParallelFor(pool.get(), n, [&](size_t i) -> Status {
+        FJORD_ASSIGN_OR_RAISE(read[i], ReadManifestFile(io_.get(), kept[m + i], format));
+        return Status::OK();
+      }));
+    }
+    const std::string& path = kept[m];
+    std::vector<ManifestEntry> file_entries = std::move(read[m % window]);
     for (ManifestEntry& e : file_entries) {
       FileIdentifier id = IdentifierOf(e);
       if (e.kind == FileKind::kAdd) {

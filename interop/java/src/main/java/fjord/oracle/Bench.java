@@ -38,7 +38,8 @@ import org.apache.paimon.types.DataTypes;
  * same rows (BenchRows), same table options, one writer thread, printing the same JSON line. The
  * orchestrator measures the process (JVM start and JIT warm-up included).
  *
- * <pre>bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]</pre>
+ * <pre>bench WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]
+ *     [--threads T] [--partitions P]</pre>
  */
 final class Bench {
     private Bench() {}
@@ -48,6 +49,8 @@ final class Bench {
     private long commits = 10_000L;
     private long block = 1000L;
     private int runs = 5;
+    private int threads = 0;
+    private long partitions = 10_000L;
     private String dir;
 
     static int run(String[] args, PrintStream out) throws Exception {
@@ -64,6 +67,8 @@ final class Bench {
                 case "--commits": b.commits = Long.parseLong(v); break;
                 case "--block": b.block = Long.parseLong(v); break;
                 case "--runs": b.runs = Integer.parseInt(v); break;
+                case "--threads": b.threads = Integer.parseInt(v); break;
+                case "--partitions": b.partitions = Long.parseLong(v); break;
                 default: throw new Oracle.UsageException("unknown bench option " + args[i]);
             }
         }
@@ -79,6 +84,8 @@ final class Bench {
             case "compact": json = b.compact(); break;
             case "commits": json = b.commits(); break;
             case "noop": json = b.noop(); break;
+            case "plan": json = b.plan(false); break;
+            case "plan-filtered": json = b.plan(true); break;
             default:
                 json = b.variantWorkload(args[1]);
                 if (json != null) {
@@ -285,6 +292,41 @@ final class Bench {
         int keyBelow = (int) (keys / 10);
         Predicate filter = PredicateBuilder.and(pb.equal(0, 3), pb.lessThan(1, keyBelow));
         return read(table, filter, 1, keyBelow, true);
+    }
+
+    /**
+     * Plans a read of engine_fjord's planning table (plan-setup): all of it, or the one partition
+     * engine_fjord's plan-filtered picks. Reads nothing. --threads sets scan.manifest.parallelism.
+     */
+    private String plan(boolean onePartition) throws Exception {
+        FileStoreTable table = open("plan");
+        if (threads > 0) {
+            table = table.copy(Map.of("scan.manifest.parallelism", String.valueOf(threads)));
+        }
+        ReadBuilder rb = table.newReadBuilder();
+        if (onePartition) {
+            rb = rb.withFilter(new PredicateBuilder(table.rowType())
+                    .equal(0, (int) (partitions / 2 + 1)));
+        }
+        long files = 0;
+        long planned = 0;
+        long start = System.nanoTime();
+        List<Split> splits = rb.newScan().plan().splits();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // Once more in the same JVM: the plan of a long-running engine (classes loaded, JIT warm).
+        start = System.nanoTime();
+        rb.newScan().plan();
+        double again = (System.nanoTime() - start) / 1e9;
+        for (Split s : splits) {
+            for (org.apache.paimon.io.DataFileMeta f : ((DataSplit) s).dataFiles()) {
+                files++;
+                planned += f.rowCount();
+            }
+        }
+        return String.format(java.util.Locale.ROOT,
+                "{\"rows\": %d, \"bytes\": 0, \"files\": %d, \"splits\": %d, \"plan_s\": %.4f, "
+                        + "\"plan_again_s\": %.4f}",
+                planned, files, splits.size(), seconds, again);
     }
 
     private String readPk() throws Exception {

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""`make bench-scale`: Fjord's write and read workloads at growing sizes (issue 20, point 4).
+
+Runs `make bench`'s Fjord workloads (engine_fjord: append-write, read-filtered, pk-write,
+read-mor, compact, read-compacted) at each of `--sizes` rows (default 1M, 10M and 50M; keys =
+rows / 10, as `make bench`'s 10M rows over 1M keys), each run its own process measured from
+outside (run_bench.Runner: wall, CPU, peak RSS), and reports rows/s per workload and size, with
+each size's rows/s against the smallest size's: cost that grows linearly with the data keeps that
+ratio near 1. Writes bench/results/<date>-scale.md. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import os
+import shutil
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_bench  # noqa: E402
+
+# (name, engine_fjord workload); each after the one writing its table.
+WORKLOADS = [("append-write", "append-write"), ("read-filtered", "read-filtered"),
+             ("pk-write", "pk-write"), ("read-mor", "read-pk"), ("compact", "compact"),
+             ("read-compacted", "read-pk")]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--sizes", default="1000000,10000000,50000000")
+    p.add_argument("--reps", type=int, default=1)
+    p.add_argument("--build-dir", default="build/bench")
+    p.add_argument("--scratch", default="/tmp/fjord-bench-scale")
+    p.add_argument("--out", help="results file (default bench/results/<date>-scale.md)")
+    p.add_argument("--note", default="")
+    args = p.parse_args()
+    args.commits, args.block, args.jar, args.java_opts = 0, 0, "", ""
+    sizes = [int(s) for s in args.sizes.split(",")]
+    r = run_bench.Runner(args)
+    results, loads = {}, []
+    started = datetime.datetime.now(datetime.timezone.utc)
+    for rep in range(args.reps):
+        for rows in sizes:
+            args.rows, args.keys = rows, max(rows // 10, 1)
+            shutil.rmtree(args.scratch, ignore_errors=True)
+            loads.append((f"{rows:,} rows, repetition {rep + 1}", run_bench.load()))
+            for name, workload in WORKLOADS:
+                res = r.run("fjord", workload, args.scratch)
+                results.setdefault((name, rows), []).append(res)
+                print(f"rep {rep + 1} {rows:>11,} {name:15s} {res['wall']:8.2f} s wall "
+                      f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB "
+                      f"{res['rows'] / res['wall']:>12,.0f} rows/s  load {run_bench.load()}",
+                      flush=True)
+    loads.append(("end", run_bench.load()))
+    shutil.rmtree(args.scratch, ignore_errors=True)
+    write_results(args, r, sizes, results, loads, started)
+
+
+def write_results(args, r, sizes, results, loads, started):
+    out = args.out or os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-scale.md")
+    med = lambda name, n, k: statistics.median(x[k] for x in results[(name, n)])
+    rate = lambda name, n: statistics.median(x["rows"] / x["wall"] for x in results[(name, n)])
+    cpu_rate = lambda name, n: statistics.median(x["rows"] / x["cpu"] for x in results[(name, n)])
+    head = " | ".join(f"{n:,} rows: rows/s (x first) / rows per CPU s / RSS MB" for n in sizes)
+    lines = [
+        f"# Scale, {started.strftime('%Y-%m-%d %H:%M')} UTC",
+        "",
+        f"`bench/scale_bench.py --sizes {args.sizes} --reps {args.reps}` at commit {r.git}; "
+        f"{os.cpu_count()} cores; keys = rows / 10. Each figure a median over {args.reps} "
+        "repetition(s); rows/s from wall time; `x first`: rows/s against the smallest size "
+        "(1.00 = the cost per row does not grow). The reads' rows are the rows they return.",
+        "",
+        f"| workload | {head} |",
+        "|---|" + "---:|" * len(sizes),
+    ]
+    for name, _ in WORKLOADS:
+        cells = []
+        for n in sizes:
+            cells.append(f"{rate(name, n):,.0f} ({rate(name, n) / rate(name, sizes[0]):.2f}) / "
+                         f"{cpu_rate(name, n):,.0f} / {med(name, n, 'rss_mb'):,.0f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "Load averages (1, 5, 15 min): " +
+              "; ".join(f"{what}: {l}" for what, l in loads), "", "Commands (at the first size; the others differ in --rows and --keys):", ""]
+    for _, cmd in sorted(r.commands.items(), key=str):
+        lines.append(f"    {cmd}")
+    if args.note:
+        lines += ["", args.note]
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(f"scale_bench: wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""`make bench-threads`: Fjord's workloads at 1 and at 2 threads, side by side (issue 20, point 2).
+
+The tables have several buckets or partitions, so that there is work for both cores: the append
+table of `make bench` (10 partitions), the primary-key table with `--buckets` buckets (4 by
+default). Per repetition each workload runs at 1 thread and then at 2 (the order alternates
+between repetitions); each run is its own process, measured from outside as `make bench` measures
+(wall, CPU seconds of the child, peak RSS; run_bench.Runner). The reads must return the same rows
+and checksum at both thread counts. Writes bench/results/<date>-threads.md with the scaling
+(wall at 1 thread / wall at 2 threads) per workload. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_bench  # noqa: E402
+
+# (name, engine_fjord workload, what it is); each needs the one before it that writes its table.
+WORKLOADS = [
+    ("append-write", "append-write", "append write, 10 partitions, one commit"),
+    ("read-append", "read-append", "full read of the append table (10 partitions)"),
+    ("pk-write", "pk-write", "primary-key upserts, B buckets, 5 commits, write-only"),
+    ("read-mor", "read-pk", "full read after 5 commits (merge-on-read, B buckets)"),
+    ("compact", "compact", "full compaction of the B buckets"),
+    ("read-compacted", "read-pk", "full read after full compaction"),
+]
+THREADS = (1, 2)
+
+
+class Runner(run_bench.Runner):
+    def __init__(self, args):
+        super().__init__(args)
+        self.threads = 1
+
+    def argv(self, engine, workload, d):
+        return [*super().argv(engine, workload, d), "--threads", str(self.threads),
+                "--buckets", str(self.args.buckets)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--rows", type=int, default=10_000_000)
+    p.add_argument("--keys", type=int, default=1_000_000)
+    p.add_argument("--buckets", type=int, default=4)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--build-dir", default="build/bench")
+    p.add_argument("--scratch", default="/tmp/fjord-bench-threads")
+    p.add_argument("--out", help="results file (default bench/results/<date>-threads.md)")
+    p.add_argument("--raw", default="/tmp/fjord-bench-threads-raw.json")
+    p.add_argument("--note", default="")
+    args = p.parse_args()
+    args.commits, args.block, args.jar, args.java_opts = 0, 0, "", ""
+    r = Runner(args)
+    results = {}  # (workload, threads) -> [result per rep]
+    loads = []
+    started = datetime.datetime.now(datetime.timezone.utc)
+    for rep in range(args.reps):
+        order = THREADS if rep % 2 == 0 else tuple(reversed(THREADS))
+        shutil.rmtree(args.scratch, ignore_errors=True)
+        dirs = {t: os.path.join(args.scratch, str(t)) for t in THREADS}
+        loads.append((f"start of repetition {rep + 1}", run_bench.load()))
+        for name, workload, _ in WORKLOADS:
+            for t in order:
+                r.threads = t
+                res = r.run("fjord", workload, dirs[t])
+                results.setdefault((name, t), []).append(res)
+                print(f"rep {rep + 1} {name:15s} {t} thread(s) {res['wall']:8.2f} s wall "
+                      f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  load {run_bench.load()}",
+                      flush=True)
+            if "checksum" in results[(name, 1)][-1] or name == "compact":
+                keys = ("rows", "checksum") if name != "compact" else ("rows", "files_out")
+                seen = {tuple(results[(name, t)][-1].get(k) for k in keys) for t in THREADS}
+                if len(seen) != 1:
+                    sys.exit(f"thread_scaling: {name} differs between thread counts: {seen}")
+        with open(args.raw, "w") as fh:
+            json.dump({"results": {f"{k[0]}|{k[1]}": v for k, v in results.items()},
+                       "loads": loads, "git": r.git}, fh)
+    loads.append(("end", run_bench.load()))
+    shutil.rmtree(args.scratch, ignore_errors=True)
+    write_results(args, r, results, loads, started)
+
+
+def write_results(args, r, results, loads, started):
+    out = args.out or os.path.join("bench", "results",
+                                   started.strftime("%Y-%m-%d") + "-threads.md")
+    med = lambda name, t, k: statistics.median(x[k] for x in results[(name, t)])
+    lines = [
+        f"# Thread scaling, {started.strftime('%Y-%m-%d %H:%M')} UTC",
+        "",
+        f"`bench/thread_scaling.py --rows {args.rows} --keys {args.keys} --buckets {args.buckets} "
+        f"--reps {args.reps}` at commit {r.git}; {os.cpu_count()} cores. Medians of "
+        f"{args.reps} repetitions; each run its own process (wall, CPU seconds of the child, "
+        "peak RSS). Scaling = wall at 1 thread / wall at 2 threads.",
+        "",
+        "| workload | what | wall 1 t (s) | wall 2 t (s) | scaling | CPU 1 t (s) | CPU 2 t (s) "
+        "| RSS 1 t (MB) | RSS 2 t (MB) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, _, what in WORKLOADS:
+        w1, w2 = med(name, 1, "wall"), med(name, 2, "wall")
+        what = what.replace("B buckets", f"{args.buckets} buckets")
+        lines.append(
+            f"| {name} | {what} | {w1:.2f} | {w2:.2f} | {w1 / w2:.2f}x | "
+            f"{med(name, 1, 'cpu'):.2f} | {med(name, 2, 'cpu'):.2f} | "
+            f"{med(name, 1, 'rss_mb'):.0f} | {med(name, 2, 'rss_mb'):.0f} |")
+    lines += ["", "Load averages (1, 5, 15 min): " +
+              "; ".join(f"{what}: {l}" for what, l in loads), "", "Commands (at 2 threads the same with `--threads 2`):", ""]
+    for (engine, workload), cmd in sorted(r.commands.items()):
+        lines.append(f"    {cmd}")
+    if args.note:
+        lines += ["", args.note]
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(f"thread_scaling: wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
