@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "fjord/common/executor.h"
 #include "fjord/format/binary_row.h"
@@ -324,6 +325,7 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
   std::vector<DataField> key_fields = schema_.FieldsByName(schema_.TrimmedPrimaryKeys());
   SnapshotManager schemas(io_, root_);
   std::map<int64_t, TableSchema> file_schemas;
+  std::unordered_map<std::string, bool> partition_matches;  // stored partition -> kept
   for (size_t n = 0; n < entries.size(); ++n) {
     ManifestEntry& e = entries[n];
     if (plan_options.min_level && e.file.level < *plan_options.min_level) continue;
@@ -331,6 +333,24 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
     if (plan_options.min_creation_millis &&
         CreationEpochMillis(e.file) < *plan_options.min_creation_millis) {
       continue;
+    }
+    if (partition_filter) {
+      // The partition first, once per partition: most entries of a plan that names a partition
+      // are in others, and their statistics need not be decoded.
+      auto [pm, fresh] = partition_matches.try_emplace(e.partition, false);
+      if (fresh) {
+        FJORD_ASSIGN_OR_RAISE(
+            std::vector<Value> values,
+            DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
+        auto lookup = [&](const std::string& name) -> const Value* {
+          for (size_t i = 0; i < partition_fields.size(); ++i) {
+            if (partition_fields[i].name == name) return &values[i];
+          }
+          return nullptr;
+        };
+        pm->second = partition_filter->Test(lookup);
+      }
+      if (!pm->second) continue;
     }
     if (filter != nullptr) {
       // Bucket pruning: equality on every bucket-key column names the only possible buckets.
@@ -360,15 +380,6 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       FJORD_ASSIGN_OR_RAISE(
           split.partition_values,
           DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
-      if (partition_filter) {
-        auto lookup = [&](const std::string& name) -> const Value* {
-          for (size_t i = 0; i < partition_fields.size(); ++i) {
-            if (partition_fields[i].name == name) return &split.partition_values[i];
-          }
-          return nullptr;
-        };
-        if (!partition_filter->Test(lookup)) continue;
-      }
       std::string dir = root_;
       std::string ppath = PartitionPath(partition_fields, split.partition_values, default_name);
       if (!ppath.empty()) dir = JoinPath(dir, ppath);
