@@ -117,14 +117,7 @@ def write_results(args, r, setup, manifests, results, loads, started):
                 f"{f('fjord', 'wall'):.2f} / {f('fjord', 'cpu'):.2f} | "
                 f"{f('java', 'wall'):.2f} / {f('java', 'cpu'):.2f} | "
                 f"{f('fjord', 'rss_mb'):.0f} / {f('java', 'rss_mb'):.0f} |")
-    lines += ["", "Load averages (1, 5, 15 min): " +
-              "; ".join(f"{what}: {l}" for what, l in loads), "", "Commands:", ""]
-    for _, cmd in sorted(r.commands.items(), key=str):
-        lines.append(f"    {cmd}")
-    if args.note:
-        lines += ["", args.note]
-    with open(out, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
+    run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands:")
     print(f"plan_bench: wrote {out}")
 
 

@@ -156,14 +156,7 @@ def write_results(args, r, results, loads, started):
             f"{pair(name, 'fjord', 'wall', 'cpu')} | {pair(name, 'arrow', 'wall', 'cpu')} | "
             f"{pair(name, 'duckdb', 'query_wall', 'query_cpu')} | "
             f"{pair(name, 'duckdb', 'wall', 'cpu')} | {arrow} | {duck:.2f} | {rss} |")
-    lines += ["", "Load averages (1, 5, 15 min): " +
-              "; ".join(f"{what}: {l}" for what, l in loads), "", "Commands:", ""]
-    for (engine, workload), cmd in sorted(r.commands.items(), key=str):
-        lines.append(f"    {cmd}")
-    if args.note:
-        lines += ["", args.note]
-    with open(out, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
+    run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands:")
     print(f"read_limits: wrote {out}")
 
 

@@ -116,6 +116,19 @@ class Runner:
         return result
 
 
+def finish_report(out, lines, loads, commands, note, heading="Commands:"):
+    """Ends a results file of the side benchmarks (thread_scaling.py, read_limits.py,
+    plan_bench.py, scale_bench.py): the load averages, the commands run, the note; writes it."""
+    lines += ["", "Load averages (1, 5, 15 min): " +
+              "; ".join(f"{what}: {l}" for what, l in loads), "", heading, ""]
+    for _, cmd in sorted(commands.items(), key=str):
+        lines.append(f"    {cmd}")
+    if note:
+        lines += ["", note]
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
 def fmt(x, digits=2):
     if x is None:
         return "n/a"

@@ -79,14 +79,7 @@ def write_results(args, r, sizes, results, loads, started):
             cells.append(f"{rate(name, n):,.0f} ({rate(name, n) / rate(name, sizes[0]):.2f}) / "
                          f"{cpu_rate(name, n):,.0f} / {med(name, n, 'rss_mb'):,.0f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Load averages (1, 5, 15 min): " +
-              "; ".join(f"{what}: {l}" for what, l in loads), "", "Commands (at the first size; the others differ in --rows and --keys):", ""]
-    for _, cmd in sorted(r.commands.items(), key=str):
-        lines.append(f"    {cmd}")
-    if args.note:
-        lines += ["", args.note]
-    with open(out, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
+    run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands (at the first size; the others differ in --rows and --keys):")
     print(f"scale_bench: wrote {out}")
 
 

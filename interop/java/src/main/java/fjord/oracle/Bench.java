@@ -163,10 +163,21 @@ final class Bench {
         Schema.Builder s = columns(false).primaryKey("k");
         s.option("bucket", "1").option("write-buffer-spillable", "true");
         FileStoreTable table = create("pk", s.build());
-        table = table.copy(Map.of("write-only", "true"));
+        long[] counts = writeRuns(table.copy(Map.of("write-only", "true")));
+        return String.format("{\"rows\": %d, \"bytes\": %d, \"files\": %d}", rows,
+                rows * BenchRows.rowBytes(false), counts[0]);
+    }
+
+    /**
+     * `runs` commits of rows/runs upserts through one stream writer; each prepareCommit waits for
+     * the compaction it triggers (none when write-only). Returns {new files, commits that
+     * compacted}.
+     */
+    private long[] writeRuns(FileStoreTable table) throws Exception {
         StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("bench");
         java.nio.file.Path spill = Files.createTempDirectory("bench-spill");
         long files = 0;
+        long compactedCommits = 0;
         try (IOManager io = IOManager.create(spill.toString());
                 StreamTableWrite write = builder.newWrite();
                 StreamTableCommit commit = builder.newCommit()) {
@@ -178,15 +189,20 @@ final class Bench {
                     write.write(BenchRows.row(written, keys, false));
                 }
                 List<CommitMessage> messages = write.prepareCommit(true, c);
+                boolean compacted = false;
                 for (CommitMessage m : messages) {
-                    files += ((org.apache.paimon.table.sink.CommitMessageImpl) m)
-                            .newFilesIncrement().newFiles().size();
+                    org.apache.paimon.table.sink.CommitMessageImpl impl =
+                            (org.apache.paimon.table.sink.CommitMessageImpl) m;
+                    files += impl.newFilesIncrement().newFiles().size();
+                    compacted |= !impl.compactIncrement().compactBefore().isEmpty();
+                }
+                if (compacted) {
+                    compactedCommits++;
                 }
                 commit.commit(c, messages);
             }
         }
-        return String.format("{\"rows\": %d, \"bytes\": %d, \"files\": %d}", rows,
-                rows * BenchRows.rowBytes(false), files);
+        return new long[] {files, compactedCommits};
     }
 
     /**
@@ -226,38 +242,10 @@ final class Bench {
         for (int i = 1; i + 1 < variant.length; i += 2) {
             s.option(variant[i], variant[i + 1]);
         }
-        FileStoreTable table = create(variant[0], s.build());
-        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("bench");
-        java.nio.file.Path spill = Files.createTempDirectory("bench-spill");
-        long files = 0;
-        long compactedCommits = 0;
-        try (IOManager io = IOManager.create(spill.toString());
-                StreamTableWrite write = builder.newWrite();
-                StreamTableCommit commit = builder.newCommit()) {
-            write.withIOManager(io);
-            long written = 0;
-            for (int c = 0; c < runs; c++) {
-                long end = rows * (c + 1) / runs;
-                for (; written < end; written++) {
-                    write.write(BenchRows.row(written, keys, false));
-                }
-                List<CommitMessage> messages = write.prepareCommit(true, c);
-                boolean compacted = false;
-                for (CommitMessage m : messages) {
-                    org.apache.paimon.table.sink.CommitMessageImpl impl =
-                            (org.apache.paimon.table.sink.CommitMessageImpl) m;
-                    files += impl.newFilesIncrement().newFiles().size();
-                    compacted |= !impl.compactIncrement().compactBefore().isEmpty();
-                }
-                if (compacted) {
-                    compactedCommits++;
-                }
-                commit.commit(c, messages);
-            }
-        }
+        long[] counts = writeRuns(create(variant[0], s.build()));
         return String.format("{\"rows\": %d, \"bytes\": %d, \"files\": %d, "
                         + "\"compacted_commits\": %d}", rows, rows * BenchRows.rowBytes(false),
-                files, compactedCommits);
+                counts[0], counts[1]);
     }
 
     private String read(FileStoreTable table, Predicate filter, int keyPos, int keyBelow,
