@@ -49,6 +49,9 @@ std::unique_ptr<KvRunReader> MakeBatchRunReader(
 
 Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
     const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices) {
+  // Writers take rows before any reader has registered Arrow's compute functions, on several
+  // threads at once (`array_take` unknown otherwise).
+  EnsureArrowCompute();
   arrow::Int64Builder b;
   FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
   FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
