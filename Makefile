@@ -68,14 +68,17 @@ FUZZ_SECONDS ?= 600
 fuzz: bootstrap
 	@tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS)
 
+# The benchmarks' own build (no tests), shared by the bench targets below.
+BENCH_CONFIGURE = cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFJORD_BUILD_BENCH=ON -DFJORD_BUILD_TESTS=OFF >/dev/null
+
 # Issue 7's benchmarks (bench/README.md): every workload with Fjord, Java Paimon and the limit (Arrow
 # C++), interleaved, in one invocation; writes bench/results/<date>.md and the summary table of
 # docs/performance.md. Not part of `make test`. Full scale by default (10M rows, 1M keys, 10,000
 # commits, 2 repetitions; hours on 2 cores); BENCH_QUICK=1 for 1M rows, 100k keys, 1,000 commits.
 # BENCH_ARGS passes more (e.g. --reps 3, --workloads pk-write,read-mor, --scratch DIR).
 bench: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
 	@interop/java/build.sh >/dev/null
 	@python3 bench/run_bench.py $(if $(filter 1,$(BENCH_QUICK)),--quick) $(BENCH_ARGS)
@@ -88,8 +91,7 @@ bench: bootstrap
 # run_bench.py (e.g. --reps 3), BENCH_CACHE_ARGS to lookup_cache_peaks.py (e.g. --buckets 100).
 LOOKUP_WORKLOADS := pk-write-compacting,read-compacting,pk-write-dv,read-dv,pk-write-lookup,read-lookup
 bench-lookup: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord engine_arrow lookup_cache_bench -j $(JOBS)
 	@interop/java/build.sh >/dev/null
 	@out=bench/results/$$(date -u +%Y-%m-%d)-lookup$(if $(filter 1,$(BENCH_QUICK)),-quick).md && \
@@ -105,8 +107,7 @@ bench-lookup: bootstrap
 # bench/results/<date>-threads.md. Not part of `make test`; about 15 minutes on 2 cores
 # (BENCH_QUICK=1: 1M rows, 1 repetition). BENCH_ARGS passes more (e.g. --buckets 8, --reps 5).
 bench-threads: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord -j $(JOBS)
 	@python3 bench/thread_scaling.py \
 	  $(if $(filter 1,$(BENCH_QUICK)),--rows 1000000 --keys 100000 --reps 1 \
@@ -117,8 +118,7 @@ bench-threads: bootstrap
 # writes bench/results/<date>-reads.md. Not part of `make test`; about 10 minutes on 2 cores
 # (BENCH_QUICK=1: 1M rows, 1 repetition). BENCH_ARGS passes more (e.g. --threads 1, --reps 5).
 bench-reads: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
 	@python3 bench/read_limits.py \
 	  $(if $(filter 1,$(BENCH_QUICK)),--rows 1000000 --keys 100000 --reps 1 \
@@ -130,8 +130,7 @@ bench-reads: bootstrap
 # bench/results/<date>-plan.md. Not part of `make test`; about 10 minutes on 2 cores
 # (BENCH_QUICK=1: 10,000 files in 1,000 partitions, 1 repetition).
 bench-plan: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord -j $(JOBS)
 	@interop/java/build.sh >/dev/null
 	@python3 bench/plan_bench.py \
@@ -142,8 +141,7 @@ bench-plan: bootstrap
 # 10M and 50M rows, rows/s per size (bench/scale_bench.py); writes bench/results/<date>-scale.md.
 # Not part of `make test`; about an hour on 2 cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
 bench-scale: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord -j $(JOBS)
 	@python3 bench/scale_bench.py \
 	  $(if $(filter 1,$(BENCH_QUICK)),--sizes 100000,1000000,5000000 \
@@ -154,8 +152,7 @@ bench-scale: bootstrap
 BENCH_GB  ?= 2
 BENCH_DIR ?= /tmp/fjord-bench-memory
 bench-memory: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target pk_write_memory -j $(JOBS)
 	@rm -rf $(BENCH_DIR)
 	@build/bench/bench/pk_write_memory --dir $(BENCH_DIR) --gb $(BENCH_GB) --commit-gb 0.25 \
@@ -168,8 +165,7 @@ bench-memory: bootstrap
 BENCH_COMMITS     ?= 10000
 BENCH_COMMITS_DIR ?= /tmp/fjord-bench-commits
 bench-commits: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target commit_latency -j $(JOBS)
 	@rm -rf $(BENCH_COMMITS_DIR)
 	@build/bench/bench/commit_latency --dir $(BENCH_COMMITS_DIR) --commits $(BENCH_COMMITS)
@@ -182,8 +178,7 @@ bench-commits: bootstrap
 BENCH_EXPIRE_COMMITS ?= 1000
 BENCH_EXPIRE_DIR     ?= /tmp/fjord-bench-expire
 bench-expire: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target expire_bytes -j $(JOBS)
 	@rm -rf $(BENCH_EXPIRE_DIR)
 	@build/bench/bench/expire_bytes --dir $(BENCH_EXPIRE_DIR) --commits $(BENCH_EXPIRE_COMMITS) \
@@ -229,8 +224,7 @@ bench-cdc: configure
 # and `fjord write` from JSON lines / CSV / Parquet (bench/json_decode_bench.py; writes
 # bench/results/<date>-json.md). Not part of `make test`. BENCH_ARGS passes more (--rows, --reps).
 bench-json: bootstrap
-	@cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFJORD_BUILD_BENCH=ON \
-	  -DFJORD_BUILD_TESTS=OFF >/dev/null
+	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target fjord json_lines_bench -j $(JOBS)
 	@python3 bench/json_decode_bench.py --fjord build/bench/tools/fjord \
 	  --decoder build/bench/bench/json_lines_bench --python .deps/python-venv/bin/python $(BENCH_ARGS)
