@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make bench-lookup`, second part: the lookup cache's peaks with 1,000 buckets.
 
-Runs `lookup_cache_bench` (bench/lookup_cache_bench.cc) once per configuration,
+Runs `lookup_cache_bench` (src/fjord/table/write/lookup_cache_bench.cc) once per configuration,
 each its own process (wall time measured here; the program reports the cache's figures and its
 own peak RSS, getrusage), and appends a table of the cache's own peaks (memory and local-disk bytes) against the configured bounds to the
 results file. See bench/README.md.
