@@ -24,6 +24,7 @@ struct CatArgs {
   std::string format = "jsonl";
   std::vector<std::string> options;  // -o key=value
   int threads = 0;                   // 0: one per core
+  bool split_order = false;          // rows in split order, as one thread reads them
 };
 
 Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
@@ -36,6 +37,7 @@ Result<ReadBuilder> SelectedRead(const Table& table, const CatArgs& args) {
   FJORD_ASSIGN_OR_RAISE(PartitionSpec partition, ParsePartitionSpec(args.partition));
   read.Partition(std::move(partition));
   read.WithThreads(args.threads);
+  read.InSplitOrder(args.split_order);
   return read;
 }
 
@@ -124,8 +126,11 @@ void AddTableCommands(CLI::App* app, Handler* handler) {
   cat->add_option("--format", cat_args->format, "jsonl (canonical), csv or table")
       ->check(CLI::IsMember({"jsonl", "csv", "table"}));
   cat->add_option("--threads", cat_args->threads,
-                  "Splits read at once (default 0: one per core); rows keep the split order")
+                  "Splits read at once (default 0: one per core); the rows of a key keep "
+                  "their order")
       ->check(CLI::NonNegativeNumber);
+  cat->add_flag("--split-order", cat_args->split_order,
+                "Rows in split order, as one thread reads them (slower with several threads)");
   cat->callback(
       [handler, cat_args] { SetHandler(handler, [cat_args] { return RunCat(*cat_args); }); });
 

@@ -96,10 +96,15 @@ class ReadBuilder {
   // Rows per batch at most (default 8192). Memory of a read grows with it: each open sorted run of
   // a primary-key bucket holds one batch.
   ReadBuilder& WithBatchRows(int64_t rows);
-  // Threads reading splits at once (default 0: one per core). Batches still come in split order,
-  // as one thread reads them; each thread adds the memory of one split's read. With fewer splits
-  // than threads, Parquet batches also decode their columns at once on Arrow's CPU thread pool.
+  // Threads reading splits at once (default 0: one per core). Each batch comes out as soon as it
+  // is read: the batches of one split (a partition's bucket, or a bin of append files) keep their
+  // order, so the rows of one key do, but splits interleave. Each thread adds the memory of one
+  // split's read and 4 batches. With fewer splits than threads, Parquet batches also decode their
+  // columns at once on Arrow's CPU thread pool.
   ReadBuilder& WithThreads(int threads);
+  // Batches in split order, exactly as one thread reads them, on several threads still: a split
+  // may read only 4 batches ahead of the one handed out, so threads wait more (default off).
+  ReadBuilder& InSplitOrder(bool on = true);
 
   // The files the read would visit.
   Result<ReadPlan> Plan() const;

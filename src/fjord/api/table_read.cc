@@ -170,6 +170,10 @@ ReadBuilder& ReadBuilder::WithThreads(int threads) {
   state_->threads = threads > 0 ? threads : 0;
   return *this;
 }
+ReadBuilder& ReadBuilder::InSplitOrder(bool on) {
+  state_->request.in_split_order = on;
+  return *this;
+}
 
 Result<std::shared_ptr<const FileStoreTable>> ReadBuilder::ReadTable() const {
   FJORD_ASSIGN_OR_RAISE(std::shared_ptr<const FileStoreTable> table,

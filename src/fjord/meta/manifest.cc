@@ -1,5 +1,7 @@
 #include "fjord/meta/manifest.h"
 
+#include "fjord/format/avro/container.h"
+#include "fjord/meta/manifest_entry_decoder.h"
 #include "fjord/meta/record_reader.h"
 
 namespace fjord {
@@ -64,6 +66,34 @@ Result<DataFileMeta> ReadDataFileMeta(const RecordView& rec) {
   return f;
 }
 
+// Avro files whose schema the direct decoder takes: nullopt when it does not.
+Result<std::optional<std::vector<ManifestEntry>>> DecodeAvroEntries(
+    FileIO* io, const std::string& path,
+    const std::function<bool(const std::string&)>* keep_partition) {
+  Result<std::string> bytes = io->ReadFile(path);
+  if (!bytes.ok()) {
+    if (bytes.status().IsNotFound()) return Status::NotFound("metadata file ", path, " is missing");
+    return bytes.status();
+  }
+  FJORD_ASSIGN_OR_RAISE(auto reader, avro::ContainerReader::Open(*bytes, path));
+  std::unique_ptr<ManifestEntryDecoder> decoder =
+      ManifestEntryDecoder::ForSchema(reader->schema()->root());
+  if (!decoder) return std::optional<std::vector<ManifestEntry>>();
+  std::vector<ManifestEntry> out;
+  ManifestEntry entry;
+  bool kept = true;
+  auto decode = [&](avro::BinaryDecoder* in) {
+    entry = ManifestEntry();
+    return decoder->Decode(in, keep_partition, &entry, &kept);
+  };
+  while (true) {
+    FJORD_ASSIGN_OR_RAISE(bool more, reader->NextWith(decode));
+    if (!more) break;
+    if (kept) out.push_back(std::move(entry));
+  }
+  return std::optional<std::vector<ManifestEntry>>(std::move(out));
+}
+
 }  // namespace
 
 Result<std::vector<ManifestFileMeta>> ReadManifestList(FileIO* io, const std::string& path,
@@ -93,6 +123,22 @@ Result<std::vector<ManifestFileMeta>> ReadManifestList(FileIO* io, const std::st
 
 Result<std::vector<ManifestEntry>> ReadManifestFile(FileIO* io, const std::string& path,
                                                     const std::string& format) {
+  return ReadManifestFile(io, path, format, nullptr);
+}
+
+Result<std::vector<ManifestEntry>> ReadManifestFile(
+    FileIO* io, const std::string& path, const std::string& format,
+    const std::function<bool(const std::string&)>* keep_partition) {
+  if (format == "avro") {
+    FJORD_ASSIGN_OR_RAISE(auto direct, DecodeAvroEntries(io, path, keep_partition));
+    if (direct) return std::move(*direct);
+  }
+  return ReadManifestFileGeneric(io, path, format, keep_partition);
+}
+
+Result<std::vector<ManifestEntry>> ReadManifestFileGeneric(
+    FileIO* io, const std::string& path, const std::string& format,
+    const std::function<bool(const std::string&)>* keep_partition) {
   FJORD_ASSIGN_OR_RAISE(auto file, RecordFile::Read(io, path, format));
   std::vector<ManifestEntry> out;
   out.reserve(file->size());
@@ -106,6 +152,7 @@ Result<std::vector<ManifestEntry>> ReadManifestFile(FileIO* io, const std::strin
     e.bucket = static_cast<int32_t>(bucket);
     FJORD_ASSIGN_OR_RAISE(int64_t total, rec.Long("_TOTAL_BUCKETS"));
     e.total_buckets = static_cast<int32_t>(total);
+    if (keep_partition != nullptr && !(*keep_partition)(e.partition)) continue;
     FJORD_ASSIGN_OR_RAISE(RecordView f, rec.Record("_FILE"));
     FJORD_ASSIGN_OR_RAISE(e.file, ReadDataFileMeta(f));
     out.push_back(std::move(e));

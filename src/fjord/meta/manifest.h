@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -115,6 +116,17 @@ Result<std::vector<ManifestFileMeta>> ReadManifestList(FileIO* io, const std::st
                                                        const std::string& format);
 Result<std::vector<ManifestEntry>> ReadManifestFile(FileIO* io, const std::string& path,
                                                     const std::string& format);
+// Only the entries whose stored partition `keep_partition` accepts; in Avro files the rest of a
+// refused entry is skipped undecoded (manifest_entry_decoder.h).
+Result<std::vector<ManifestEntry>> ReadManifestFile(
+    FileIO* io, const std::string& path, const std::string& format,
+    const std::function<bool(const std::string&)>* keep_partition);
+// The same through the generic record reader (record_reader.h), which takes any file the direct
+// decoder takes and some it does not: ORC, and Avro files of an unexpected shape, whose problem it
+// names. Tests compare the two.
+Result<std::vector<ManifestEntry>> ReadManifestFileGeneric(
+    FileIO* io, const std::string& path, const std::string& format,
+    const std::function<bool(const std::string&)>* keep_partition);
 Result<std::vector<IndexManifestEntry>> ReadIndexManifest(FileIO* io, const std::string& path,
                                                           const std::string& format);
 

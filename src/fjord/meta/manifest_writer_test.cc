@@ -187,8 +187,12 @@ TEST(ManifestWriterTest, EveryFixtureManifestRoundTrips) {
                                     ManifestListAvroSchema(), tmp, &rows[0]);
         break;
       case Kind::kManifest:
-        RoundTrip<ManifestEntry>(path, ReadManifestFile, EncodeManifestFile,
-                                 ManifestFileAvroSchema(), tmp, &rows[1]);
+        RoundTrip<ManifestEntry>(
+            path,
+            [](FileIO* io, const std::string& p, const std::string& f) {
+              return ReadManifestFile(io, p, f);
+            },
+            EncodeManifestFile, ManifestFileAvroSchema(), tmp, &rows[1]);
         break;
       case Kind::kIndex:
         RoundTrip<IndexManifestEntry>(path, ReadIndexManifest, EncodeIndexManifest,
@@ -411,7 +415,12 @@ TEST(ManifestWriterTest, JavaOrcManifestsRoundTripThroughOrc) {
         OrcRoundTrip<ManifestFileMeta>(path, ReadManifestList, EncodeManifestList, tmp, &rows[0]);
         break;
       case Kind::kManifest:
-        OrcRoundTrip<ManifestEntry>(path, ReadManifestFile, EncodeManifestFile, tmp, &rows[1]);
+        OrcRoundTrip<ManifestEntry>(
+            path,
+            [](FileIO* io, const std::string& p, const std::string& f) {
+              return ReadManifestFile(io, p, f);
+            },
+            EncodeManifestFile, tmp, &rows[1]);
         break;
       case Kind::kIndex:
         OrcRoundTrip<IndexManifestEntry>(path, ReadIndexManifest, EncodeIndexManifest, tmp,

@@ -229,6 +229,7 @@ Result<ReadStream> FileStoreTable::OpenRead(const ReadRequest& request, int64_t 
   FJORD_ASSIGN_OR_RAISE(ScanPlan plan, PlanResolved(resolved, options.filter.get()));
   std::vector<DataSplit> splits = std::move(plan.splits);
   options.threads = request.threads;
+  options.in_split_order = request.in_split_order;
   out.snapshot = std::move(resolved.snapshot);
   out.schema = std::move(resolved.schema);
   if (resolved.incremental) {

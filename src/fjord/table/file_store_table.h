@@ -29,6 +29,7 @@ struct ReadRequest {
   PartitionSpec partition;           // only these partitions (fjord/partition.h); empty = all
   std::vector<std::string> columns;  // projection by name; empty = all columns
   int threads = 1;                   // splits read at once (SplitReadOptions::threads)
+  bool in_split_order = false;       // SplitReadOptions::in_split_order
 };
 
 class RowBatchReader;

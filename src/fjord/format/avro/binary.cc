@@ -194,6 +194,96 @@ Status BinaryDecoder::ReadMap(const Node& node, Datum* out, int depth) {
   return Status::OK();
 }
 
+Status BinaryDecoder::ReadBranch(const Node& node, const Node** branch) {
+  const uint8_t* start = pos_;
+  int32_t index;
+  FJORD_RETURN_NOT_OK(ReadInt(&index));
+  if (index < 0 || static_cast<size_t>(index) >= node.branches().size()) {
+    return Corrupt(start, "union branch ", index, " out of range (the union has ",
+                   node.branches().size(), " branches)");
+  }
+  *branch = node.branches()[static_cast<size_t>(index)];
+  return Status::OK();
+}
+
+Status BinaryDecoder::ReadItemCount(const Node& item, int64_t* count) {
+  int64_t byte_size;
+  FJORD_RETURN_NOT_OK(ReadBlockHeader(count, &byte_size));
+  if (*count == 0) return Status::OK();
+  return CheckCount(*count, item.min_encoded_size(), "array elements");
+}
+
+// Arrays (map_value null) and maps: a block with a byte size is jumped over whole.
+Status BinaryDecoder::SkipBlocks(const Node& item, const Node* map_value, int depth) {
+  while (true) {
+    int64_t count, byte_size;
+    FJORD_RETURN_NOT_OK(ReadBlockHeader(&count, &byte_size));
+    if (count == 0) return Status::OK();
+    if (byte_size >= 0) {
+      pos_ += byte_size;  // ReadBlockHeader checked it fits
+      continue;
+    }
+    const int64_t min_size =
+        map_value == nullptr ? item.min_encoded_size() : 1 + map_value->min_encoded_size();
+    FJORD_RETURN_NOT_OK(CheckCount(count, min_size, "elements"));
+    for (int64_t i = 0; i < count; ++i) {
+      if (map_value != nullptr) {
+        std::string_view key;
+        FJORD_RETURN_NOT_OK(ReadBytes(&key));
+        FJORD_RETURN_NOT_OK(SkipValue(*map_value, depth + 1));
+      } else {
+        FJORD_RETURN_NOT_OK(SkipValue(item, depth + 1));
+      }
+    }
+  }
+}
+
+Status BinaryDecoder::SkipValue(const Node& node, int depth) {
+  if (depth > kMaxNestingDepth) {
+    return Corrupt(pos_, "values nested deeper than ", kMaxNestingDepth, " levels");
+  }
+  std::string_view bytes;
+  switch (node.type()) {
+    case Type::kNull:
+      return Status::OK();
+    case Type::kBoolean: {
+      bool b;
+      return ReadBoolean(&b);
+    }
+    case Type::kInt:
+    case Type::kEnum: {
+      int32_t v;
+      return ReadInt(&v);
+    }
+    case Type::kLong: {
+      int64_t v;
+      return ReadLong(&v);
+    }
+    case Type::kFloat:
+      return ReadFixed(4, &bytes);
+    case Type::kDouble:
+      return ReadFixed(8, &bytes);
+    case Type::kBytes:
+    case Type::kString:
+      return ReadBytes(&bytes);
+    case Type::kFixed:
+      return ReadFixed(node.fixed_size(), &bytes);
+    case Type::kUnion: {
+      const Node* branch;
+      FJORD_RETURN_NOT_OK(ReadBranch(node, &branch));
+      return SkipValue(*branch, depth + 1);
+    }
+    case Type::kArray:
+      return SkipBlocks(node.items(), nullptr, depth);
+    case Type::kMap:
+      return SkipBlocks(node.values(), &node.values(), depth);
+    case Type::kRecord:
+      for (const Field& f : node.fields()) FJORD_RETURN_NOT_OK(SkipValue(*f.type, depth + 1));
+      return Status::OK();
+  }
+  return Status::Internal("unknown Avro type");
+}
+
 Status BinaryDecoder::ReadValue(const Node& node, Datum* out, int depth) {
   if (depth > kMaxNestingDepth) {
     return Corrupt(pos_, "values nested deeper than ", kMaxNestingDepth, " levels");

@@ -45,6 +45,15 @@ class BinaryDecoder {
   // Decodes one value of type `node` into `out`, reusing the storage `out` already holds (decode
   // into the same Datum repeatedly to avoid allocating). On error `out` holds a partial value.
   Status ReadDatum(const Node& node, Datum* out) { return ReadValue(node, out, 0); }
+  // Moves past one value of type `node` without building it (nothing is allocated), checking
+  // lengths, counts and branches as ReadDatum does; an array or map block that declares its byte
+  // size is jumped over without looking inside.
+  Status SkipDatum(const Node& node) { return SkipValue(node, 0); }
+  // Reads the branch index of a value of the union `node`: *branch is that branch's type.
+  Status ReadBranch(const Node& node, const Node** branch);
+  // Reads the header of the next block of an array or map: its element count (0 ends the value),
+  // checked against the bytes left as CheckCount does for elements of `item`.
+  Status ReadItemCount(const Node& item, int64_t* count);
 
   // Checks that `count` elements, each at least `min_item_size` bytes, can fit in what remains;
   // zero-size elements are charged to the budget. `what` names them in the error.
@@ -68,6 +77,8 @@ class BinaryDecoder {
   Status ReadValue(const Node& node, Datum* out, int depth);
   Status ReadArray(const Node& node, Datum* out, int depth);
   Status ReadMap(const Node& node, Datum* out, int depth);
+  Status SkipValue(const Node& node, int depth);
+  Status SkipBlocks(const Node& item, const Node* map_value, int depth);
   // Reads a block header of an array or map: the count (0 ends), and for a negative count the
   // block's byte size, which is checked against what follows.
   Status ReadBlockHeader(int64_t* count, int64_t* byte_size);

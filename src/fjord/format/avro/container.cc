@@ -154,8 +154,12 @@ Status ContainerReader::LoadBlock(bool* loaded) {
 }
 
 Status ContainerReader::DecodeRecord(Datum* out) {
+  return DecodeRecordWith([&](BinaryDecoder* in) { return in->ReadDatum(schema_->root(), out); });
+}
+
+Status ContainerReader::DecodeRecordWith(const std::function<Status(BinaryDecoder*)>& decode) {
   const int64_t record = block_records_ - block_remaining_;
-  Status st = block_decoder_->ReadDatum(schema_->root(), out);
+  Status st = decode(&*block_decoder_);
   if (!st.ok()) {
     return Fail(st.WithContext(source_, ": block ", block_index_ - 1, " (file offset ",
                                block_offset_, "): record ", record, " (offsets are within the ",
@@ -177,6 +181,17 @@ Result<bool> ContainerReader::Next(Datum* out) {
     if (!loaded) return false;
   }
   FJORD_RETURN_NOT_OK(DecodeRecord(out));
+  return true;
+}
+
+Result<bool> ContainerReader::NextWith(const std::function<Status(BinaryDecoder*)>& decode) {
+  FJORD_RETURN_NOT_OK(status_);
+  if (block_remaining_ == 0) {
+    bool loaded;
+    FJORD_RETURN_NOT_OK(LoadBlock(&loaded));
+    if (!loaded) return false;
+  }
+  FJORD_RETURN_NOT_OK(DecodeRecordWith(decode));
   return true;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,10 @@ class ContainerReader {
   // Decodes the next record into `out` (reusing its storage: pass the same Datum each time to
   // avoid allocating). Returns false, leaving `out` alone, once every block has been read.
   Result<bool> Next(Datum* out);
+  // Decodes the next record with `decode`, which must read exactly one record of the writer's
+  // schema from the decoder it is given (a decoder that builds the caller's own structures);
+  // errors get the context Next() gives them. Returns false once every block has been read.
+  Result<bool> NextWith(const std::function<Status(BinaryDecoder*)>& decode);
   // Reads the next block whole: `out` is resized to its record count and the records decoded in
   // place (again reusing storage). Returns false at the end of the file. Must not be mixed with
   // Next() in the middle of a block (Invalid).
@@ -83,6 +88,7 @@ class ContainerReader {
   Status LoadBlock(bool* loaded);
   // Decodes one record of the current block.
   Status DecodeRecord(Datum* out);
+  Status DecodeRecordWith(const std::function<Status(BinaryDecoder*)>& decode);
   Status Fail(Status st) {
     status_ = st;
     return st;

@@ -12,33 +12,96 @@ namespace fjord {
 
 namespace {
 
-class OrderedParallelReader : public RowBatchReader {
+// Worker threads that open parts in order and read them; subclasses say when a part may start,
+// where its batches go and how the caller takes them. Everything below runs under mu_ unless
+// said otherwise.
+class ParallelReader : public RowBatchReader {
  public:
-  OrderedParallelReader(size_t parts,
-                        std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)> open,
-                        int threads, size_t buffered)
-      : open_(std::move(open)),
-        parts_(parts),
-        window_(static_cast<size_t>(threads)),
-        buffered_(buffered == 0 ? 1 : buffered) {
-    const size_t workers = std::min(parts, window_);
-    for (size_t w = 0; w < workers; ++w) workers_.emplace_back([this] { Work(); });
-  }
+  ParallelReader(size_t parts, PartOpener open, int threads)
+      : parts_(parts), threads_(static_cast<size_t>(threads)), open_(std::move(open)) {}
 
-  ~OrderedParallelReader() override {
+  ~ParallelReader() override { Stop(); }
+
+ protected:
+  // Subclasses stop the workers in their destructor: the workers call their methods.
+  void Stop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
     for (std::thread& t : workers_) t.join();
+    workers_.clear();
   }
+  // Called by the subclass's constructor, once its own members are set.
+  void Start() {
+    const size_t workers = std::min(parts_, threads_);
+    for (size_t w = 0; w < workers; ++w) workers_.emplace_back([this] { Work(); });
+  }
+  virtual bool MayStart(size_t part) const = 0;
+  virtual bool HasRoom(size_t part) const = 0;
+  virtual void Add(size_t part, std::shared_ptr<arrow::RecordBatch> batch) = 0;
+  virtual void Finish(size_t part, Status status) = 0;
+
+  const size_t parts_;
+  const size_t threads_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+
+ private:
+  void Work() {
+    while (true) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || next_ >= parts_ || MayStart(next_); });
+        if (stop_ || next_ >= parts_) return;
+        i = next_++;
+      }
+      Read(i);
+    }
+  }
+
+  // Without the lock, but for handing over.
+  void Read(size_t i) {
+    auto finish = [&](Status status) {
+      std::lock_guard<std::mutex> lock(mu_);
+      Finish(i, std::move(status));
+      cv_.notify_all();
+    };
+    Result<std::unique_ptr<RowBatchReader>> reader = open_(i);
+    if (!reader.ok()) return finish(reader.status());
+    while (true) {
+      Result<std::shared_ptr<arrow::RecordBatch>> batch = (*reader)->Next();
+      if (!batch.ok()) return finish(batch.status());
+      if (!*batch) return finish(Status::OK());
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || HasRoom(i); });
+      if (stop_) return;
+      Add(i, std::move(*batch));
+      cv_.notify_all();
+    }
+  }
+
+  PartOpener open_;
+  size_t next_ = 0;  // the next part a worker starts
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+class OrderedParallelReader : public ParallelReader {
+ public:
+  OrderedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered)
+      : ParallelReader(parts, std::move(open), threads), buffered_(buffered), state_(parts) {
+    Start();
+  }
+  ~OrderedParallelReader() override { Stop(); }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     std::unique_lock<std::mutex> lock(mu_);
     while (true) {
-      if (current_ >= parts_.size()) return std::shared_ptr<arrow::RecordBatch>();
-      Part& part = parts_[current_];
+      if (current_ >= parts_) return std::shared_ptr<arrow::RecordBatch>();
+      Part& part = state_[current_];
       if (!part.batches.empty()) {
         std::shared_ptr<arrow::RecordBatch> batch = std::move(part.batches.front());
         part.batches.pop_front();
@@ -62,60 +125,83 @@ class OrderedParallelReader : public RowBatchReader {
     Status status;
   };
 
-  void Work() {
-    while (true) {
-      size_t i;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock,
-                 [&] { return stop_ || next_ >= parts_.size() || next_ < current_ + window_; });
-        if (stop_ || next_ >= parts_.size()) return;
-        i = next_++;
-      }
-      Read(i);
-    }
+  bool MayStart(size_t part) const override { return part < current_ + threads_; }
+  bool HasRoom(size_t part) const override { return state_[part].batches.size() < buffered_; }
+  void Add(size_t part, std::shared_ptr<arrow::RecordBatch> batch) override {
+    state_[part].batches.push_back(std::move(batch));
+  }
+  void Finish(size_t part, Status status) override {
+    state_[part].status = std::move(status);
+    state_[part].done = true;
   }
 
-  void Read(size_t i) {
-    auto finish = [&](Status status) {
-      std::lock_guard<std::mutex> lock(mu_);
-      parts_[i].status = std::move(status);
-      parts_[i].done = true;
-      cv_.notify_all();
-    };
-    Result<std::unique_ptr<RowBatchReader>> reader = open_(i);
-    if (!reader.ok()) return finish(reader.status());
-    while (true) {
-      Result<std::shared_ptr<arrow::RecordBatch>> batch = (*reader)->Next();
-      if (!batch.ok()) return finish(batch.status());
-      if (!*batch) return finish(Status::OK());
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || parts_[i].batches.size() < buffered_; });
-      if (stop_) return;
-      parts_[i].batches.push_back(std::move(*batch));
-      cv_.notify_all();
-    }
-  }
-
-  std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)> open_;
-  std::vector<Part> parts_;
-  const size_t window_;
   const size_t buffered_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t next_ = 0;     // the next part a worker starts
+  std::vector<Part> state_;
   size_t current_ = 0;  // the part the caller reads
-  bool stop_ = false;
-  std::vector<std::thread> workers_;
+};
+
+class InterleavedParallelReader : public ParallelReader {
+ public:
+  InterleavedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered)
+      : ParallelReader(parts, std::move(open), threads), room_(threads_ * buffered) {
+    Start();
+  }
+  ~InterleavedParallelReader() override { Stop(); }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      if (!failed_.ok()) return failed_;
+      if (!ready_.empty()) {
+        Item item = std::move(ready_.front());
+        ready_.pop_front();
+        cv_.notify_all();
+        if (!item.status.ok()) {
+          failed_ = std::move(item.status);
+          return failed_;
+        }
+        return std::move(item.batch);
+      }
+      if (finished_ == parts_) return std::shared_ptr<arrow::RecordBatch>();
+      cv_.wait(lock);
+    }
+  }
+
+ private:
+  struct Item {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    Status status;
+  };
+
+  // A worker starts the next part once it is done with its own: at most `threads` at once.
+  bool MayStart(size_t) const override { return true; }
+  bool HasRoom(size_t) const override { return ready_.size() < room_; }
+  void Add(size_t, std::shared_ptr<arrow::RecordBatch> batch) override {
+    ready_.push_back(Item{std::move(batch), Status::OK()});
+  }
+  void Finish(size_t, Status status) override {
+    ++finished_;
+    if (!status.ok()) ready_.push_back(Item{nullptr, std::move(status)});
+  }
+
+  const size_t room_;
+  std::deque<Item> ready_;
+  size_t finished_ = 0;
+  Status failed_;
 };
 
 }  // namespace
 
-std::unique_ptr<RowBatchReader> OpenOrderedParallel(
-    size_t parts, std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)> open, int threads,
-    size_t buffered) {
+std::unique_ptr<RowBatchReader> OpenOrderedParallel(size_t parts, PartOpener open, int threads,
+                                                    size_t buffered) {
   return std::make_unique<OrderedParallelReader>(parts, std::move(open), threads < 1 ? 1 : threads,
-                                                 buffered);
+                                                 buffered == 0 ? 1 : buffered);
+}
+
+std::unique_ptr<RowBatchReader> OpenInterleavedParallel(size_t parts, PartOpener open, int threads,
+                                                        size_t buffered) {
+  return std::make_unique<InterleavedParallelReader>(
+      parts, std::move(open), threads < 1 ? 1 : threads, buffered == 0 ? 1 : buffered);
 }
 
 }  // namespace fjord

@@ -1,6 +1,8 @@
-// Several parts of a read (splits) read ahead on worker threads, their batches handed out in
-// part order: the same batches in the same order as reading the parts one after the other, so
-// that rows of one key keep their order (docs/reading.md, "Threads").
+// Several parts of a read (splits) read ahead on worker threads. Two hand-outs:
+// - in part order: the same batches in the same order as reading the parts one after the other;
+// - interleaved: each batch as soon as it is read, the batches of one part still in their order,
+//   so that rows of one key (which lives in one split) keep their order while every thread stays
+//   busy (docs/reading.md, "Threads").
 #pragma once
 
 #include <cstddef>
@@ -12,12 +14,20 @@
 
 namespace fjord {
 
+using PartOpener = std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)>;
+
 // `open(i)` opens part i (0 <= i < parts) and is called on a worker thread; at most `threads`
 // parts are read at once, each at most `buffered` batches ahead of the caller, and no part is
 // started more than `threads` parts beyond the one the caller is reading. An error of part i is
 // returned after the batches of the parts before it, as a sequential read would.
-std::unique_ptr<RowBatchReader> OpenOrderedParallel(
-    size_t parts, std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)> open, int threads,
-    size_t buffered = 4);
+std::unique_ptr<RowBatchReader> OpenOrderedParallel(size_t parts, PartOpener open, int threads,
+                                                    size_t buffered = 4);
+
+// As above, but batches are handed out in the order they were read: at most `threads` parts are
+// read at once, parts are started in order, and at most `threads * buffered` batches wait for the
+// caller in all. Batches of one part keep their order. An error is returned where it was read;
+// every later call returns it too.
+std::unique_ptr<RowBatchReader> OpenInterleavedParallel(size_t parts, PartOpener open, int threads,
+                                                        size_t buffered = 4);
 
 }  // namespace fjord

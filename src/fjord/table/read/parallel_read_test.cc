@@ -3,8 +3,10 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 namespace fjord {
@@ -113,6 +115,112 @@ TEST(ParallelRead, ClosingEarlyStopsTheWorkers) {
         4, 1);
     ASSERT_TRUE(reader->Next().ok());
   }  // destroyed with parts in flight and workers waiting for room
+  EXPECT_EQ(open.load(), 0);
+}
+
+TEST(ParallelRead, InterleavedHandsOutEveryBatchWithEachPartInOrder) {
+  for (int threads : {1, 2, 3, 8}) {
+    std::atomic<int> open{0}, most{0};
+    auto reader = OpenInterleavedParallel(
+        40,
+        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+          return std::unique_ptr<RowBatchReader>(
+              new CountingPart(static_cast<int>(i), -1, &open, &most));
+        },
+        threads, /*buffered=*/2);
+    Status status;
+    std::vector<int64_t> got = ReadAll(reader.get(), &status);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::map<int64_t, std::vector<int64_t>> by_part;
+    for (int64_t v : got) by_part[v / 100].push_back(v % 100);
+    std::map<int64_t, std::vector<int64_t>> want;
+    for (int i = 0; i < 40; ++i) {
+      for (int b = 0; b < i % 4; ++b) want[i].push_back(b);
+    }
+    EXPECT_EQ(by_part, want) << threads << " threads";
+    EXPECT_LE(most.load(), threads);
+    if (threads > 1) {
+      EXPECT_GT(most.load(), 1) << "parts were not read at once";
+    }
+  }
+}
+
+// Part 0 returns its one batch only once part 1 has read 20: in part order that cannot happen
+// (part 1 may run only `buffered` batches ahead), interleaved it must.
+class WaitingPart : public RowBatchReader {
+ public:
+  WaitingPart(int part, std::atomic<int>* read) : part_(part), read_(read) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (part_ == 0) {
+      if (done_) return std::shared_ptr<arrow::RecordBatch>();
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (read_->load() < 20 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (read_->load() < 20) return Status::IOError("part 1 did not get ahead");
+      done_ = true;
+    } else {
+      if (read_->load() >= 20) return std::shared_ptr<arrow::RecordBatch>();
+      ++*read_;
+    }
+    arrow::Int64Builder b;
+    EXPECT_TRUE(b.Append(part_).ok());
+    return arrow::RecordBatch::Make(arrow::schema({arrow::field("v", arrow::int64())}), 1,
+                                    {b.Finish().ValueOrDie()});
+  }
+
+ private:
+  int part_;
+  std::atomic<int>* read_;
+  bool done_ = false;
+};
+
+TEST(ParallelRead, InterleavedKeepsEveryThreadBusy) {
+  std::atomic<int> read{0};
+  auto reader = OpenInterleavedParallel(
+      2,
+      [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+        return std::unique_ptr<RowBatchReader>(new WaitingPart(static_cast<int>(i), &read));
+      },
+      2, /*buffered=*/2);
+  Status status;
+  std::vector<int64_t> got = ReadAll(reader.get(), &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(got.size(), 21u);
+  EXPECT_EQ(got.back(), 0);  // part 0's batch last, after all of part 1's
+  EXPECT_EQ(std::count(got.begin(), got.end(), 1), 20);
+}
+
+TEST(ParallelRead, InterleavedReturnsAnErrorAndKeepsReturningIt) {
+  std::atomic<int> open{0}, most{0};
+  auto reader = OpenInterleavedParallel(
+      20,
+      [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+        if (i == 13) return Status::NotFound("part 13 is missing");
+        return std::unique_ptr<RowBatchReader>(
+            new CountingPart(static_cast<int>(i), -1, &open, &most));
+      },
+      3);
+  Status status;
+  std::vector<int64_t> got = ReadAll(reader.get(), &status);
+  EXPECT_TRUE(status.IsNotFound()) << status.ToString();
+  for (int64_t v : got) EXPECT_NE(v / 100, 13);
+  auto again = reader->Next();
+  EXPECT_TRUE(!again.ok() && again.status().IsNotFound());
+}
+
+TEST(ParallelRead, InterleavedClosingEarlyStopsTheWorkers) {
+  std::atomic<int> open{0}, most{0};
+  {
+    auto reader = OpenInterleavedParallel(
+        1000,
+        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+          return std::unique_ptr<RowBatchReader>(
+              new CountingPart(static_cast<int>(i), -1, &open, &most));
+        },
+        4, 1);
+    ASSERT_TRUE(reader->Next().ok());
+  }
   EXPECT_EQ(open.load(), 0);
 }
 

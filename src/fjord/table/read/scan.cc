@@ -250,6 +250,8 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
   std::unique_ptr<ThreadPool> pool;
   if (threads > 1) pool = std::make_unique<ThreadPool>(threads - 1);
   const size_t window = static_cast<size_t>(std::max(threads, 1)) * 4;
+  const bool test_partitions = partition_filter != nullptr && !partition_fields.empty();
+  std::vector<DataTypePtr> partition_types = TypesOf(partition_fields);
   std::vector<std::vector<ManifestEntry>> read;
   std::map<FileIdentifier, size_t> live;  // identifier -> index in `entries`
   std::vector<std::optional<ManifestEntry>> entries;
@@ -258,7 +260,30 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
       size_t n = std::min(window, kept.size() - m);
       read.assign(n, {});
       FJORD_RETURN_NOT_OK(ParallelFor(pool.get(), n, [&](size_t i) -> Status {
-        FJORD_ASSIGN_OR_RAISE(read[i], ReadManifestFile(io_.get(), kept[m + i], format));
+        if (!test_partitions) {
+          FJORD_ASSIGN_OR_RAISE(read[i], ReadManifestFile(io_.get(), kept[m + i], format));
+          return Status::OK();
+        }
+        // Entries of other partitions are skipped as they are decoded; a partition that does not
+        // decode is kept, for the plan to report.
+        std::unordered_map<std::string, bool> matches;
+        std::function<bool(const std::string&)> keep = [&](const std::string& partition) {
+          auto [it, fresh] = matches.try_emplace(partition, true);
+          if (fresh) {
+            auto values = DecodeStoredRow(partition, partition_types, "partition");
+            if (values.ok()) {
+              auto lookup = [&](const std::string& name) -> const Value* {
+                for (size_t c = 0; c < partition_fields.size(); ++c) {
+                  if (partition_fields[c].name == name) return &(*values)[c];
+                }
+                return nullptr;
+              };
+              it->second = partition_filter->Test(lookup);
+            }
+          }
+          return it->second;
+        };
+        FJORD_ASSIGN_OR_RAISE(read[i], ReadManifestFile(io_.get(), kept[m + i], format, &keep));
         return Status::OK();
       }));
     }

@@ -733,14 +733,15 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
   if (threads > 1 && splits->size() > 1) {
     // Each split on its own reader; a reader of no splits checks the options now.
     FJORD_RETURN_NOT_OK(SplitReader(this, splits, 0, 0, options, schema).Init());
-    return OpenOrderedParallel(
-        splits->size(),
-        [this, splits, options, schema](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-          auto reader = std::make_unique<SplitReader>(this, splits, i, i + 1, options, schema);
-          FJORD_RETURN_NOT_OK(reader->Init());
-          return std::unique_ptr<RowBatchReader>(std::move(reader));
-        },
-        threads);
+    PartOpener open = [this, splits, options,
+                       schema](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+      auto reader = std::make_unique<SplitReader>(this, splits, i, i + 1, options, schema);
+      FJORD_RETURN_NOT_OK(reader->Init());
+      return std::unique_ptr<RowBatchReader>(std::move(reader));
+    };
+    return options.in_split_order
+               ? OpenOrderedParallel(splits->size(), std::move(open), threads)
+               : OpenInterleavedParallel(splits->size(), std::move(open), threads);
   }
   auto reader = std::make_unique<SplitReader>(this, splits, 0, splits->size(), std::move(options),
                                               std::move(schema));

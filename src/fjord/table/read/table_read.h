@@ -40,9 +40,11 @@ struct SplitReadOptions {
   // Puts each row's kind first, as the column `_row_kind` ("+I", "-U", "+U", "-D"): the kind of
   // the merged record for merged reads (+I or +U), the record's own for streaming splits.
   bool with_row_kind = false;
-  // Splits read at once on worker threads (parallel_read.h), their batches still handed out in
-  // split order; 1 reads them one after the other on the caller's thread.
+  // Splits read at once on worker threads (parallel_read.h); 1 reads them one after the other on
+  // the caller's thread. With several, batches come out as they are read (those of one split in
+  // their order), or in split order, as one thread reads them, with `in_split_order`.
   int threads = 1;
+  bool in_split_order = false;
 };
 
 class TableRead {
