@@ -52,6 +52,8 @@ def main():
     p.add_argument("--keys", type=int, default=1_000_000)
     p.add_argument("--buckets", type=int, default=4)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--read-reps", type=int, default=3,
+                   help="runs of each read (at each thread count) per repetition")
     p.add_argument("--build-dir", default="build/bench")
     p.add_argument("--scratch", default="/tmp/fjord-bench-threads")
     p.add_argument("--out", help="results file (default bench/results/<date>-threads.md)")
@@ -69,13 +71,17 @@ def main():
         dirs = {t: os.path.join(args.scratch, str(t)) for t in THREADS}
         loads.append((f"start of repetition {rep + 1}", run_bench.load()))
         for name, workload, _ in WORKLOADS:
-            for t in order:
-                r.threads = t
-                res = r.run("fjord", workload, dirs[t])
-                results.setdefault((name, t), []).append(res)
-                print(f"rep {rep + 1} {name:15s} {t} thread(s) {res['wall']:8.2f} s wall "
-                      f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  load {run_bench.load()}",
-                      flush=True)
+            # Reads are short and this machine's speed drifts: each read runs --read-reps times
+            # per repetition, 1 and 2 threads alternating.
+            pairs = args.read_reps if workload.startswith("read-") else 1
+            for pair in range(pairs):
+                for t in order if pair % 2 == 0 else tuple(reversed(order)):
+                    r.threads = t
+                    res = r.run("fjord", workload, dirs[t])
+                    results.setdefault((name, t), []).append(res)
+                    print(f"rep {rep + 1} {name:15s} {t} thread(s) {res['wall']:8.2f} s wall "
+                          f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  "
+                          f"load {run_bench.load()}", flush=True)
             if "checksum" in results[(name, 1)][-1] or name == "compact":
                 keys = ("rows", "checksum") if name != "compact" else ("rows", "files_out")
                 seen = {tuple(results[(name, t)][-1].get(k) for k in keys) for t in THREADS}
@@ -97,9 +103,10 @@ def write_results(args, r, results, loads, started):
         f"# Thread scaling, {started.strftime('%Y-%m-%d %H:%M')} UTC",
         "",
         f"`bench/thread_scaling.py --rows {args.rows} --keys {args.keys} --buckets {args.buckets} "
-        f"--reps {args.reps}` at commit {r.git}; {os.cpu_count()} cores. Medians of "
-        f"{args.reps} repetitions; each run its own process (wall, CPU seconds of the child, "
-        "peak RSS). Scaling = wall at 1 thread / wall at 2 threads.",
+        f"--reps {args.reps} --read-reps {args.read_reps}` at commit {r.git}; {os.cpu_count()} "
+        f"cores. Medians of {args.reps} repetitions ({args.reps * args.read_reps} runs of each "
+        "read); each run its own process (wall, CPU seconds of the child, peak RSS). Scaling = "
+        "wall at 1 thread / wall at 2 threads.",
         "",
         "| workload | what | wall 1 t (s) | wall 2 t (s) | scaling | CPU 1 t (s) | CPU 2 t (s) "
         "| RSS 1 t (MB) | RSS 2 t (MB) |",

@@ -155,6 +155,73 @@ TEST_F(ApiReadTest, ManifestsReadOnSeveralThreadsPlanTheSameFiles) {
   EXPECT_THAT(bad, IsError(StatusCode::kInvalid, "scan.manifest.parallelism"));
 }
 
+// Several splits (4 partitions of one bucket, 3 commits each) read on 3 threads: with
+// InSplitOrder() exactly the rows one thread reads, in its order; by default the same rows with
+// each split's rows still in their order (a key's rows live in one split).
+TEST_F(ApiReadTest, ThreadsInterleaveSplitsOrKeepSplitOrder) {
+  auto catalog = *Catalog::Open(dir_.path());
+  ASSERT_OK(catalog->CreateDatabase("db", true));
+  TableSpec spec;
+  spec.fields = *ParseColumnList("id INT NOT NULL, p INT NOT NULL, v BIGINT");
+  spec.primary_keys = {"id", "p"};
+  spec.partition_keys = {"p"};
+  spec.options = {{"bucket", "1"}, {"write-only", "true"}};
+  TableIdentifier id{"db", "parts"};
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = *catalog->GetTable(id);
+  auto commit = *table->NewCommit("test");
+  for (int c = 1; c <= 3; ++c) {
+    arrow::Int32Builder ids, ps;
+    arrow::Int64Builder vs;
+    for (int32_t i = 0; i < 4000; ++i) {
+      ASSERT_TRUE(ids.Append(i).ok());
+      ASSERT_TRUE(ps.Append(i % 4).ok());
+      ASSERT_TRUE(vs.Append(c * 10000 + i).ok());
+    }
+    auto schema = arrow::schema({arrow::field("id", arrow::int32(), false),
+                                 arrow::field("p", arrow::int32(), false),
+                                 arrow::field("v", arrow::int64())});
+    auto batch =
+        arrow::RecordBatch::Make(schema, 4000, {*ids.Finish(), *ps.Finish(), *vs.Finish()});
+    auto writer = *table->NewWrite();
+    ASSERT_OK(WriteBatch(*writer, *batch));
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit(c));
+    ASSERT_OK(commit->Commit(messages, c).status());
+  }
+  // (id, v) in the order read.
+  auto read = [&](const ReadBuilder& builder) {
+    std::vector<std::pair<int32_t, int64_t>> out;
+    auto reader = OpenArrowReader(builder);
+    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    if (!reader.ok()) return out;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      EXPECT_TRUE((*reader)->ReadNext(&batch).ok());
+      if (!batch) break;
+      auto ids = std::static_pointer_cast<arrow::Int32Array>(batch->GetColumnByName("id"));
+      auto vs = std::static_pointer_cast<arrow::Int64Array>(batch->GetColumnByName("v"));
+      for (int64_t r = 0; r < batch->num_rows(); ++r) out.emplace_back(ids->Value(r), vs->Value(r));
+    }
+    return out;
+  };
+  auto one = read(table->NewRead().WithThreads(1).WithBatchRows(64));
+  ASSERT_EQ(one.size(), 4000u);
+  EXPECT_EQ(one.front().second, 30000);  // merged: the last commit's value
+  EXPECT_EQ(read(table->NewRead().WithThreads(3).WithBatchRows(64).InSplitOrder()), one);
+  auto by_split = [](const std::vector<std::pair<int32_t, int64_t>>& rows) {
+    std::map<int32_t, std::vector<std::pair<int32_t, int64_t>>> out;
+    for (const auto& row : rows) out[row.first % 4].push_back(row);
+    return out;
+  };
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto interleaved = read(table->NewRead().WithThreads(3).WithBatchRows(64));
+    EXPECT_EQ(by_split(interleaved), by_split(one));
+  }
+  // A partition filter skips the other partitions' entries while the manifests are decoded.
+  auto two = read(table->NewRead().WithThreads(1).Where("p = 2"));
+  EXPECT_EQ(two, by_split(one)[2]);
+}
+
 TEST_F(ApiReadTest, ProjectionAndFilterOnMergedRows) {
   auto table = MakeTable(true, 3);
   int batches = 0;
