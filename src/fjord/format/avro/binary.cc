@@ -194,7 +194,7 @@ Status BinaryDecoder::ReadMap(const Node& node, Datum* out, int depth) {
   return Status::OK();
 }
 
-Status BinaryDecoder::ReadBranch(const Node& node, const Node** branch) {
+Status BinaryDecoder::ReadBranch(const Node& node, const Node** branch, int32_t* index_out) {
   const uint8_t* start = pos_;
   int32_t index;
   FJORD_RETURN_NOT_OK(ReadInt(&index));
@@ -203,6 +203,7 @@ Status BinaryDecoder::ReadBranch(const Node& node, const Node** branch) {
                    node.branches().size(), " branches)");
   }
   *branch = node.branches()[static_cast<size_t>(index)];
+  if (index_out != nullptr) *index_out = index;
   return Status::OK();
 }
 
@@ -332,14 +333,10 @@ Status BinaryDecoder::ReadValue(const Node& node, Datum* out, int depth) {
       return Status::OK();
     }
     case Type::kUnion: {
-      const uint8_t* start = pos_;
+      const Node* branch;
       int32_t index;
-      FJORD_RETURN_NOT_OK(ReadInt(&index));
-      if (index < 0 || static_cast<size_t>(index) >= node.branches().size()) {
-        return Corrupt(start, "union branch ", index, " out of range (the union has ",
-                       node.branches().size(), " branches)");
-      }
-      FJORD_RETURN_NOT_OK(ReadValue(*node.branches()[index], out, depth + 1));
+      FJORD_RETURN_NOT_OK(ReadBranch(node, &branch, &index));
+      FJORD_RETURN_NOT_OK(ReadValue(*branch, out, depth + 1));
       out->branch_ = index;
       return Status::OK();
     }

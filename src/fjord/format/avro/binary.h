@@ -49,8 +49,9 @@ class BinaryDecoder {
   // lengths, counts and branches as ReadDatum does; an array or map block that declares its byte
   // size is jumped over without looking inside.
   Status SkipDatum(const Node& node) { return SkipValue(node, 0); }
-  // Reads the branch index of a value of the union `node`: *branch is that branch's type.
-  Status ReadBranch(const Node& node, const Node** branch);
+  // Reads the branch index of a value of the union `node`: *branch is that branch's type (and
+  // *index its position, when asked).
+  Status ReadBranch(const Node& node, const Node** branch, int32_t* index = nullptr);
   // Reads the header of the next block of an array or map: its element count (0 ends the value),
   // checked against the bytes left as CheckCount does for elements of `item`.
   Status ReadItemCount(const Node& item, int64_t* count);

@@ -174,14 +174,7 @@ Status ContainerReader::DecodeRecordWith(const std::function<Status(BinaryDecode
 }
 
 Result<bool> ContainerReader::Next(Datum* out) {
-  FJORD_RETURN_NOT_OK(status_);
-  if (block_remaining_ == 0) {
-    bool loaded;
-    FJORD_RETURN_NOT_OK(LoadBlock(&loaded));
-    if (!loaded) return false;
-  }
-  FJORD_RETURN_NOT_OK(DecodeRecord(out));
-  return true;
+  return NextWith([&](BinaryDecoder* in) { return in->ReadDatum(schema_->root(), out); });
 }
 
 Result<bool> ContainerReader::NextWith(const std::function<Status(BinaryDecoder*)>& decode) {

@@ -55,41 +55,57 @@ std::vector<int64_t> ReadAll(RowBatchReader* reader, Status* status) {
   }
 }
 
-TEST(ParallelRead, SameBatchesInPartOrderAndAtMostThreadsPartsOpen) {
-  for (int threads : {1, 2, 3, 8}) {
-    std::atomic<int> open{0}, most{0};
-    auto reader = OpenOrderedParallel(
-        40,
-        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-          return std::unique_ptr<RowBatchReader>(
-              new CountingPart(static_cast<int>(i), -1, &open, &most));
-        },
-        threads, /*buffered=*/2);
-    Status status;
-    std::vector<int64_t> got = ReadAll(reader.get(), &status);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    std::vector<int64_t> want;
-    for (int i = 0; i < 40; ++i) {
-      for (int b = 0; b < i % 4; ++b) want.push_back(i * 100 + b);
-    }
-    EXPECT_EQ(got, want) << threads << " threads";
-    EXPECT_LE(most.load(), threads);
-    if (threads > 1) {
-      EXPECT_GT(most.load(), 1) << "parts were not read at once";
+// Opens CountingParts, part `failing` failing after its first batch.
+PartOpener Counting(std::atomic<int>* open, std::atomic<int>* most, int failing = -1) {
+  return [=](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+    return std::unique_ptr<RowBatchReader>(
+        new CountingPart(static_cast<int>(i), failing, open, most));
+  };
+}
+
+// `open`, but part 13 cannot be opened.
+PartOpener WithPart13Missing(PartOpener open) {
+  return [open](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+    if (i == 13) return Status::NotFound("part 13 is missing");
+    return open(i);
+  };
+}
+
+using Opener = std::unique_ptr<RowBatchReader> (*)(size_t, PartOpener, int, size_t);
+
+// In part order: the same batches in the same order. Interleaved: the same batches, each part's
+// in its order.
+TEST(ParallelRead, SameBatchesAndAtMostThreadsPartsOpen) {
+  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+    const bool ordered = opener == &OpenOrderedParallel;
+    for (int threads : {1, 2, 3, 8}) {
+      std::atomic<int> open{0}, most{0};
+      auto reader = opener(40, Counting(&open, &most), threads, /*buffered=*/2);
+      Status status;
+      std::vector<int64_t> got = ReadAll(reader.get(), &status);
+      ASSERT_TRUE(status.ok()) << status.ToString();
+      std::vector<int64_t> want;
+      for (int i = 0; i < 40; ++i) {
+        for (int b = 0; b < i % 4; ++b) want.push_back(i * 100 + b);
+      }
+      if (!ordered) {
+        // Stable: within a part, the batches stay in the order they came.
+        std::stable_sort(got.begin(), got.end(),
+                         [](int64_t a, int64_t b) { return a / 100 < b / 100; });
+      }
+      EXPECT_EQ(got, want) << threads << " threads, " << (ordered ? "ordered" : "interleaved");
+      EXPECT_LE(most.load(), threads);
+      if (threads > 1) {
+        EXPECT_GT(most.load(), 1) << "parts were not read at once";
+      }
     }
   }
 }
 
 TEST(ParallelRead, AnErrorComesAfterTheBatchesOfEarlierParts) {
   std::atomic<int> open{0}, most{0};
-  auto reader = OpenOrderedParallel(
-      20,
-      [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-        if (i == 13) return Status::NotFound("part 13 is missing");
-        return std::unique_ptr<RowBatchReader>(
-            new CountingPart(static_cast<int>(i), 6, &open, &most));
-      },
-      3);
+  PartOpener counting = Counting(&open, &most, 6);
+  auto reader = OpenOrderedParallel(20, WithPart13Missing(counting), 3);
   Status status;
   std::vector<int64_t> got = ReadAll(reader.get(), &status);
   // Part 6 (6 % 4 = 2 batches) fails after its first: parts 0-5 and one batch of part 6.
@@ -101,48 +117,6 @@ TEST(ParallelRead, AnErrorComesAfterTheBatchesOfEarlierParts) {
   EXPECT_EQ(got, want);
   EXPECT_TRUE(status.IsIOError()) << status.ToString();
   EXPECT_NE(status.message().find("part 6 broke"), std::string::npos);
-}
-
-TEST(ParallelRead, ClosingEarlyStopsTheWorkers) {
-  std::atomic<int> open{0}, most{0};
-  {
-    auto reader = OpenOrderedParallel(
-        1000,
-        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-          return std::unique_ptr<RowBatchReader>(
-              new CountingPart(static_cast<int>(i), -1, &open, &most));
-        },
-        4, 1);
-    ASSERT_TRUE(reader->Next().ok());
-  }  // destroyed with parts in flight and workers waiting for room
-  EXPECT_EQ(open.load(), 0);
-}
-
-TEST(ParallelRead, InterleavedHandsOutEveryBatchWithEachPartInOrder) {
-  for (int threads : {1, 2, 3, 8}) {
-    std::atomic<int> open{0}, most{0};
-    auto reader = OpenInterleavedParallel(
-        40,
-        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-          return std::unique_ptr<RowBatchReader>(
-              new CountingPart(static_cast<int>(i), -1, &open, &most));
-        },
-        threads, /*buffered=*/2);
-    Status status;
-    std::vector<int64_t> got = ReadAll(reader.get(), &status);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    std::map<int64_t, std::vector<int64_t>> by_part;
-    for (int64_t v : got) by_part[v / 100].push_back(v % 100);
-    std::map<int64_t, std::vector<int64_t>> want;
-    for (int i = 0; i < 40; ++i) {
-      for (int b = 0; b < i % 4; ++b) want[i].push_back(b);
-    }
-    EXPECT_EQ(by_part, want) << threads << " threads";
-    EXPECT_LE(most.load(), threads);
-    if (threads > 1) {
-      EXPECT_GT(most.load(), 1) << "parts were not read at once";
-    }
-  }
 }
 
 // Part 0 returns its one batch only once part 1 has read 20: in part order that cannot happen
@@ -193,14 +167,8 @@ TEST(ParallelRead, InterleavedKeepsEveryThreadBusy) {
 
 TEST(ParallelRead, InterleavedReturnsAnErrorAndKeepsReturningIt) {
   std::atomic<int> open{0}, most{0};
-  auto reader = OpenInterleavedParallel(
-      20,
-      [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-        if (i == 13) return Status::NotFound("part 13 is missing");
-        return std::unique_ptr<RowBatchReader>(
-            new CountingPart(static_cast<int>(i), -1, &open, &most));
-      },
-      3);
+  PartOpener counting = Counting(&open, &most);
+  auto reader = OpenInterleavedParallel(20, WithPart13Missing(counting), 3);
   Status status;
   std::vector<int64_t> got = ReadAll(reader.get(), &status);
   EXPECT_TRUE(status.IsNotFound()) << status.ToString();
@@ -209,19 +177,15 @@ TEST(ParallelRead, InterleavedReturnsAnErrorAndKeepsReturningIt) {
   EXPECT_TRUE(!again.ok() && again.status().IsNotFound());
 }
 
-TEST(ParallelRead, InterleavedClosingEarlyStopsTheWorkers) {
-  std::atomic<int> open{0}, most{0};
-  {
-    auto reader = OpenInterleavedParallel(
-        1000,
-        [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-          return std::unique_ptr<RowBatchReader>(
-              new CountingPart(static_cast<int>(i), -1, &open, &most));
-        },
-        4, 1);
-    ASSERT_TRUE(reader->Next().ok());
+TEST(ParallelRead, ClosingEarlyStopsTheWorkers) {
+  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+    std::atomic<int> open{0}, most{0};
+    {
+      auto reader = opener(1000, Counting(&open, &most), 4, 1);
+      ASSERT_TRUE(reader->Next().ok());
+    }  // destroyed with parts in flight and workers waiting for room
+    EXPECT_EQ(open.load(), 0);
   }
-  EXPECT_EQ(open.load(), 0);
 }
 
 }  // namespace
