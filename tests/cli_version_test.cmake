@@ -4,7 +4,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "fjord version exited with ${rc}")
 endif()
 foreach(expected "fjord 0\\.[0-9]+\\.[0-9]+" "arrow 26\\.0\\.1 \\(built against 26\\.0\\.1\\)"
-                 "features .*parquet.*orc.*s3")
+                 "memory pool jemalloc" "features .*parquet.*orc.*s3")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "fjord version output lacks '${expected}':\n${out}")
   endif()

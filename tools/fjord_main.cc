@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "fjord/file_io.h"
+#include "fjord/memory_pool.h"
 #include "fjord/version.h"
 
 namespace {
@@ -13,6 +14,7 @@ int PrintVersion() {
   std::cout << "fjord " << fjord::FjordVersion() << "\n";
   std::cout << "arrow " << fjord::ArrowRuntimeVersion() << " (built against "
             << fjord::ArrowBuildVersion() << ")\n";
+  std::cout << "memory pool " << fjord::ArrowMemoryPoolName() << "\n";
   std::cout << "features";
   for (const std::string& f : fjord::CompiledFeatures()) std::cout << " " << f;
   std::cout << "\n";
@@ -22,6 +24,7 @@ int PrintVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fjord::PreferJemallocMemoryPool();
   CLI::App app{"fjord: a native engine for Apache Paimon tables"};
   app.require_subcommand(1);
   fjord::cli::Handler handler;
