@@ -49,6 +49,20 @@ Result<std::vector<Value>> DecodeStoredRow(const std::string& stored,
   return values;
 }
 
+// Whether the stored partition row passes `filter` (a predicate on partition columns only).
+Result<bool> PartitionPasses(const std::string& stored, const std::vector<DataField>& fields,
+                             const std::vector<DataTypePtr>& types, const Predicate& filter,
+                             const std::string& what) {
+  FJORD_ASSIGN_OR_RAISE(std::vector<Value> values, DecodeStoredRow(stored, types, what));
+  auto lookup = [&](const std::string& name) -> const Value* {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].name == name) return &values[i];
+    }
+    return nullptr;
+  };
+  return filter.Test(lookup);
+}
+
 // Statistics of a SimpleStats row for the named columns.
 struct StatsView {
   std::map<std::string, ColumnStats> columns;
@@ -270,16 +284,9 @@ Result<std::vector<ManifestEntry>> TableScan::LiveEntries(
         std::function<bool(const std::string&)> keep = [&](const std::string& partition) {
           auto [it, fresh] = matches.try_emplace(partition, true);
           if (fresh) {
-            auto values = DecodeStoredRow(partition, partition_types, "partition");
-            if (values.ok()) {
-              auto lookup = [&](const std::string& name) -> const Value* {
-                for (size_t c = 0; c < partition_fields.size(); ++c) {
-                  if (partition_fields[c].name == name) return &(*values)[c];
-                }
-                return nullptr;
-              };
-              it->second = partition_filter->Test(lookup);
-            }
+            Result<bool> passes = PartitionPasses(partition, partition_fields, partition_types,
+                                                  *partition_filter, "partition");
+            it->second = !passes.ok() || *passes;
           }
           return it->second;
         };
@@ -365,15 +372,8 @@ Result<ScanPlan> TableScan::Plan(const Snapshot& snapshot, const Predicate* filt
       auto [pm, fresh] = partition_matches.try_emplace(e.partition, false);
       if (fresh) {
         FJORD_ASSIGN_OR_RAISE(
-            std::vector<Value> values,
-            DecodeStoredRow(e.partition, partition_types, "partition of " + e.file.file_name));
-        auto lookup = [&](const std::string& name) -> const Value* {
-          for (size_t i = 0; i < partition_fields.size(); ++i) {
-            if (partition_fields[i].name == name) return &values[i];
-          }
-          return nullptr;
-        };
-        pm->second = partition_filter->Test(lookup);
+            pm->second, PartitionPasses(e.partition, partition_fields, partition_types,
+                                        *partition_filter, "partition of " + e.file.file_name));
       }
       if (!pm->second) continue;
     }
