@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "fjord/cdc/geojson.h"
 #include "fjord/cdc/json_record.h"
 #include "fjord/cdc/mysql_types.h"
 #include "fjord/common/strings.h"
@@ -147,7 +148,29 @@ Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonN
         if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
         text = std::move(*label);
       } else if (IsMySqlGeoType(info->short_type)) {
-        return ctx.Error("column '" + name + "': MySQL geometry values are not supported.");
+        // Java: value.getBytes(ISO_8859_1) (a character above U+00FF becomes '?'), MySQL's bytes
+        // to WKB, WKB to GeoJSON text.
+        std::string bytes;
+        for (size_t i = 0; i < text.size();) {
+          uint32_t c = static_cast<uint8_t>(text[i]);
+          size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+          if (len > 1) {
+            c &= 0x3F >> (len - 1);
+            for (size_t k = 1; k < len && i + k < text.size(); ++k) {
+              c = (c << 6) | (static_cast<uint8_t>(text[i + k]) & 0x3F);
+            }
+          }
+          bytes.push_back(c <= 0xFF ? static_cast<char>(c) : '?');
+          i += len;
+        }
+        auto wkb = MySqlGeometryToWkb(bytes);
+        auto geojson = wkb.ok() ? WkbToGeoJson(*wkb) : Result<std::string>(wkb.status());
+        if (!geojson.ok()) {
+          return ctx.Error(
+              "column '" + name +
+              "': the MySQL geometry value is not one Java reads: " + geojson.status().message());
+        }
+        text = std::move(*geojson);
       }
       column.value = std::move(text);
     }

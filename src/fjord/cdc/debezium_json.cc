@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "fjord/cdc/debezium_types.h"
+#include "fjord/cdc/geojson.h"
 #include "fjord/cdc/json_envelope.h"
 #include "fjord/cdc/json_record.h"
 
@@ -52,6 +53,24 @@ Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const Schem
     if (!it->second.type) return ctx.Error("field '" + name + "': " + it->second.type_error);
     column.type = it->second.type;
     std::optional<std::string> raw;
+    const std::string& logical = it->second.field.name ? *it->second.field.name : std::string();
+    if (!value.is_null() && (logical == "io.debezium.data.geometry.Point" ||
+                             logical == "io.debezium.data.geometry.Geometry")) {
+      // Java: the struct's `wkb` (base64) as bytes, then MySqlTypeUtils.convertWkbArray.
+      const JsonNode* wkb = value.is_object() ? value.Get("wkb") : nullptr;
+      std::string bytes;
+      if (wkb == nullptr || wkb->is_null() || !DecodeBase64(JsonAsText(*wkb), &bytes)) {
+        return ctx.Error("field '" + name + "': a geometry value without base64 'wkb'.");
+      }
+      auto geojson = WkbToGeoJson(bytes);
+      if (!geojson.ok()) {
+        return ctx.Error("field '" + name + "': the geometry value is not one Java reads: " +
+                         geojson.status().message());
+      }
+      column.value = std::move(*geojson);
+      columns.push_back(std::move(column));
+      continue;
+    }
     if (!value.is_null()) raw = JavaObjectText(value);
     auto text = DebeziumValueText(raw, it->second.field, ctx.mapping());
     if (!text.ok()) return ctx.Error("field '" + name + "': " + text.status().message());
