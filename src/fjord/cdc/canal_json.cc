@@ -122,6 +122,24 @@ std::vector<CdcColumn> UntypedColumns(const JsonNode& row) {
 
 // The columns of `row`: those `mysqlType` names, typed, when the message has it; else the
 // row's, all STRING.
+// Java's String.getBytes(ISO_8859_1) of UTF-8 text: a character above U+00FF becomes '?'.
+std::string JavaLatin1Bytes(const std::string& text) {
+  std::string bytes;
+  for (size_t i = 0; i < text.size();) {
+    uint32_t c = static_cast<uint8_t>(text[i]);
+    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (len > 1) {
+      c &= 0x3F >> (len - 1);
+      for (size_t k = 1; k < len && i + k < text.size(); ++k) {
+        c = (c << 6) | (static_cast<uint8_t>(text[i + k]) & 0x3F);
+      }
+    }
+    bytes.push_back(c <= 0xFF ? static_cast<char>(c) : '?');
+    i += len;
+  }
+  return bytes;
+}
+
 Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonNode& root,
                                        const JsonNode& row) {
   const JsonNode* mysql_types = root.Get("mysqlType");
@@ -148,21 +166,8 @@ Result<std::vector<CdcColumn>> Columns(const JsonRecordContext& ctx, const JsonN
         if (!label.ok()) return ctx.Error("column '" + name + "': " + label.status().message());
         text = std::move(*label);
       } else if (IsMySqlGeoType(info->short_type)) {
-        // Java: value.getBytes(ISO_8859_1) (a character above U+00FF becomes '?'), MySQL's bytes
-        // to WKB, WKB to GeoJSON text.
-        std::string bytes;
-        for (size_t i = 0; i < text.size();) {
-          uint32_t c = static_cast<uint8_t>(text[i]);
-          size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-          if (len > 1) {
-            c &= 0x3F >> (len - 1);
-            for (size_t k = 1; k < len && i + k < text.size(); ++k) {
-              c = (c << 6) | (static_cast<uint8_t>(text[i + k]) & 0x3F);
-            }
-          }
-          bytes.push_back(c <= 0xFF ? static_cast<char>(c) : '?');
-          i += len;
-        }
+        // Java: MySQL's bytes to WKB, WKB to GeoJSON text.
+        std::string bytes = JavaLatin1Bytes(text);
         auto wkb = MySqlGeometryToWkb(bytes);
         auto geojson = wkb.ok() ? WkbToGeoJson(*wkb) : Result<std::string>(wkb.status());
         if (!geojson.ok()) {

@@ -3,6 +3,8 @@
 // 1.3.1, whose parser code is the same as 1.4.2's) on these messages.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "fjord/cdc/cdc_test_util.h"
 #include "fjord/cdc/mysql_types.h"
 
@@ -155,6 +157,40 @@ TEST(CanalJsonTest, EnumAndSetLabels) {
   EXPECT_TRUE(DecodeError("canal-json", R"j({"data":[{"b":"1"}],"mysqlType":{"b":"bit"},
     "type":"INSERT"})j")
                   .IsInvalid());
+}
+
+// MySQL geometry values come as MySQL's internal bytes (a 4-byte SRID, then WKB) read as
+// ISO-8859-1 text; Java turns them into GeoJSON text, and fails on a non-zero SRID.
+TEST(CanalJsonTest, GeometryValuesBecomeJavasGeoJsonText) {
+  auto latin1_json = [](const std::string& bytes) {
+    std::string out;
+    char buf[8];
+    for (unsigned char c : bytes) {
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    }
+    return out;
+  };
+  // POINT (1 2), little-endian WKB.
+  const std::string wkb(
+      "\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00"
+      "\x00\x00\x00\x40",
+      21);
+  const std::string srid0(4, '\0');
+  const std::string srid4326("\xe6\x10\x00\x00", 4);
+  auto message = [&](const std::string& value) {
+    return R"({"data":[{"id":"1","g":")" + latin1_json(value) +
+           R"("}],"mysqlType":{"id":"int","g":"point"},"pkNames":["id"],"type":"INSERT",)"
+           R"("database":"db","table":"t"})";
+  };
+  auto records = DecodeOk("canal-json", message(srid0 + wkb));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(Type(records[0], "g"), "STRING");
+  EXPECT_EQ(Value(records[0], "g"), R"({"coordinates":[1,2],"type":"Point","srid":0})");
+  Status st = DecodeError("canal-json", message(srid4326 + wkb));
+  EXPECT_NE(st.message().find("column 'g': the MySQL geometry value is not one Java reads"),
+            std::string::npos)
+      << st.message();
 }
 
 TEST(CanalJsonTest, Errors) {

@@ -299,6 +299,45 @@ TEST(DebeziumTypesTest, ValueTextEdges) {
   EXPECT_FALSE(DebeziumValueText(std::string("{}"), point, none).ok());
 }
 
+// Geometry structs: the base64 `wkb` through Java's GeoJSON conversion (the conversion itself is
+// checked against Java in GeoJsonTest); `srid` is not looked at, as in Java.
+TEST(DebeziumJsonTest, GeometryValuesBecomeJavasGeoJsonText) {
+  const std::string geo_fields =
+      R"({"type":"double","field":"x"},{"type":"double","field":"y"},)"
+      R"({"type":"bytes","optional":true,"field":"wkb"},{"type":"int32","optional":true,"field":"srid"})";
+  const std::string fields =
+      R"({"type":"int32","optional":false,"field":"id"},)"
+      R"({"type":"struct","name":"io.debezium.data.geometry.Point","optional":true,"field":"pt","fields":[)" +
+      geo_fields +
+      R"(]},{"type":"struct","name":"io.debezium.data.geometry.Geometry","optional":true,"field":"g","fields":[)" +
+      geo_fields +
+      R"(]},{"type":"struct","name":"io.debezium.data.geometry.Geometry","optional":true,"field":"n","fields":[)" +
+      geo_fields + "]}";
+  // POINT (1 2) little-endian; LINESTRING (0 0, 1.5 -2) big-endian.
+  const std::string after =
+      R"({"id":1,"pt":{"x":1.0,"y":2.0,"wkb":"AQEAAAAAAAAAAADwPwAAAAAAAABA","srid":null},)"
+      R"("g":{"wkb":"AAAAAAIAAAACAAAAAAAAAAAAAAAAAAAAAD/4AAAAAAAAwAAAAAAAAAA=","srid":4326},"n":null})";
+  auto records = DecodeOk(Envelope(fields, after));
+  ASSERT_EQ(records.size(), 1u);
+  const CdcRecord& r = records[0];
+  EXPECT_EQ(Type(r, "pt"), "STRING");
+  EXPECT_EQ(Value(r, "pt"), R"({"coordinates":[1,2],"type":"Point","srid":0})");
+  EXPECT_EQ(Type(r, "g"), "STRING");
+  EXPECT_EQ(Value(r, "g"), R"({"coordinates":[[0,0],[1.5,-2]],"type":"LineString","srid":0})");
+  EXPECT_EQ(Value(r, "n"), "<NULL>");
+
+  Status st = DecodeError(Envelope(fields, R"({"id":1,"pt":{"x":1.0,"y":2.0},"g":null,"n":null})"));
+  EXPECT_NE(st.message().find("field 'pt': a geometry value without base64 'wkb'"),
+            std::string::npos)
+      << st.message();
+  // Truncated WKB: Java's reader fails, so does the record, naming the field.
+  st = DecodeError(
+      Envelope(fields, R"({"id":1,"pt":null,"g":{"wkb":"AQEAAAAAAAAAAADwPw=="},"n":null})"));
+  EXPECT_NE(st.message().find("field 'g': the geometry value is not one Java reads"),
+            std::string::npos)
+      << st.message();
+}
+
 TEST(DebeziumTypesTest, Base64AndUtf8AsJava) {
   std::string out;
   EXPECT_TRUE(DecodeBase64("QQ", &out));  // padding is optional

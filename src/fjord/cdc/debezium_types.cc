@@ -428,8 +428,9 @@ Result<std::optional<std::string>> DebeziumValueText(const std::optional<std::st
         LocalTimeText(FloorMod(second, 86400), FloorMod(micros, 1000000) * 1000));
   }
   if (name == kPoint || name == kGeometry) {
-    return Status::NotImplemented("Debezium geometry values (", name,
-                                  ") are not supported (Java turns their WKB into GeoJSON)");
+    // The record parser converts the struct's `wkb` (geojson.h); its text is not a value.
+    return Status::Invalid("Debezium geometry values (", name,
+                           ") are read from their struct's 'wkb', not from text");
   }
   return std::optional<std::string>(raw);
 }
