@@ -171,6 +171,7 @@ class ParquetImpl : public DataFileWriter::Impl {
     impl->stream_ = std::move(stream);
     impl->block_size_ = options.parquet_block_size;
     impl->hold_ = options.parquet_hold_row_group;
+    impl->stage_bytes_ = options.parquet_stage_bytes;
     FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
     FJORD_ASSIGN_OR_RAISE(arrow::Compression::type codec, ArrowCompression(options.compression));
     parquet::WriterProperties::Builder builder;
@@ -229,15 +230,33 @@ class ParquetImpl : public DataFileWriter::Impl {
     if (group_bytes_ >= block_size_) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
     group_bytes_ += bytes;
-    if (!hold_) {
-      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
-    } else if (batch->num_rows() > 0) {
+    if (batch->num_rows() == 0) return Status::OK();
+    if (hold_) {
       held_.push_back(batch);
+      return Status::OK();
     }
+    staged_.push_back(batch);
+    staged_bytes_ += bytes;
+    if (staged_bytes_ >= stage_bytes_) return WriteStaged();
+    return Status::OK();
+  }
+
+  // Encodes the staged batches as one: each column's dictionary is probed for many rows in a
+  // row instead of a few thousand at a time, which keeps its hash table in the cache.
+  Status WriteStaged() {
+    if (staged_.empty()) return Status::OK();
+    std::shared_ptr<arrow::RecordBatch> rows = staged_[0];
+    if (staged_.size() > 1) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateRecordBatches(staged_));
+    }
+    staged_.clear();
+    staged_bytes_ = 0;
+    FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*rows));
     return Status::OK();
   }
 
   Status CloseGroup() {
+    FJORD_RETURN_NOT_OK(WriteStaged());
     if (!held_.empty()) {
       FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
                                   arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
@@ -263,7 +282,7 @@ class ParquetImpl : public DataFileWriter::Impl {
   }
 
   Result<int64_t> Finish() override {
-    if (hold_) FJORD_RETURN_NOT_OK(CloseGroup());
+    FJORD_RETURN_NOT_OK(hold_ ? CloseGroup() : WriteStaged());
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
   }
@@ -274,6 +293,10 @@ class ParquetImpl : public DataFileWriter::Impl {
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
   bool hold_ = false;
   std::vector<std::shared_ptr<arrow::RecordBatch>> held_;  // rows of the open row group
+  // Buffered row groups: batches not encoded yet, up to stage_bytes_.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> staged_;
+  int64_t staged_bytes_ = 0;
+  int64_t stage_bytes_ = 0;
   int64_t block_size_ = 0;
   int64_t group_bytes_ = 0;
   int64_t flushed_bytes_ = 0;
