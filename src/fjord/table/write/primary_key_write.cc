@@ -317,7 +317,11 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
   FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), pending.size(), [&](size_t g) -> Status {
     BucketWriter* writer = pending[g].writer;
     const std::vector<int64_t>& indices = *pending[g].indices;
-    FJORD_ASSIGN_OR_RAISE(auto taken, TakeRows(input.rows, indices));
+    std::shared_ptr<arrow::RecordBatch> taken = input.rows;
+    if (static_cast<int64_t>(indices.size()) != input.rows->num_rows()) {
+      // Not every row in this bucket (routing keeps the rows' order: all of them = the batch).
+      FJORD_ASSIGN_OR_RAISE(taken, TakeRows(input.rows, indices));
+    }
     arrow::Int64Builder seq;
     arrow::Int8Builder kind;
     FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
