@@ -9,6 +9,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
+#include "fjord/format/gather_rows.h"
 #include "fjord/lsm/merge_engine.h"
 #include "fjord/meta/core_options.h"
 #include "fjord/options.h"
@@ -138,10 +139,7 @@ class KvMergeReader::Impl {
     const int8_t* kinds = nullptr;
     int64_t row = 0;
   };
-  struct Ref {
-    int source;
-    int64_t row;
-  };
+  using Ref = RowRef;  // a row of sources_ (source -1: of merged_ until Materialize)
   struct ChangelogRef {
     Ref ref;
     RowKind kind;
@@ -523,7 +521,7 @@ class KvMergeReader::Impl {
   }
 
   // The rows `refs` point at, in order, as one batch: one slice when they are a contiguous range
-  // of one batch, else the used range of every source concatenated and taken from.
+  // of one batch, else each value copied from its source (GatherRows).
   Result<std::shared_ptr<arrow::RecordBatch>> Gather(
       const std::vector<Ref>& refs,
       const std::vector<std::shared_ptr<arrow::RecordBatch>>& all_sources) const {
@@ -540,26 +538,7 @@ class KvMergeReader::Impl {
       out = all_sources[static_cast<size_t>(refs[0].source)]->Slice(
           refs[0].row, static_cast<int64_t>(refs.size()));
     } else {
-      std::vector<int64_t> lo(all_sources.size(), INT64_MAX), hi(all_sources.size(), -1);
-      for (const Ref& r : refs) {
-        auto s = static_cast<size_t>(r.source);
-        lo[s] = std::min(lo[s], r.row);
-        hi[s] = std::max(hi[s], r.row);
-      }
-      std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
-      std::vector<int64_t> base(all_sources.size(), 0);
-      int64_t offset = 0;
-      for (size_t s = 0; s < all_sources.size(); ++s) {
-        if (hi[s] < 0) continue;
-        base[s] = offset - lo[s];
-        slices.push_back(all_sources[s]->Slice(lo[s], hi[s] - lo[s] + 1));
-        offset += hi[s] - lo[s] + 1;
-      }
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(slices));
-      std::vector<int64_t> indices;
-      indices.reserve(refs.size());
-      for (const Ref& r : refs) indices.push_back(base[static_cast<size_t>(r.source)] + r.row);
-      FJORD_ASSIGN_OR_RAISE(out, TakeRows(combined, indices));
+      FJORD_ASSIGN_OR_RAISE(out, GatherRows(layout_.schema, all_sources, refs));
     }
     return out;
   }

@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/gather_rows.h"
 
 namespace fjord {
 
@@ -131,26 +132,30 @@ Status SortBuffer::JoinSmallBatches() {
 
 Status SortBuffer::SealPending() {
   if (pending_.empty()) return Status::OK();
-  std::shared_ptr<arrow::RecordBatch> rows;
-  if (pending_.size() == 1) {
-    rows = pending_[0];
-  } else {
-    FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateRecordBatches(pending_));
-  }
+  // The pending batches are sorted as they are and the rows copied once, in order, into the
+  // sealed chunk (no concatenation first).
   FJORD_ASSIGN_OR_RAISE(SortKeyEncoder key_encoder, layout_.KeyEncoder());
   FJORD_ASSIGN_OR_RAISE(SortKeyEncoder order_encoder, layout_.OrderEncoder());
-  FJORD_ASSIGN_OR_RAISE(EncodedRows keys, key_encoder.Encode(*rows));
-  FJORD_ASSIGN_OR_RAISE(EncodedRows order, order_encoder.Encode(*rows));
-  std::vector<int64_t> indices(static_cast<size_t>(rows->num_rows()));
-  std::iota(indices.begin(), indices.end(), 0);
-  std::sort(indices.begin(), indices.end(), [&](int64_t a, int64_t b) {
-    int c = CompareBytes(keys[a], keys[b]);
+  std::vector<EncodedRows> keys, order;
+  std::vector<RowRef> refs;
+  for (size_t s = 0; s < pending_.size(); ++s) {
+    FJORD_ASSIGN_OR_RAISE(EncodedRows k, key_encoder.Encode(*pending_[s]));
+    FJORD_ASSIGN_OR_RAISE(EncodedRows o, order_encoder.Encode(*pending_[s]));
+    keys.push_back(std::move(k));
+    order.push_back(std::move(o));
+    for (int64_t r = 0; r < pending_[s]->num_rows(); ++r) {
+      refs.push_back({static_cast<int>(s), r});
+    }
+  }
+  std::sort(refs.begin(), refs.end(), [&](const RowRef& a, const RowRef& b) {
+    const auto sa = static_cast<size_t>(a.source), sb = static_cast<size_t>(b.source);
+    int c = CompareBytes(keys[sa][a.row], keys[sb][b.row]);
     if (c != 0) return c < 0;
-    c = CompareBytes(order[a], order[b]);
+    c = CompareBytes(order[sa][a.row], order[sb][b.row]);
     if (c != 0) return c < 0;
-    return a < b;
+    return a.source != b.source ? a.source < b.source : a.row < b.row;  // arrival order
   });
-  FJORD_ASSIGN_OR_RAISE(auto sorted, TakeRows(rows, indices));
+  FJORD_ASSIGN_OR_RAISE(auto sorted, GatherRows(layout_.schema, pending_, refs));
   FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorted));
   memory_bytes_ += bytes - pending_bytes_;
   pending_.clear();
