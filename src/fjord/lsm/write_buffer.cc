@@ -83,8 +83,41 @@ class MergedRun : public KvRunReader {
 
 }  // namespace
 
+namespace {
+
+// Types whose Arrow builders append slices of arrays (AppendArraySlice).
+bool SliceAppendable(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::FIXED_SIZE_LIST:
+    case arrow::Type::MAP:
+    case arrow::Type::STRUCT:
+      for (const auto& child : type.fields()) {
+        if (!SliceAppendable(*child->type())) return false;
+      }
+      return true;
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY:
+    case arrow::Type::DECIMAL128:
+    case arrow::Type::DECIMAL256:
+      return true;
+    default:
+      return arrow::is_primitive(type.id());
+  }
+}
+
+}  // namespace
+
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
-    : layout_(std::move(layout)), options_(std::move(options)) {}
+    : layout_(std::move(layout)), options_(std::move(options)) {
+  for (const auto& field : layout_.schema->fields()) {
+    small_supported_ = small_supported_ && SliceAppendable(*field->type());
+  }
+}
 
 SortBuffer::~SortBuffer() {
   for (const std::string& f : spill_files_) {
@@ -99,38 +132,58 @@ Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
   memory_bytes_ += bytes;
   pending_bytes_ += bytes;
   records_in_memory_ += records->num_rows();
-  bool small = records->num_rows() < kSmallBatchRows;
-  if (!small) small_start_ = pending_.size() + 1;
-  pending_.push_back(std::move(records));
+  if (records->num_rows() < kSmallBatchRows && small_supported_) {
+    FJORD_RETURN_NOT_OK(AppendSmall(*records, bytes));
+  } else {
+    FJORD_RETURN_NOT_OK(FinishSmall());  // the rows that came first stay first
+    pending_.push_back(std::move(records));
+  }
   if (pending_bytes_ >= options_.sort_chunk_bytes) return SealPending();
-  if (pending_.size() - small_start_ >= kSmallBatchesJoined) return JoinSmallBatches();
   return Status::OK();
 }
 
-Status SortBuffer::JoinSmallBatches() {
-  // A writer of many buckets hands each a few rows per Write: their Arrow objects (arrays,
-  // buffers, each padded) would take many times the rows' bytes, which the budget does not see.
-  // The tail of small batches becomes one batch, in arrival order; it stays in the tail until it
-  // is no longer small, so each row is copied a few times at most.
-  std::vector<std::shared_ptr<arrow::RecordBatch>> tail(
-      pending_.begin() + static_cast<std::ptrdiff_t>(small_start_), pending_.end());
-  int64_t before = 0;
-  for (const auto& b : tail) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*b));
-    before += bytes;
+Status SortBuffer::AppendSmall(const arrow::RecordBatch& records, int64_t bytes) {
+  // A writer of many buckets hands each a few rows per Write. Kept as batches, their Arrow
+  // objects (arrays, buffers, each allocation rounded up) take many times the rows' bytes, which
+  // the budget does not see; appended to one builder per column they cost their bytes.
+  if (small_.empty()) {
+    for (const auto& field : layout_.schema->fields()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(std::unique_ptr<arrow::ArrayBuilder> builder,
+                                  arrow::MakeBuilder(field->type()));
+      small_.push_back(std::move(builder));
+    }
   }
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto joined, arrow::ConcatenateRecordBatches(tail));
-  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t after, arrow::util::ReferencedBufferSize(*joined));
-  memory_bytes_ += after - before;
-  pending_bytes_ += after - before;
-  pending_.resize(small_start_);
-  bool small = joined->num_rows() < kSmallBatchRows;
-  pending_.push_back(std::move(joined));
-  if (!small) small_start_ = pending_.size();
+  for (int c = 0; c < records.num_columns(); ++c) {
+    arrow::ArraySpan span(*records.column_data(c));
+    FJORD_ARROW_RETURN_NOT_OK(
+        small_[static_cast<size_t>(c)]->AppendArraySlice(span, 0, records.num_rows()));
+  }
+  small_rows_ += records.num_rows();
+  small_bytes_ += bytes;
+  if (small_rows_ >= kSmallBatchRows) return FinishSmall();
+  return Status::OK();
+}
+
+Status SortBuffer::FinishSmall() {
+  if (small_rows_ == 0) return Status::OK();
+  arrow::ArrayVector columns;
+  for (auto& builder : small_) {
+    std::shared_ptr<arrow::Array> column;
+    FJORD_ARROW_RETURN_NOT_OK(builder->Finish(&column));
+    columns.push_back(std::move(column));
+  }
+  auto batch = arrow::RecordBatch::Make(layout_.schema, small_rows_, std::move(columns));
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
+  memory_bytes_ += bytes - small_bytes_;
+  pending_bytes_ += bytes - small_bytes_;
+  small_rows_ = 0;
+  small_bytes_ = 0;
+  pending_.push_back(std::move(batch));
   return Status::OK();
 }
 
 Status SortBuffer::SealPending() {
+  FJORD_RETURN_NOT_OK(FinishSmall());
   if (pending_.empty()) return Status::OK();
   // The pending batches are sorted as they are and the rows copied once, in order, into the
   // sealed chunk (no concatenation first).
@@ -160,7 +213,6 @@ Status SortBuffer::SealPending() {
   memory_bytes_ += bytes - pending_bytes_;
   pending_.clear();
   pending_bytes_ = 0;
-  small_start_ = 0;
   sorted_.push_back(std::move(sorted));
   return Status::OK();
 }

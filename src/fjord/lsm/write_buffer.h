@@ -58,10 +58,11 @@ class SortBuffer {
  private:
   // Sorts the records that arrived since the last sealed chunk into a new sorted chunk.
   Status SealPending();
-  // Concatenates the tail of small pending batches into one.
-  Status JoinSmallBatches();
+  // Batches of fewer than kSmallBatchRows rows are appended to builders (one per column) that
+  // become one pending batch at kSmallBatchRows rows, or before a larger batch or a seal.
+  Status AppendSmall(const arrow::RecordBatch& records, int64_t bytes);
+  Status FinishSmall();
   static constexpr int64_t kSmallBatchRows = 1024;
-  static constexpr size_t kSmallBatchesJoined = 32;
   std::vector<std::unique_ptr<KvRunReader>> MemoryRuns();
   Result<std::string> WriteSpillFile(KvRunReader* run);
   Status MergeSpillFiles();
@@ -72,7 +73,10 @@ class SortBuffer {
   // merging the chunks keeps the extra memory of a sort to one chunk instead of the buffer.
   std::vector<std::shared_ptr<arrow::RecordBatch>> pending_;
   int64_t pending_bytes_ = 0;
-  size_t small_start_ = 0;  // pending_[small_start_..] are small batches (kSmallBatchRows)
+  std::vector<std::unique_ptr<arrow::ArrayBuilder>> small_;  // rows of small batches
+  int64_t small_rows_ = 0;
+  int64_t small_bytes_ = 0;      // their batches' bytes, as counted in memory_bytes_
+  bool small_supported_ = true;  // false: a column type has no slice-appending builder
   std::vector<std::shared_ptr<arrow::RecordBatch>> sorted_;
   int64_t memory_bytes_ = 0;
   int64_t records_in_memory_ = 0;
