@@ -81,10 +81,6 @@ class MergedRun : public KvRunReader {
   KvMergeReader* reader_;
 };
 
-}  // namespace
-
-namespace {
-
 // Types whose Arrow builders append slices of arrays (AppendArraySlice).
 bool SliceAppendable(const arrow::DataType& type) {
   switch (type.id()) {
