@@ -11,6 +11,7 @@
 #pragma once
 
 #include <arrow/type_fwd.h>
+#include <arrow/util/compression.h>
 
 #include <memory>
 #include <string>
@@ -83,6 +84,9 @@ class SortBuffer {
   int64_t records_spilled_ = 0;
   int64_t spilled_bytes_ = 0;
   std::vector<std::string> spill_files_;
+  // The spill files' codec (spill-compression), made at the first spill; null: none.
+  std::shared_ptr<arrow::util::Codec> spill_codec_;
+  bool spill_codec_made_ = false;
   int spill_counter_ = 0;
 };
 

@@ -63,6 +63,41 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
   }
 }
 
+// Spill files are one compressed stream each: zstd and LZ4 files are smaller than uncompressed
+// ones of the same (compressible) rows; an unknown codec fails naming the option, nothing lost.
+TEST(SortBufferTest, SpillFilesAreCompressedAsAWhole) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  std::vector<Record> batch;
+  for (int i = 0; i < 20000; ++i) batch.push_back(Record{i % 100, i, 0, i % 7});
+  std::map<std::string, int64_t> sizes;
+  for (std::string codec : {"none", "zstd", "lz4"}) {
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill-" + codec);
+    options.compression = codec;
+    SortBuffer buffer(layout, options);
+    ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+    ASSERT_OK(buffer.Spill());
+    sizes[codec] = buffer.spilled_bytes();
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         KvMergeReader::Make(layout, nullptr, std::move(runs), KvMergeOptions{}));
+    ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+    EXPECT_EQ(out.size(), 100u) << codec;
+  }
+  EXPECT_LT(sizes["zstd"] * 4, sizes["none"]);
+  EXPECT_LT(sizes["lz4"] * 2, sizes["none"]);
+
+  SpillOptions bad;
+  bad.spill_dir = dir.Join("spill-bad");
+  bad.compression = "brotli";
+  SortBuffer buffer(layout, bad);
+  ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+  Status st = buffer.Spill();
+  EXPECT_NE(st.message().find("spill-compression"), std::string::npos) << st.ToString();
+  EXPECT_EQ(buffer.record_count(), 20000);
+}
+
 TEST(SortBufferTest, MemoryIsCountedAndReleasedBySpill) {
   testing::TempDir dir;
   ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
