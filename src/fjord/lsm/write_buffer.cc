@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <numeric>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/gather_rows.h"
