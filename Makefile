@@ -28,15 +28,19 @@ PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
-# The Python package (docs/python.md): dist/fjord-<version>-cp311-cp311-linux_x86_64.whl, built
-# against this build's libfjord.so with the pinned tools of .deps/python-venv.
+# The Python package (docs/python.md): dist/fjord-<version>-cp311-cp311-manylinux_2_35_x86_64.whl,
+# built against this build's libfjord.so with the pinned tools of .deps/python-venv, then made a
+# manylinux wheel by auditwheel (scripts/repair_wheel.py: the system libraries bundled, Arrow C++
+# left to the pyarrow it depends on).
 wheel: configure
 	@cmake --build $(BUILD_DIR) --target fjord_shared -j $(JOBS)
 	@cmake --install $(BUILD_DIR) --prefix $(abspath $(BUILD_DIR))/python-prefix >/dev/null
+	@rm -f dist/fjord-*.whl
 	@FJORD_PREFIX=$(abspath $(BUILD_DIR))/python-prefix .deps/python-venv/bin/python -m pip wheel \
 	  --no-build-isolation --no-deps --no-index --disable-pip-version-check -q -w dist \
 	  -C build-dir=$(abspath $(BUILD_DIR))/python-wheel ./python
-	@ls dist/fjord-*.whl
+	@.deps/python-venv/bin/python scripts/repair_wheel.py dist/fjord-*-linux_x86_64.whl dist \
+	  --arrow-dir .deps/pyarrow/pyarrow
 
 demo: build
 	@FJORD=$(BUILD_DIR)/tools/fjord scripts/demo.sh

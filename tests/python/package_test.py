@@ -3,7 +3,9 @@
 
 1. installs the Fjord build into <build>/python-prefix (cmake --install) and builds the wheel from
    python/ against it with the pinned build tools of --python (.deps/python-venv: scikit-build-core,
-   nanobind), the build folder kept in <build>/python-wheel so that reruns are incremental;
+   nanobind), the build folder kept in <build>/python-wheel so that reruns are incremental, and
+   makes it the manylinux wheel of `make wheel` (scripts/repair_wheel.py: system libraries
+   bundled under fjord.libs/, Arrow C++ not);
 2. makes a fresh venv holding nothing but pip and installs the wheel into it offline, pip resolving
    its pyarrow dependency from the pinned pyarrow wheel in --wheels (.deps/cache): no second Arrow,
    no build tree on any path;
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,8 +76,17 @@ def main():
              "--disable-pip-version-check", "-w", dist, "-C",
              "build-dir=" + os.path.join(build, "python-wheel"), os.path.join(source, "python")],
             env=env)
+        built = glob.glob(os.path.join(dist, "fjord-*.whl"))
+        assert len(built) == 1 and built[0].endswith("-linux_x86_64.whl"), built
+        # The manylinux wheel `make wheel` ships: system libraries bundled, Arrow left to pyarrow.
+        run([args.python, os.path.join(source, "scripts", "repair_wheel.py"), built[0], dist,
+             "--arrow-dir", os.path.join(source, ".deps", "pyarrow", "pyarrow")])
         wheels = glob.glob(os.path.join(dist, "fjord-*.whl"))
-        assert len(wheels) == 1, wheels
+        assert len(wheels) == 1 and "-manylinux_2_" in wheels[0], wheels
+        with zipfile.ZipFile(wheels[0]) as z:
+            bundled = [n for n in z.namelist() if n.startswith("fjord.libs/")]
+        assert any("libpq" in n for n in bundled), bundled
+        assert not any("libarrow" in n or "libparquet" in n for n in bundled), bundled
 
         venv = os.path.join(work, "venv")
         run([sys.executable, "-m", "venv", venv])
