@@ -19,6 +19,7 @@
 #include "fjord/meta/core_options.h"
 #include "fjord/table/read/diff_source.h"
 #include "fjord/table/read/parallel_read.h"
+#include "fjord/table/read/read_parts.h"
 #include "fjord/table/read/split_source.h"
 
 namespace fjord {
@@ -725,23 +726,42 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
                                                         SplitReadOptions options,
                                                         std::shared_ptr<arrow::Schema> schema) {
   const int threads = options.threads;
-  // Threads that splits leave idle decode the columns of each batch instead: a table of one
+  // On several threads, the buckets of deletion-vector and first-row tables are cut into bins
+  // of files (read_parts.h), so that one bucket is read by every thread.
+  std::shared_ptr<const std::vector<DataSplit>> parts;
+  if (threads > 1) {
+    FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(readers_.read_schema()));
+    ReadPartOptions how;
+    how.files_independent =
+        !readers_.read_schema().primary_keys.empty() && !options.with_row_kind &&
+        (core.deletion_vectors_enabled() || core.merge_engine() == MergeEngine::kFirstRow);
+    if (how.files_independent) {
+      FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> target,
+                            core.options().GetMemorySize("source.split.target-size"));
+      if (target) how.target_size = *target;
+      how.open_file_cost = core.source_split_open_file_cost();
+      how.threads = threads;
+      how.largest_first = !options.in_split_order;
+      parts = std::make_shared<const std::vector<DataSplit>>(SplitIntoReadParts(*splits, how));
+    }
+  }
+  const std::vector<DataSplit>* read = parts ? parts.get() : splits;
+  // Threads that parts leave idle decode the columns of each batch instead: a table of one
   // bucket or one bin of append files is read by every core, as pyarrow reads a file. Not when
   // this is itself a task of Arrow's CPU pool, which the decoding would wait on.
-  readers_.set_parallel_columns(threads > 1 && static_cast<size_t>(threads) > splits->size() &&
+  readers_.set_parallel_columns(threads > 1 && static_cast<size_t>(threads) > read->size() &&
                                 !arrow::internal::GetCpuThreadPool()->OwnsThisThread());
-  if (threads > 1 && splits->size() > 1) {
-    // Each split on its own reader; a reader of no splits checks the options now.
-    FJORD_RETURN_NOT_OK(SplitReader(this, splits, 0, 0, options, schema).Init());
-    PartOpener open = [this, splits, options,
+  if (threads > 1 && read->size() > 1) {
+    // Each part on its own reader; a reader of no splits checks the options now.
+    FJORD_RETURN_NOT_OK(SplitReader(this, read, 0, 0, options, schema).Init());
+    PartOpener open = [this, read, parts, options,
                        schema](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
-      auto reader = std::make_unique<SplitReader>(this, splits, i, i + 1, options, schema);
+      auto reader = std::make_unique<SplitReader>(this, read, i, i + 1, options, schema);
       FJORD_RETURN_NOT_OK(reader->Init());
       return std::unique_ptr<RowBatchReader>(std::move(reader));
     };
-    return options.in_split_order
-               ? OpenOrderedParallel(splits->size(), std::move(open), threads)
-               : OpenInterleavedParallel(splits->size(), std::move(open), threads);
+    return options.in_split_order ? OpenOrderedParallel(read->size(), std::move(open), threads)
+                                  : OpenInterleavedParallel(read->size(), std::move(open), threads);
   }
   auto reader = std::make_unique<SplitReader>(this, splits, 0, splits->size(), std::move(options),
                                               std::move(schema));

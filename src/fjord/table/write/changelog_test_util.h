@@ -6,6 +6,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -151,6 +152,26 @@ inline void Apply(const std::vector<Change>& changes, LiveRows* live) {
       (*live)[c.key] = c.row;
     }
   }
+}
+
+// Every row a read of the table's latest snapshot on `threads` threads returns, as JSON, sorted
+// (a row read twice shows twice).
+inline Result<std::vector<std::string>> SortedRows(const FileStoreTable& table, int threads) {
+  FJORD_ASSIGN_OR_RAISE(auto fresh, FileStoreTable::Open(table.path()));
+  ReadRequest request;
+  request.threads = threads;
+  FJORD_ASSIGN_OR_RAISE(ReadResult result, fresh->Read(request));
+  std::vector<std::string> out;
+  if (result.rows->num_rows() == 0) return out;
+  auto combined = result.rows->CombineChunksToBatch();
+  if (!combined.ok()) return Status::Invalid(combined.status().ToString());
+  std::vector<int> all = AllColumns(result.schema);
+  for (int64_t r = 0; r < (*combined)->num_rows(); ++r) {
+    FJORD_ASSIGN_OR_RAISE(std::string row, JsonOf(**combined, result.schema.fields, all, r));
+    out.push_back(std::move(row));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The table's rows (latest snapshot) by key.
