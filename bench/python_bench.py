@@ -58,6 +58,8 @@ def schema_of(pa, pk):
 
 def worker(engine, workload, scratch):
     """Runs one measurement in this process; prints {"seconds", "rows"}."""
+    if engine == "fjord":
+        import fjord  # noqa: F401  (first, as docs/python.md says: it picks Arrow's memory pool)
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -14,8 +14,16 @@ module uses the Arrow C++ library of the installed pyarrow. docs/python.md has t
 import ctypes as _ctypes
 import glob as _glob
 import os as _os
+import sys as _sys
 
-import pyarrow as _pyarrow
+# Arrow's default memory pool is chosen once, when pyarrow is first imported: jemalloc, unless
+# the user chose (ARROW_DEFAULT_MEMORY_POOL) or pyarrow was imported before fjord. The pyarrow
+# wheel's default, mimalloc, hands freed memory back to the kernel and faults it in again, zeroed:
+# Fjord's reads took twice the time (docs/python.md, "Memory pool").
+if "pyarrow" not in _sys.modules and "ARROW_DEFAULT_MEMORY_POOL" not in _os.environ:
+    _os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "jemalloc"
+
+import pyarrow as _pyarrow  # noqa: E402
 
 
 def _load_pyarrow_libraries() -> None:

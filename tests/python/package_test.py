@@ -112,6 +112,17 @@ def main():
         assert all(m.startswith(site) for m in maps), maps
         assert not any(m.startswith(source) or m.startswith(build) for m in maps), maps
 
+        # `import fjord` first makes jemalloc Arrow's pool; the user's choice, or a pyarrow
+        # imported before, stands (docs/python.md, "Memory pool").
+        def pool(code, **env):
+            return subprocess.run([py, "-c", code + "; print(pyarrow.default_memory_pool().backend_name)"],
+                                  cwd=work, text=True, check=True, capture_output=True,
+                                  env=dict({k: v for k, v in os.environ.items()
+                                            if k != "ARROW_DEFAULT_MEMORY_POOL"}, **env)).stdout.strip()
+        assert pool("import fjord, pyarrow") == "jemalloc"
+        assert pool("import fjord, pyarrow", ARROW_DEFAULT_MEMORY_POOL="system") == "system"
+        assert pool("import pyarrow, fjord") == "mimalloc"
+
         # pandas, polars and DuckDB for the tests, from the tools venv, after the venv's own path.
         purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
         tools_site = subprocess.check_output([args.python, "-c", purelib], text=True).strip()
