@@ -143,12 +143,13 @@ bench-plan: bootstrap
 
 # Issue 20 point 4 (bench/README.md, `make bench-scale`): Fjord's `make bench` workloads at 1M,
 # 10M and 50M rows, rows/s per size (bench/scale_bench.py); writes bench/results/<date>-scale.md.
-# Not part of `make test`; about an hour on 2 cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
+# Not part of `make test`; about 15 minutes on 2 idle cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
+SCALE_QUICK_SIZES := 100000,1000000,5000000
 bench-scale: bootstrap
 	@$(BENCH_CONFIGURE)
 	@cmake --build build/bench --target engine_fjord -j $(JOBS)
 	@python3 bench/scale_bench.py \
-	  $(if $(filter 1,$(BENCH_QUICK)),--sizes 100000,1000000,5000000 \
+	  $(if $(filter 1,$(BENCH_QUICK)),--sizes $(SCALE_QUICK_SIZES) \
 	    --out bench/results/$$(date -u +%Y-%m-%d)-scale-quick.md) $(BENCH_ARGS)
 
 # Issue 4's memory benchmark: >= 2 GB of primary-key upserts with write-buffer-size = 64 mb.

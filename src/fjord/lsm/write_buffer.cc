@@ -161,6 +161,42 @@ bool SliceAppendable(const arrow::DataType& type) {
   }
 }
 
+// Bytes a builder has reserved (its capacity, not what it holds yet): builders grow by doubling,
+// so up to half of it is still empty.
+int64_t BuilderCapacityBytes(const arrow::ArrayBuilder& builder) {
+  const int64_t rows = builder.capacity();
+  int64_t bytes = (rows + 7) / 8;  // the validity bitmap
+  const arrow::DataType& type = *builder.type();
+  switch (type.id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+      bytes +=
+          (rows + 1) * 4 + static_cast<const arrow::BinaryBuilder&>(builder).value_data_capacity();
+      break;
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+      bytes += (rows + 1) * 8 +
+               static_cast<const arrow::LargeBinaryBuilder&>(builder).value_data_capacity();
+      break;
+    case arrow::Type::LIST:
+    case arrow::Type::MAP:
+      bytes += (rows + 1) * 4;
+      break;
+    case arrow::Type::LARGE_LIST:
+      bytes += (rows + 1) * 8;
+      break;
+    default:
+      if (const auto* fixed = dynamic_cast<const arrow::FixedWidthType*>(&type)) {
+        bytes += rows * fixed->bit_width() / 8;
+      }
+      break;
+  }
+  for (int i = 0; i < builder.num_children(); ++i) {
+    bytes += BuilderCapacityBytes(*const_cast<arrow::ArrayBuilder&>(builder).child_builder(i));
+  }
+  return bytes;
+}
+
 }  // namespace
 
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
@@ -179,13 +215,13 @@ SortBuffer::~SortBuffer() {
 
 Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
   if (records->num_rows() == 0) return Status::OK();
-  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*records));
-  memory_bytes_ += bytes;
-  pending_bytes_ += bytes;
   records_in_memory_ += records->num_rows();
   if (records->num_rows() < kSmallBatchRows && small_supported_) {
-    FJORD_RETURN_NOT_OK(AppendSmall(*records, bytes));
+    FJORD_RETURN_NOT_OK(AppendSmall(*records));
   } else {
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*records));
+    memory_bytes_ += bytes;
+    pending_bytes_ += bytes;
     FJORD_RETURN_NOT_OK(FinishSmall());  // the rows that came first stay first
     pending_.push_back(std::move(records));
   }
@@ -193,7 +229,7 @@ Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
   return Status::OK();
 }
 
-Status SortBuffer::AppendSmall(const arrow::RecordBatch& records, int64_t bytes) {
+Status SortBuffer::AppendSmall(const arrow::RecordBatch& records) {
   // A writer of many buckets hands each a few rows per Write. Kept as batches, their Arrow
   // objects (arrays, buffers, each allocation rounded up) take many times the rows' bytes, which
   // the budget does not see; appended to one builder per column they cost their bytes.
@@ -210,7 +246,13 @@ Status SortBuffer::AppendSmall(const arrow::RecordBatch& records, int64_t bytes)
         small_[static_cast<size_t>(c)]->AppendArraySlice(span, 0, records.num_rows()));
   }
   small_rows_ += records.num_rows();
-  small_bytes_ += bytes;
+  // The budget counts what the builders reserved, not the rows' bytes: builders grow by doubling,
+  // and a thousand buckets' half-empty builders took the writer past twice its buffer, unseen.
+  int64_t reserved = 0;
+  for (const auto& builder : small_) reserved += BuilderCapacityBytes(*builder);
+  memory_bytes_ += reserved - small_bytes_;
+  pending_bytes_ += reserved - small_bytes_;
+  small_bytes_ = reserved;
   if (small_rows_ >= kSmallBatchRows) return FinishSmall();
   return Status::OK();
 }

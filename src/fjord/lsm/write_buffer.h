@@ -61,7 +61,7 @@ class SortBuffer {
   Status SealPending();
   // Batches of fewer than kSmallBatchRows rows are appended to builders (one per column) that
   // become one pending batch at kSmallBatchRows rows, or before a larger batch or a seal.
-  Status AppendSmall(const arrow::RecordBatch& records, int64_t bytes);
+  Status AppendSmall(const arrow::RecordBatch& records);
   Status FinishSmall();
   static constexpr int64_t kSmallBatchRows = 1024;
   std::vector<std::unique_ptr<KvRunReader>> MemoryRuns();
@@ -76,7 +76,7 @@ class SortBuffer {
   int64_t pending_bytes_ = 0;
   std::vector<std::unique_ptr<arrow::ArrayBuilder>> small_;  // rows of small batches
   int64_t small_rows_ = 0;
-  int64_t small_bytes_ = 0;      // their batches' bytes, as counted in memory_bytes_
+  int64_t small_bytes_ = 0;      // the builders' capacity, as counted in memory_bytes_
   bool small_supported_ = true;  // false: a column type has no slice-appending builder
   std::vector<std::shared_ptr<arrow::RecordBatch>> sorted_;
   int64_t memory_bytes_ = 0;

@@ -160,6 +160,48 @@ TEST(SortBufferTest, ManyTinyBatchesAreJoinedAndKeepTheirOrder) {
   EXPECT_EQ(out, expected);
 }
 
+// The budget sees what small batches really take: the builders they go into reserve by doubling,
+// and the reserved bytes count, not only the rows' (a thousand buckets each holding a few hundred
+// rows in half-empty builders went over twice the buffer).
+TEST(SortBufferTest, SmallBatchesCountTheirBuildersReservedBytes) {
+  testing::TempDir dir;
+  TableSchema schema = testing_kv::Schema({});
+  schema.fields[1] = DataField{1, "s", DataType::String(), {}, {}};
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
+  SpillOptions options;
+  options.spill_dir = dir.Join("spill");
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  int64_t seq = 0;
+  for (int b = 0; b < 100; ++b) {  // 500 rows: below the 1,024 that close a builder batch
+    arrow::Int32Builder k;
+    arrow::StringBuilder v;
+    arrow::Int64Builder sq;
+    arrow::Int8Builder kind;
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(k.Append(b * 5 + i).ok());
+      ASSERT_TRUE(v.Append(std::string(static_cast<size_t>(20 + (b * 7 + i) % 40), 'x')).ok());
+      ASSERT_TRUE(sq.Append(seq++).ok());
+      ASSERT_TRUE(kind.Append(0).ok());
+    }
+    batches.push_back(
+        arrow::RecordBatch::Make(layout.schema, 5,
+                                 {k.Finish().ValueOrDie(), v.Finish().ValueOrDie(),
+                                  sq.Finish().ValueOrDie(), kind.Finish().ValueOrDie()}));
+  }
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+  SortBuffer buffer(layout, options);
+  int64_t before = pool->bytes_allocated();
+  for (const auto& batch : batches) ASSERT_OK(buffer.Add(batch));
+  int64_t allocated = pool->bytes_allocated() - before;  // the builders only: the batches are ours
+  ASSERT_GT(allocated, 0);
+  EXPECT_GE(buffer.memory_bytes(), allocated * 9 / 10) << "allocated " << allocated;
+  EXPECT_LE(buffer.memory_bytes(), allocated * 3 / 2) << "allocated " << allocated;
+  EXPECT_EQ(buffer.record_count(), 500);
+  // Taken as runs, nothing is left counted.
+  ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+  EXPECT_EQ(buffer.memory_bytes(), 0);
+}
+
 TEST(SortBufferTest, UnwritableSpillDirectoryIsAClearErrorAndKeepsTheRecords) {
   ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
   SpillOptions options;
