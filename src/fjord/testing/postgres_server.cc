@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace fjord::testing {
 
@@ -96,16 +97,29 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   }
   {
     std::ofstream conf(data + "/postgresql.conf", std::ios::app);
-    conf << "listen_addresses = '127.0.0.1'\nport = " << s->port_ << "\nunix_socket_directories = '"
-         << s->dir_
+    conf << "listen_addresses = '127.0.0.1'\nunix_socket_directories = '" << s->dir_
          << "'\nwal_level = logical\nmax_replication_slots = 20\nmax_wal_senders = 20\n"
             "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
             "shared_buffers = 16MB\nmax_connections = 40\n";
   }
   std::string start = s->run_as_ + BinDir() + "/pg_ctl -D " + data + " -l " + s->dir_ +
                       "/server.log -w -t 60 start >/dev/null 2>&1";
-  if (std::system(start.c_str()) != 0) {
-    return Status::IOError("pg_ctl start failed, see ", s->dir_, "/server.log");
+  // The free port is only free when looked at: another test may take it before the server binds
+  // it. Then a new port, up to three times (the last `port` line of the file is the one used).
+  for (int attempt = 1;; ++attempt) {
+    {
+      std::ofstream conf(data + "/postgresql.conf", std::ios::app);
+      conf << "port = " << s->port_ << "\n";
+    }
+    if (std::system(start.c_str()) == 0) break;
+    if (attempt == 3) {
+      // The folder goes with the server object: the log's end goes into the message.
+      std::ifstream in(s->dir_ + "/server.log");
+      std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (log.size() > 2000) log = log.substr(log.size() - 2000);
+      return Status::IOError("pg_ctl start failed 3 times (ports taken?); server.log ends:\n", log);
+    }
+    s->port_ = FreePort();
   }
   s->started_ = true;
   return s;
