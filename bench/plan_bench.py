@@ -84,7 +84,8 @@ def main():
 
 
 def write_results(args, r, setup, manifests, results, loads, started):
-    out = args.out or os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-plan.md")
+    out = args.out or run_bench.fresh_path(
+        os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-plan.md"))
     med = lambda w, t, e, k: statistics.median(x[k] for x in results[(w, t, e)])
     data_manifests = [m for m in manifests if m.startswith("manifest-") and
                       not m.startswith("manifest-list")]

@@ -124,7 +124,8 @@ def main():
 
 
 def write_results(args, r, results, loads, started):
-    out = args.out or os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-reads.md")
+    out = args.out or run_bench.fresh_path(
+        os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-reads.md"))
     med = lambda name, e, k: statistics.median(x[k] for x in results[(name, e)])
     has = lambda name, e: (name, e) in results
     lines = [

@@ -120,6 +120,17 @@ class Runner:
         return result
 
 
+def fresh_path(path):
+    """`path`, or when a results file of that name exists already (an earlier run the same day),
+    the first free `<stem>-2.md`, `<stem>-3.md`, ...: a default path never overwrites a result."""
+    stem, ext = os.path.splitext(path)
+    n = 2
+    while os.path.exists(path):
+        path = f"{stem}-{n}{ext}"
+        n += 1
+    return path
+
+
 def finish_report(out, lines, loads, commands, note, heading="Commands:"):
     """Ends a results file of the side benchmarks (thread_scaling.py, read_limits.py,
     plan_bench.py, scale_bench.py): the load averages, the commands run, the note; writes it."""
@@ -261,7 +272,7 @@ def summarise(res):
 
 def write_results(args, r, workloads, results, loads, started):
     today = started.strftime("%Y-%m-%d")
-    out = args.out or os.path.join("bench", "results", f"{today}.md")
+    out = args.out or fresh_path(os.path.join("bench", "results", f"{today}.md"))
     git = r.git
     java_v = sh("java -version 2>&1 | head -1")
     paimon = re.search(r"paimon-bundle</artifactId>\s*<version>([^<]+)", open("interop/java/pom.xml").read())

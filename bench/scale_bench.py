@@ -57,7 +57,8 @@ def main():
 
 
 def write_results(args, r, sizes, results, loads, started):
-    out = args.out or os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-scale.md")
+    out = args.out or run_bench.fresh_path(
+        os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-scale.md"))
     med = lambda name, n, k: statistics.median(x[k] for x in results[(name, n)])
     rate = lambda name, n: statistics.median(x["rows"] / x["wall"] for x in results[(name, n)])
     cpu_rate = lambda name, n: statistics.median(x["rows"] / x["cpu"] for x in results[(name, n)])

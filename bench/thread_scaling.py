@@ -96,8 +96,8 @@ def main():
 
 
 def write_results(args, r, results, loads, started):
-    out = args.out or os.path.join("bench", "results",
-                                   started.strftime("%Y-%m-%d") + "-threads.md")
+    out = args.out or run_bench.fresh_path(
+        os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-threads.md"))
     med = lambda name, t, k: statistics.median(x[k] for x in results[(name, t)])
     lines = [
         f"# Thread scaling, {started.strftime('%Y-%m-%d %H:%M')} UTC",

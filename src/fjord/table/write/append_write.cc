@@ -56,7 +56,10 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   // The rows written are the caller's (or a bucket's share of them): hold them, not their pages.
   w->settings_.writer_options.parquet_hold_row_group = true;
   int threads = options.threads > 0 ? options.threads : DefaultThreads();
-  if (threads > 1) w->foreground_ = std::make_unique<ThreadPool>(threads - 1);
+  if (threads > 1) {
+    w->foreground_ = std::make_unique<ThreadPool>(threads - 1);
+    w->lanes_ = std::make_unique<Lanes>(threads, 2 * threads);
+  }
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
   w->default_partition_ = core.partition_default_name();
@@ -65,7 +68,26 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   return w;
 }
 
+namespace {
+
+// Writes the rows of `batch` at `indices` (ascending) to `writer`.
+Status WriteShare(RollingAppendFileWriter& writer, const std::shared_ptr<arrow::RecordBatch>& batch,
+                  const std::vector<int64_t>& indices) {
+  if (static_cast<int64_t>(indices.size()) == batch->num_rows()) {
+    // Every row in one bucket: the batch as it is, not a copy.
+    return writer.Write(*batch);
+  }
+  arrow::Int64Builder b;
+  FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
+  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(batch, idx));
+  return writer.Write(*taken.record_batch());
+}
+
+}  // namespace
+
 Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
+  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->error());
   const TableSchema& schema = table_->schema();
   // Columns in schema order, canonical types, NOT NULL enforced before anything is written.
   FJORD_ASSIGN_OR_RAISE(WriteInput prepared,
@@ -82,29 +104,21 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
   // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
   // not the commit (as Java's append writer without write-buffer-for-append). Buckets are
-  // independent: their rows are gathered and written in parallel.
-  struct Group {
-    RollingAppendFileWriter* writer;
-    const std::vector<int64_t>* indices;
-  };
-  std::vector<Group> work;
-  work.reserve(groups.size());
+  // independent: with several threads each bucket's share is gathered and written on the lanes
+  // (one bucket's shares in order) while the caller goes on with its next batch.
+  std::vector<Lanes::Task> tasks;
+  tasks.reserve(groups.size());
   for (auto& [key, indices] : groups) {
     FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
-    work.push_back({writer, &indices});
+    tasks.push_back({writer, [writer, rows = prepared.rows, idx = std::move(indices)] {
+                       return WriteShare(*writer, rows, idx);
+                     }});
   }
-  return ParallelFor(foreground_.get(), work.size(), [&](size_t g) -> Status {
-    const std::vector<int64_t>& indices = *work[g].indices;
-    if (static_cast<int64_t>(indices.size()) == batch.num_rows()) {
-      // Every row in one bucket (indices ascend): the batch as it is, not a copy.
-      return work[g].writer->Write(batch);
-    }
-    arrow::Int64Builder b;
-    FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
-    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(prepared.rows, idx));
-    return work[g].writer->Write(*taken.record_batch());
-  });
+  if (!lanes_) {
+    for (Lanes::Task& t : tasks) FJORD_RETURN_NOT_OK(t.run());
+    return Status::OK();
+  }
+  return lanes_->SubmitBatch(std::move(tasks));
 }
 
 Result<std::string> AppendTableWrite::BucketDir(const PartitionBucket& key) const {
@@ -202,6 +216,7 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, BucketCompactQueue&
 }
 
 Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
+  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
   int32_t total_buckets = total_buckets_;
   // Every bucket written to now, and (compacting) every bucket written to before.
   std::map<PartitionBucket, CommitMessage> messages;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fjord/common/executor.h"
+#include "fjord/common/lanes.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_compact.h"
@@ -42,8 +43,10 @@ class AppendTableWrite {
 
   // Writes `rows` (the table's columns by name; +I rows only, from a `_row_kind` column if any)
   // into the data files of their buckets, rolled at target-file-size; a batch with a NULL in a
-  // NOT NULL column or a row of another kind is refused whole. Not thread-safe (its buckets are
-  // written in parallel inside).
+  // NOT NULL column or a row of another kind is refused whole. Not thread-safe. With several
+  // threads the buckets' shares are written on background lanes after Write returns (the batch
+  // is held until then); an error there (I/O) comes back from the next Write or PrepareCommit,
+  // and the writer must then be discarded.
   Status Write(const std::shared_ptr<arrow::Table>& rows);
   // Closes the open data files and returns their commit messages. In fixed-bucket
   // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
@@ -97,6 +100,9 @@ class AppendTableWrite {
   bool check_bucket_count_ = false;
   std::unique_ptr<BucketCountCheck> bucket_count_;
   bool restore_loaded_ = false;
+  // Threads > 1: the buckets' shares of each batch, written in the background (last: its tasks
+  // use the writers above, so it stops first).
+  std::unique_ptr<Lanes> lanes_;
 };
 
 }  // namespace fjord

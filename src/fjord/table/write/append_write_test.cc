@@ -89,12 +89,23 @@ TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
     return out.size();
   };
   {
-    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));
+    // One thread: the rows are in the files when Write returns (with more, on the lanes later).
+    AppendWriteOptions one_thread;
+    one_thread.threads = 1;
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), one_thread));
     ASSERT_OK(writer->Write(make_rows(0, 20000, "+I")));
     EXPECT_GT(data_files(), 2u);  // rolled while writing
     EXPECT_THAT(writer->Write(make_rows(20000, 10, "-D")),
                 IsError(StatusCode::kInvalid, "append tables take only +I rows"));
   }  // dropped unprepared: its files are deleted
+  EXPECT_EQ(data_files(), 0u);
+  {
+    // The same with the rows still on the lanes when the writer goes.
+    AppendWriteOptions two_threads;
+    two_threads.threads = 2;
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), two_threads));
+    for (int i = 0; i < 4; ++i) ASSERT_OK(writer->Write(make_rows(i * 5000, 5000, "+I")));
+  }
   EXPECT_EQ(data_files(), 0u);
 
   ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get()));

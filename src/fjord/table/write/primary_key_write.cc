@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -36,6 +37,10 @@ struct PrimaryKeyTableWrite::BucketWriter {
   DataFileNamer namer;
   DataFileNamer changelog_namer;  // shares namer's uuid and counter, as Java's path factory
   int64_t next_sequence = 0;
+  // With lanes (threads > 1): the buffer's memory as its lane last left it, and whether a spill
+  // of it is queued (the caller reads both while the lane works).
+  std::atomic<int64_t> buffered_bytes{0};
+  std::atomic<bool> spill_queued{false};
   std::vector<DataFileMeta> flushed;    // files of early flushes, not yet committed
   std::vector<DataFileMeta> changelog;  // their changelog files (changelog-producer = input)
   std::optional<Levels> levels;         // the bucket's LSM tree: committed files + new ones
@@ -108,6 +113,7 @@ bool LookupWait(const LookupNeeds& lookup, const CoreOptions& core) {
 PrimaryKeyTableWrite::PrimaryKeyTableWrite(const FileStoreTable* table) : table_(table) {}
 
 PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
+  lanes_.reset();  // buffering still queued ends first
   // Let a running compaction finish; outputs never handed to a commit are deleted (an upgraded
   // file keeps its name and is not deleted).
   executor_.reset();
@@ -209,7 +215,10 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
     w->spill_options_.spill_dir = options.spill_dir;
   }
   w->threads_ = options.threads > 0 ? options.threads : DefaultThreads();
-  if (w->threads_ > 1) w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
+  if (w->threads_ > 1) {
+    w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
+    w->lanes_ = std::make_unique<Lanes>(w->threads_, 2 * w->threads_);
+  }
   return w;
 }
 
@@ -300,56 +309,135 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
   FJORD_ASSIGN_OR_RAISE(
       auto groups,
       router_->Route(*input.rows, shared_assigner_ ? shared_assigner_.get() : assigner_.get()));
-  // Build every group's records before buffering any, so an error keeps nothing of `rows`.
-  // Groups are distinct buckets: their records are built, and then buffered (sorting a chunk
-  // when one is full), in parallel.
   struct Pending {
     BucketWriter* writer;
-    const std::vector<int64_t>* indices;
-    std::shared_ptr<arrow::RecordBatch> records;
+    std::vector<int64_t> indices;
   };
   std::vector<Pending> pending;
   pending.reserve(groups.size());
   for (auto& [key, indices] : groups) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(key));
-    pending.push_back({writer, &indices, nullptr});
+    if (full_trigger_) full_trigger_->Touch(key);
+    pending.push_back({writer, std::move(indices)});
   }
-  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), pending.size(), [&](size_t g) -> Status {
-    BucketWriter* writer = pending[g].writer;
-    const std::vector<int64_t>& indices = *pending[g].indices;
-    std::shared_ptr<arrow::RecordBatch> taken = input.rows;
-    if (static_cast<int64_t>(indices.size()) != input.rows->num_rows()) {
-      // Not every row in this bucket (routing keeps the rows' order: all of them = the batch).
-      FJORD_ASSIGN_OR_RAISE(taken, TakeRows(input.rows, indices));
+  auto row_kinds = std::make_shared<const std::vector<int8_t>>(std::move(input.kinds));
+  // Sequence numbers are given here, in the caller's order, whatever thread buffers the rows.
+  std::vector<int64_t> first_sequence(pending.size());
+  for (size_t g = 0; g < pending.size(); ++g) first_sequence[g] = pending[g].writer->next_sequence;
+  auto count = [&] {
+    for (Pending& p : pending) {
+      p.writer->next_sequence += static_cast<int64_t>(p.indices.size());
+      metrics_.records_written += static_cast<int64_t>(p.indices.size());
     }
-    arrow::Int64Builder seq;
-    arrow::Int8Builder kind;
-    FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
-    FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
-    int64_t next = writer->next_sequence;
-    for (size_t i = 0; i < indices.size(); ++i) {
-      seq.UnsafeAppend(next + static_cast<int64_t>(i));
-      kind.UnsafeAppend(input.kinds[static_cast<size_t>(indices[i])]);
+  };
+  if (lanes_) {
+    count();
+    // Each bucket's share is built and buffered (sorting a chunk when one is full) on its lane
+    // while the caller goes on; the budget is kept by spills queued on the lanes.
+    std::vector<Lanes::Task> tasks;
+    tasks.reserve(pending.size());
+    for (size_t g = 0; g < pending.size(); ++g) {
+      tasks.push_back({pending[g].writer,
+                       [this, rows = input.rows, row_kinds, p = std::move(pending[g]),
+                        seq = first_sequence[g]]() -> Status {
+                         FJORD_ASSIGN_OR_RAISE(auto records,
+                                               BucketRecords(rows, *row_kinds, p.indices, seq));
+                         FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(records)));
+                         p.writer->buffered_bytes.store(p.writer->buffer.memory_bytes());
+                         return Status::OK();
+                       }});
     }
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
-    FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
-    arrow::ArrayVector columns = taken->columns();
-    columns.push_back(seq_array);
-    columns.push_back(kind_array);
-    pending[g].records = arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns);
-    return Status::OK();
-  }));
-  if (full_trigger_) {
-    for (auto& [key, indices] : groups) full_trigger_->Touch(key);
+    FJORD_RETURN_NOT_OK(lanes_->SubmitBatch(std::move(tasks)));
+    return QueueSpills();
   }
-  for (Pending& p : pending) {
-    p.writer->next_sequence += p.records->num_rows();
-    metrics_.records_written += p.records->num_rows();
+  // One thread: every group's records are built before any is buffered, so an error keeps
+  // nothing of `rows`.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> records(pending.size());
+  for (size_t g = 0; g < pending.size(); ++g) {
+    FJORD_ASSIGN_OR_RAISE(
+        records[g], BucketRecords(input.rows, *row_kinds, pending[g].indices, first_sequence[g]));
   }
-  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), pending.size(), [&](size_t g) {
-    return pending[g].writer->buffer.Add(std::move(pending[g].records));
-  }));
+  count();
+  for (size_t g = 0; g < pending.size(); ++g) {
+    FJORD_RETURN_NOT_OK(pending[g].writer->buffer.Add(std::move(records[g])));
+  }
   return EnforceMemoryBudget();
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
+    const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
+    const std::vector<int64_t>& indices, int64_t first_sequence) const {
+  std::shared_ptr<arrow::RecordBatch> taken = rows;
+  if (static_cast<int64_t>(indices.size()) != rows->num_rows()) {
+    // Not every row in this bucket (routing keeps the rows' order: all of them = the batch).
+    FJORD_ASSIGN_OR_RAISE(taken, TakeRows(rows, indices));
+  }
+  arrow::Int64Builder seq;
+  arrow::Int8Builder kind;
+  FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
+  FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    seq.UnsafeAppend(first_sequence + static_cast<int64_t>(i));
+    kind.UnsafeAppend(kinds[static_cast<size_t>(indices[i])]);
+  }
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
+  FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
+  arrow::ArrayVector columns = taken->columns();
+  columns.push_back(seq_array);
+  columns.push_back(kind_array);
+  return arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns);
+}
+
+Status PrimaryKeyTableWrite::QueueSpills() {
+  // The buffers as their lanes last left them (batches still queued are not counted: at most the
+  // lanes' batches in flight more).
+  int64_t total = 0;
+  for (auto& [key, w] : writers_) total += w->buffered_bytes.load();
+  {
+    std::lock_guard<std::mutex> lock(metrics_mu_);
+    metrics_.peak_buffer_bytes = std::max(metrics_.peak_buffer_bytes, total);
+  }
+  if (total <= buffer_limit_) return Status::OK();
+  if (!spillable_) {
+    // Flushing hands new files to the bucket's compaction, which the caller's thread drives:
+    // the lanes stop first and the budget is kept as with one thread.
+    FJORD_RETURN_NOT_OK(lanes_->Drain());
+    for (auto& [key, w] : writers_) w->buffered_bytes.store(w->buffer.memory_bytes());
+    return EnforceMemoryBudget();
+  }
+  // The largest buffers not already being spilled are spilled on their lanes, until what stays
+  // fits the budget.
+  while (total > buffer_limit_) {
+    BucketWriter* largest = nullptr;
+    int64_t largest_bytes = 0;
+    for (auto& [key, w] : writers_) {
+      int64_t bytes = w->buffered_bytes.load();
+      if (!w->spill_queued.load() && bytes > largest_bytes)
+        largest = w.get(), largest_bytes = bytes;
+    }
+    if (!largest) break;
+    largest->spill_queued.store(true);
+    total -= largest_bytes;
+    FJORD_RETURN_NOT_OK(lanes_->Submit(largest, [this, largest]() -> Status {
+      Status st = SpillBuffer(*largest);
+      largest->buffered_bytes.store(largest->buffer.memory_bytes());
+      largest->spill_queued.store(false);
+      return st;
+    }));
+  }
+  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::SpillBuffer(BucketWriter& writer) {
+  int64_t before = writer.buffer.spilled_bytes();
+  FJORD_RETURN_NOT_OK(writer.buffer.Spill());
+  // Hand the freed buffer back to the system: allocators that keep freed pages (mimalloc,
+  // Arrow's default) would otherwise hold the peak for the rest of the write.
+  arrow::default_memory_pool()->ReleaseUnused();
+  std::lock_guard<std::mutex> lock(metrics_mu_);
+  metrics_.spills++;
+  metrics_.spilled_bytes += writer.buffer.spilled_bytes() - before;
+  return Status::OK();
 }
 
 Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
@@ -367,13 +455,7 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
       return Status::OK();
     }
     if (spillable_) {
-      int64_t before = largest->buffer.spilled_bytes();
-      FJORD_RETURN_NOT_OK(largest->buffer.Spill());
-      // Hand the freed buffer back to the system: allocators that keep freed pages (mimalloc,
-      // Arrow's default) would otherwise hold the peak for the rest of the write.
-      arrow::default_memory_pool()->ReleaseUnused();
-      metrics_.spills++;
-      metrics_.spilled_bytes += largest->buffer.spilled_bytes() - before;
+      FJORD_RETURN_NOT_OK(SpillBuffer(*largest));
     } else {
       FJORD_ASSIGN_OR_RAISE(std::vector<DataFileMeta> files, Flush(*largest));
       largest->flushed.insert(largest->flushed.end(), files.begin(), files.end());
@@ -668,6 +750,7 @@ Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool f
 
 Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& buckets,
                                             bool full) {
+  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
   std::vector<BucketWriter*> started;
   for (const PartitionBucket& bucket : buckets) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
@@ -682,6 +765,7 @@ Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& 
 
 Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction,
                                                                        int64_t commit_identifier) {
+  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
   wait_compaction = wait_compaction || lookup_wait_;
   if (full_trigger_ && !write_only_) {
     // Java's GlobalFullCompactionSinkWrite: full compaction of the written buckets, waited for.

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "fjord/common/executor.h"
+#include "fjord/common/lanes.h"
 #include "fjord/lsm/compact_strategy.h"
 #include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_reader.h"
@@ -100,8 +101,11 @@ class PrimaryKeyTableWrite {
                                                               TableWriteOptions options = {});
   ~PrimaryKeyTableWrite();
 
-  // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. On error nothing of
-  // `rows` is kept. Not thread-safe.
+  // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. A refused batch
+  // (bad input) keeps nothing of `rows`. Not thread-safe. With several threads each bucket's share
+  // is buffered on a background lane after Write returns (rows keep their order per bucket); an
+  // error there (a spill's I/O) comes back from the next Write or PrepareCommit, and the writer
+  // must then be discarded.
   Status Write(const std::shared_ptr<arrow::Table>& rows, const std::vector<int8_t>& kinds = {});
   // Flushes every buffer into data files and returns their commit messages, with the results of
   // the compactions finished so far. `wait_compaction` waits for running compactions first (batch
@@ -134,6 +138,14 @@ class PrimaryKeyTableWrite {
   Result<BucketWriter*> WriterFor(const PartitionBucket& key);
   Status LoadRestoreInfo();
   Status EnforceMemoryBudget();
+  // Threads > 1: the budget kept by spills queued on the largest buffers' lanes (or, without
+  // spilling, by flushes once the lanes are drained).
+  Status QueueSpills();
+  Status SpillBuffer(BucketWriter& writer);
+  // A bucket's share of a batch (`indices`, ascending) with its sequence numbers and kinds.
+  Result<std::shared_ptr<arrow::RecordBatch>> BucketRecords(
+      const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
+      const std::vector<int64_t>& indices, int64_t first_sequence) const;
   Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
   // Compaction runs on a pool of background threads shared by all buckets, one at a time per
   // bucket.
@@ -195,6 +207,8 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<ThreadPool> foreground_;  // helps the caller sort and flush (threads_ > 1)
   std::mutex metrics_mu_;                   // metrics_ updated by parallel flushes
   TableWriteMetrics metrics_;
+  // Threads > 1: each bucket's buffering, in the background (last: its tasks use the above).
+  std::unique_ptr<Lanes> lanes_;
 };
 
 }  // namespace fjord
