@@ -14,6 +14,11 @@ log() { echo "[bootstrap] $*" >&2; }
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 
+# One bootstrap at a time per deps folder (worktrees may share it): a second waits.
+mkdir -p "$deps"
+exec 9>"$deps/.bootstrap.lock"
+flock 9
+
 # --- Debian packages -------------------------------------------------------------------------
 missing=()
 while read -r kind name version; do
@@ -77,16 +82,20 @@ if [[ ! -f "$sj_target/.complete" ]]; then
 fi
 ln -sfn "simdjson-$sj_pkg-$sj_version" "$deps/simdjson"
 
-# --- Python venvs, each pinned by its lock file and made again when the lock is newer ----------
-# pinned_venv DIR LOCK WHAT
+# --- Python venvs, each pinned by its lock file and made again when the lock changes ----------
+# pinned_venv DIR LOCK WHAT (.complete holds the lock's checksum: a checkout's new mtime alone
+# does not remake a venv)
 pinned_venv() {
-  local dir="$1" lock_file="$2" what="$3"
-  if [[ -f "$dir/.complete" && ! "$lock_file" -nt "$dir/.complete" ]]; then return 0; fi
+  local dir="$1" lock_file="$2" what="$3" sum
+  sum="$(sha256sum "$lock_file" | cut -d' ' -f1)"
+  if [[ -f "$dir/.complete" && "$(cat "$dir/.complete")" == "$sum" && -x "$dir/bin/python" ]]; then
+    return 0
+  fi
   log "installing $what into $dir"
   rm -rf "$dir"
   python3 -m venv "$dir" || { "${sudo_cmd[@]}" apt-get install -y -qq python3-venv >/dev/null; python3 -m venv "$dir"; }
   "$dir/bin/pip" install -q --disable-pip-version-check -r "$lock_file"
-  touch "$dir/.complete"
+  echo "$sum" >"$dir/.complete"
 }
 # The test tools (a loopback S3 server).
 pinned_venv "$deps/venv" "$repo/scripts/python-test.lock" "Python test tools"
