@@ -67,13 +67,18 @@ def main():
         kill_at = sorted(rng.uniform(1, args.seconds) for _ in range(args.kills))
         # ADD COLUMN, the new table and the widening spread over the time; --direct also adds an
         # int[] column and widens it to bigint[] (a nested type change).
-        run.load.plan(["region", "tags", "items", "wide", "tags_wide"] if args.direct
-                      else ["region", "items", "wide"], args.seconds)
+        # Then a column dropped and one renamed (kept in Paimon, as Java's CDC sink keeps them).
+        # The job is SIGKILLed right after each change.
+        run.load.plan(["region", "tags", "items", "wide", "tags_wide", "drop_vip", "rename_name"]
+                      if args.direct else ["region", "items", "wide", "drop_vip", "rename_name"],
+                      args.seconds)
         outages = [(args.seconds * 0.25, signal.SIGTERM), (args.seconds * 0.6, signal.SIGKILL)] \
             if args.broker_outages else []
         while time.time() - began < args.seconds:
             elapsed = time.time() - began
-            run.load.due(elapsed)
+            since = run.log_size()
+            for name in run.load.due(elapsed):
+                run.kill_after_change(name, since, failures)
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:
