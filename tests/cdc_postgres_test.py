@@ -44,6 +44,7 @@ import tempfile
 import time
 
 from cdc_pg_harness import CdcRun
+from cdc_pg_cases import incompatible_change
 
 
 def main():
@@ -91,6 +92,8 @@ def main():
                 run.start_job()
             run.check_alive()
         run.finish(failures)
+        # Jobs of their own on the same servers (tests/cdc_pg_cases.py).
+        incompatible_change(run, failures)
         mode = (" direct, schema publication" if args.direct_schema else " direct") \
             if args.direct else ""
         outages = f", {run.counts['broker_outages']} broker outages" if args.broker_outages else ""
