@@ -5,10 +5,21 @@ suite's PostgreSQL (and broker) once the main workload is checked:
   canConvert answers EXCEPTION for STRING -> INT). The bounded job must fail naming the table,
   the column and the change, commit nothing of the change's record or after it, and fail again
   at the same message when run again (as a Java job failing and restarting from its checkpoint).
+- no_primary_key (the direct source): a table without a primary key must be refused naming it
+  and the way out, before a slot or publication is made (as Java's postgres_sync_table refuses
+  it). A source that took it instead would hand its snapshot rows out twice after a SIGKILL
+  inside the snapshot: the case then kills the job there and compares Java's rows with
+  PostgreSQL's as multisets (counts per row), which shows those repeats.
 """
+import collections
 import json
 import os
+import re
+import signal
 import subprocess
+import time
+
+from oracle_batch import OracleBatch
 
 
 def run_bounded(run, job):
@@ -90,3 +101,72 @@ def incompatible_change(run, failures):
     if not any(f.startswith("gauges") for f in failures):
         print(f"ok: text -> int fails the job twice at the same message ({errors[0].strip()}), "
               f"the table at rows {ids} and code STRING, nothing committed by the second run")
+
+
+def no_primary_key(run, failures, rows=20000):
+    pg = run.pg
+    pg.sql("CREATE TABLE events (n int, body text);"
+           f"INSERT INTO events SELECT g, 'event ' || g FROM generate_series(1, {rows}) g")
+    job = os.path.join(run.work, "events.yaml")
+    with open(job, "w") as f:
+        f.write(f"source: {{type: postgres, port: {pg.port}, user: {pg.user},"
+                f" database: {pg.dbname}, tables: [events], slot: fjord_events,"
+                " publication: fjord_events, snapshot-fetch-rows: 100, batch-rows: 100}\n"
+                "sink: {warehouse: wh, database: nopk}\n"
+                "pipeline: {name: events, checkpoint-interval: 100ms, state-dir: state-events}\n")
+    table = os.path.join(run.work, "wh", "nopk.db", "events")
+    log_path = os.path.join(run.work, "events.log")
+    wanted = "table public.events has no primary key"
+    with open(log_path, "w") as log:
+        # Held back (a pause after each batch of 100) so that a kill lands inside the snapshot.
+        proc = subprocess.Popen([run.fjord, "run", job], cwd=run.work, stdout=log,
+                                stderr=subprocess.STDOUT,
+                                env=dict(os.environ, FJORD_TEST_SOURCE_DELAY_MS="20"))
+        deadline = time.time() + 60
+        while proc.poll() is None and time.time() < deadline:
+            with open(log_path, errors="replace") as f:
+                text = f.read()
+            if re.search(r"checkpoint \d+: [1-9]\d* rows", text):
+                break
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            with open(log_path, errors="replace") as f:
+                text = f.read()
+            slots = pg.sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = "
+                           "'fjord_events' UNION ALL SELECT count(*) FROM pg_publication "
+                           "WHERE pubname = 'fjord_events'")
+            again = run_bounded(run, job)
+            if proc.returncode == 0 or wanted not in text or "source.tables" not in text:
+                failures.append(f"events (no primary key): exit {proc.returncode}, wanted an "
+                                f"error with '{wanted}': {text[-1500:]}")
+            elif slots != [("0",), ("0",)] or os.path.isdir(table):
+                failures.append(f"events (no primary key) refused, but slot/publication "
+                                f"{slots} or the table {os.path.isdir(table)} were made")
+            elif again.returncode == 0 or wanted not in error_line(again):
+                failures.append(f"events (no primary key), run again: exit {again.returncode}: "
+                                f"{error_line(again)}")
+            else:
+                print(f"ok: a table without a primary key is refused before a slot is made, "
+                      f"twice: {error_line(again).strip()}")
+            return
+        # Taken: killed inside its snapshot, then read to the end.
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    failures.append(f"events (no primary key): the job took the table (wanted '{wanted}')")
+    r = run_bounded(run, job)
+    if r.returncode != 0:
+        failures.append(f"events: bounded run failed: {error_line(r)}")
+        return
+    want = collections.Counter((int(n), b) for n, b in pg.sql("SELECT n, body FROM events"))
+    oracle = OracleBatch(run.work)
+    try:
+        with open(oracle.call("dump", table)) as f:
+            got = collections.Counter((row["n"], row["body"]) for row in
+                                      (json.loads(line) for line in f if line.strip()))
+    finally:
+        oracle.close()
+    if got != want:
+        repeats = sum((got - want).values())
+        failures.append(f"events: Java reads {sum(got.values())} rows, PostgreSQL holds "
+                        f"{sum(want.values())}: {repeats} repeated, {sum((want - got).values())} "
+                        f"missing, e.g. {sorted((got - want).items())[:3]}")

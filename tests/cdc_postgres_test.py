@@ -44,7 +44,7 @@ import tempfile
 import time
 
 from cdc_pg_harness import CdcRun
-from cdc_pg_cases import incompatible_change
+from cdc_pg_cases import incompatible_change, no_primary_key
 
 
 def main():
@@ -94,6 +94,8 @@ def main():
         run.finish(failures)
         # Jobs of their own on the same servers (tests/cdc_pg_cases.py).
         incompatible_change(run, failures)
+        if args.direct and not args.direct_schema:
+            no_primary_key(run, failures)
         mode = (" direct, schema publication" if args.direct_schema else " direct") \
             if args.direct else ""
         outages = f", {run.counts['broker_outages']} broker outages" if args.broker_outages else ""
