@@ -16,12 +16,22 @@ message) with a computed column. At the end both run --bounded
 and `fjord cat` must show exactly the rows of a model of the source database (the last image
 of every key, deleted keys gone), with the evolved schemas. Prints the kills and rows checked.
 
+Sentinels: the first event of each schema change (note added, qty widened, customers renamed) is
+an insert of a key no later event touches, setting the new or widened column, and the next file
+starts with a second such key; each must read back with its value. Right after the first
+sentinel's change, once the database-sync job logged the ALTER, it is killed (before its next
+checkpoint, mostly) and restarted. The database-sync job's first process runs with
+FJORD_TEST_CRASH_BETWEEN_TABLE_COMMITS=1: it kills itself after the first table of the first
+checkpoint holding rows of two tables was committed; the test checks that one table holds that
+checkpoint and the other does not, restarts the job, and the end state must still be exact.
+
     cdc_files_test.py --fjord BUILD/tools/fjord [--seconds 20] [--seed 17]
 """
 import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -114,6 +124,25 @@ class Shop:
         w["price"] = self.price_number(row["price"])
         return w
 
+    def sentinel(self, table, key, ts):
+        """An insert of `key` (never touched again) setting the columns of the latest schema
+        change; returns its event and the values to read back."""
+        if table == "orders":
+            row = self.order_row(key)
+            if self.note_added:
+                row["note"] = "sentinel %d" % key
+            if self.qty_wide and not self.narrowed:
+                row["qty"] = 4_000_000_000 + key
+            self.orders[key] = row
+            want = {"note": row["note"], "qty": row["qty"]} if self.note_added else {}
+            return self.envelope("orders", self.order_fields(), None, self.wire_order(row), "c",
+                                 ts), want
+        row = {"id": key, "fullname": "sentinel %d" % key}
+        self.customers[key] = row
+        return self.envelope("customers", self.customer_fields(), None, row, "c", ts,
+                             "shop_eu" if key % 2 else "shop"), {"fullname": row["fullname"],
+                                                                  "name": None, "vip": None}
+
     def events(self, n, ts):
         """n change events, each a JSON line."""
         out = []
@@ -193,30 +222,113 @@ def main():
     kills = 0
     restarts = 0
     logs = {name: open(os.path.join(work, name + ".log"), "a") for name in jobs}
+    failures = []
+
+    crash_checked = [False]
 
     def start(name):
+        # The db job dies between the commits of its first two-table checkpoint (until it did).
+        env = dict(os.environ)
+        if name == "db" and not crash_checked[0]:
+            env["FJORD_TEST_CRASH_BETWEEN_TABLE_COMMITS"] = "1"
         procs[name] = subprocess.Popen([fjord, "run", name + ".yaml"], cwd=work,
-                                       stdout=logs[name], stderr=subprocess.STDOUT)
+                                       stdout=logs[name], stderr=subprocess.STDOUT, env=env)
+
+    def log_text(name):
+        logs[name].flush()
+        with open(os.path.join(work, name + ".log"), errors="replace") as f:
+            return f.read()
+
+    def snapshot_checkpoints(table):
+        """The fjord.checkpoint property of every snapshot of wh/ods.db/`table`."""
+        folder = os.path.join(work, "wh", "ods.db", table, "snapshot")
+        out = []
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            if name.startswith("snapshot-"):
+                with open(os.path.join(folder, name)) as f:
+                    snap = json.load(f)
+                props = snap.get("properties") or {}
+                if "fjord.checkpoint" in props and snap.get("commitKind") == "APPEND":
+                    out.append(int(props["fjord.checkpoint"]))
+        return sorted(out)
+
+    def check_crash_between_commits(code):
+        """The db job's first process killed itself between two tables' commits: one table has
+        the checkpoint, the other not; the restarted job must commit it there."""
+        m = re.search(r"FJORD_TEST_CRASH_BETWEEN_TABLE_COMMITS: checkpoint (\d+) committed "
+                      r"table ods\.(\w+), not ods\.(\w+)", log_text("db"))
+        if code != -signal.SIGKILL or not m:
+            print(log_text("db")[-3000:])
+            sys.exit("db job exited with %d, not killed between two tables' commits" % code)
+        cp, done, left = int(m.group(1)), m.group(2), m.group(3)
+        if cp not in snapshot_checkpoints(done) or cp in snapshot_checkpoints(left):
+            failures.append("crash between the commits of checkpoint %d: %s holds %s, %s holds %s"
+                            % (cp, done, sorted(snapshot_checkpoints(done)), left,
+                               sorted(snapshot_checkpoints(left))))
+        crash_checked[0] = (cp, done, left)
+        start("db")
+
+    def kill_after_alter(column):
+        """Once the db job logged the ALTER for `column`, SIGKILL and restart it."""
+        deadline = time.time() + 20
+        while time.time() < deadline and procs["db"].poll() is None:
+            if re.search(r"table ods\.ods_\w+ altered for .*column %s" % column,
+                         log_text("db")):
+                procs["db"].send_signal(signal.SIGKILL)
+                procs["db"].wait()
+                start("db")
+                print("ok: the db job killed right after its ALTER for column %s" % column)
+                return 1
+            time.sleep(0.01)
+        return 0
 
     for name in jobs:
         start(name)
     deadline = time.time() + args.seconds
     phase_times = [args.seconds * 0.3, args.seconds * 0.55, args.seconds * 0.8, args.seconds * 0.65]
     began = time.time()
+    sentinels = []  # (table, key, {column: value}, what)
+    next_sentinel = [1001]  # keys beyond the random ones (1..60): never touched again
+    second = []  # the sentinel of the file after a schema change: (table, what)
+
+    def add_sentinel(table, what, lines):
+        key = next_sentinel[0]
+        next_sentinel[0] += 1
+        line, want = shop.sentinel(table, key, int(time.time() * 1000))
+        lines.append(line)
+        sentinels.append((table, key, want, what))
+
     while time.time() < deadline:
         elapsed = time.time() - began
+        lines, changed = [], None
+        for table, what in second:
+            add_sentinel(table, what + ", in the next file", lines)
+        second = []
         if not shop.note_added and elapsed > phase_times[0]:
             shop.note_added = True
+            changed = ("orders", "note", "column note added")
         if not shop.qty_wide and elapsed > phase_times[1]:
             shop.qty_wide = True
+            changed = ("orders", "qty", "qty widened to int64")
         if not shop.narrowed and elapsed > phase_times[2]:
             shop.narrowed = True
         if not shop.renamed and elapsed > phase_times[3]:
             shop.renamed = True
-        write_file(shop.events(rng.randint(5, 40), int(time.time() * 1000)))
+            changed = ("customers", "fullname", "name renamed to fullname, vip dropped")
+        if changed:
+            # The first event of the new schema sets the new column, of a key no later event
+            # touches.
+            add_sentinel(changed[0], changed[2] + ", its first event", lines)
+            second.append((changed[0], changed[2]))
+        write_file(lines + shop.events(rng.randint(5, 40), int(time.time() * 1000)))
+        if changed:
+            kills += kill_after_alter(changed[1])
         time.sleep(rng.uniform(0.02, 0.15))
         for name, p in list(procs.items()):
             code = p.poll()
+            if code is not None and name == "db" and not crash_checked[0]:
+                check_crash_between_commits(code)
+                continue
             if code is not None:
                 print(open(os.path.join(work, name + ".log")).read()[-3000:])
                 sys.exit("job %s exited with %d" % (name, code))
@@ -257,8 +369,6 @@ def main():
             e["month"] = int(days(row["day"])[5:7])
         return e
 
-    failures = []
-
     def compare(table, got, want):
         if got != want:
             missing = sorted(set(want) - set(got))[:5]
@@ -268,13 +378,40 @@ def main():
                 table, len(got), len(want), missing, extra,
                 [(got[k], want[k]) for k in diff]))
 
-    compare("ods.db/ods_orders", cat("ods.db/ods_orders"),
+    tables = {t: cat(t) for t in ("ods.db/ods_orders", "ods.db/ods_customers", "one.db/orders")}
+    compare("ods.db/ods_orders", tables["ods.db/ods_orders"],
             {k: expect_order(v) for k, v in shop.orders.items()})
     customer_columns = ["id", "name", "vip"] + (["fullname"] if shop.renamed else [])
-    compare("ods.db/ods_customers", cat("ods.db/ods_customers"),
+    compare("ods.db/ods_customers", tables["ods.db/ods_customers"],
             {k: {c: v.get(c) for c in customer_columns} for k, v in shop.customers.items()})
-    compare("one.db/orders", cat("one.db/orders"),
+    compare("one.db/orders", tables["one.db/orders"],
             {k: expect_order(v, True) for k, v in shop.orders.items()})
+    # Each sentinel by name: its new or widened column as written in the change's message.
+    for table, key, want, what in sentinels:
+        homes = ["ods.db/ods_" + table] + (["one.db/orders"] if table == "orders" else [])
+        for home in homes:
+            row = tables[home].get(key)
+            got = {c: row.get(c) for c in want} if row else None
+            if got != want:
+                failures.append("sentinel %s id=%d (%s): reads %s, want %s"
+                                % (home, key, what, got, want))
+    if sentinels and not any(f.startswith("sentinel") for f in failures):
+        print("ok: %d sentinels (the first message of each schema change and the next file's) "
+              "read back with their new columns" % len(sentinels))
+    if not crash_checked[0]:
+        failures.append("the db job never had a checkpoint with rows of two tables")
+    else:
+        # Each table holds the checkpoint's rows once: committed before the crash, or by the
+        # restarted job's restore (never twice).
+        cp, done, left = crash_checked[0]
+        counts = {t: snapshot_checkpoints(t).count(cp) for t in (done, left)}
+        if counts != {done: 1, left: 1}:
+            failures.append("crash between the commits of checkpoint %d: APPEND snapshots of it "
+                            "after the restart %s, want one in each table" % (cp, counts))
+        else:
+            print("ok: killed between the commits of checkpoint %d (%s committed, %s not); the "
+                  "restarted job committed it to %s, each table holds it once" % (cp, done, left,
+                                                                                   left))
     if os.path.exists(os.path.join(work, "wh", "ods.db", "ods_audit")):
         failures.append("the excluded table audit was created")
     schema = subprocess.run([fjord, "schema", os.path.join(work, "wh", "ods.db", "ods_orders")],

@@ -40,7 +40,8 @@ TABLES = {
 KINDS = {"orders": {"id": "int", "customer": "int", "qty": "int", "amount": "decimal",
                     "placed": "timestamp", "day": "date", "note": "text", "paid": "bool",
                     "region": "text", "tags": "intarray"},
-         "customers": {"id": "int", "name": "text", "vip": "bool", "tier": "int"},
+         "customers": {"id": "int", "name": "text", "vip": "bool", "tier": "int",
+                       "fullname": "text"},
          "items": {"id": "int", "sku": "text", "n": "int"}}
 
 # A job rides through a broker outage: its checkpoints go on at most this far apart, and a
@@ -48,20 +49,30 @@ KINDS = {"orders": {"id": "int", "customer": "int", "qty": "int", "amount": "dec
 # brokers are known to be down; librdkafka's reconnect backoff reaches 10 s).
 STOP_SECONDS = 3
 
-# The schema changes, applied in this order by Workload.evolve. The ctest runs the first three;
-# the soak all of them.
+# The schema changes, applied in this order by Workload.evolve ({name}: the customers' name
+# column, `name` or, once renamed, `fullname`). The ctest runs some; the soak all of them.
 CHANGES = {
     "region": "ALTER TABLE orders ADD COLUMN region text",
     "items": "CREATE TABLE items (id int PRIMARY KEY, sku text, n int); "
              "ALTER TABLE items REPLICA IDENTITY FULL",
     "wide": "ALTER TABLE orders ALTER COLUMN qty TYPE bigint",
     "tier": "ALTER TABLE customers ADD COLUMN tier int",
-    "long_names": "ALTER TABLE customers ALTER COLUMN name TYPE varchar(40)",
+    "long_names": "ALTER TABLE customers ALTER COLUMN {name} TYPE varchar(40)",
     # A nested type change (the direct path): the job alters the table's `tags.element`, as
     # Java's CDC sink does.
     "tags": "ALTER TABLE orders ADD COLUMN tags int[]",
     "tags_wide": "ALTER TABLE orders ALTER COLUMN tags TYPE bigint[]",
+    # As in Java's CDC sink, a dropped column stays in the Paimon table (NULL in the rows written
+    # after), and a renamed one is a new column (the old one NULL in the rows written after).
+    "drop_vip": "ALTER TABLE customers DROP COLUMN vip",
+    "rename_name": "ALTER TABLE customers RENAME COLUMN name TO fullname",
 }
+
+# The table each change alters and the Paimon column whose ALTER the job logs (None: no ALTER).
+CHANGED = {"region": ("orders", "region"), "items": ("items", None), "wide": ("orders", "qty"),
+           "tier": ("customers", "tier"), "long_names": ("customers", "{name}"),
+           "tags": ("orders", "tags"), "tags_wide": ("orders", "tags"),
+           "drop_vip": ("customers", None), "rename_name": ("customers", "fullname")}
 
 
 def sql_literal(v):
@@ -83,28 +94,84 @@ class Workload:
     def __init__(self, pg, rng, keys=80):
         self.pg, self.rng, self.keys = pg, rng, keys
         self.done = set()
+        self.order = []  # the changes applied, in order
         self.planned = []  # (seconds into the workload, change)
         self.statements = 0
+        self.name_col = "name"  # the customers' name column (renamed: fullname)
+        # A dropped or renamed-away column keeps, in Paimon, the value it had at the change in
+        # the rows not written since (Java's CDC sink writes NULL for a column a record lacks).
+        self.frozen = {}  # change -> {id: value of the column at the change}
+        self.touched = {}  # change -> ids of customers written since
+        # Sentinels: a key beyond `keys` (never touched again), inserted in the change's own
+        # transaction and in the next one, setting the new or widened column.
+        self.sentinels = []  # (table, id, change, {column: value})
+        self.next_sentinel = keys + 1000
 
     def plan(self, names, seconds):
         """Schema changes `names` spread evenly over `seconds` of workload (see due)."""
         self.planned = [((i + 1) * seconds / (len(names) + 1), n) for i, n in enumerate(names)]
 
     def due(self, elapsed):
-        """Applies the planned changes due `elapsed` seconds into the workload."""
+        """Applies the planned changes due `elapsed` seconds into the workload; returns them."""
+        applied = []
         while self.planned and elapsed > self.planned[0][0]:
-            self.evolve(self.planned.pop(0)[1])
+            name = self.planned.pop(0)[1]
+            if self.evolve(name):
+                applied.append(name)
+        return applied
 
     def evolve(self, name):
-        """Applies schema change `name` once; the changed table is written right away."""
+        """Applies schema change `name` once, with a sentinel insert in the same transaction and
+        another in the next one; the changed table is written right away. True if applied."""
         if name in self.done:
-            return
-        self.pg.sql(CHANGES[name])
+            return False
+        sql = CHANGES[name].format(name=self.name_col)
+        if name in ("drop_vip", "rename_name"):
+            column = "vip" if name == "drop_vip" else self.name_col
+            self.frozen[name] = {int(i): v for i, v in
+                                 self.pg.sql(f"SELECT id, {column} FROM customers")}
+            self.touched[name] = set()
         self.done.add(name)
+        self.order.append(name)
+        if name == "rename_name":
+            self.name_col = "fullname"
+        table = CHANGED[name][0]
+        if table == "items":
+            # Created with a row in its CREATE's transaction: the job creates the table from it.
+            self.next_sentinel += 1
+            self.sentinels.append(("items", self.next_sentinel, "items, its CREATE's transaction",
+                                   {"sku": "sentinel"}))
+            self.pg.sql(f"BEGIN; {sql}; INSERT INTO items VALUES ({self.next_sentinel}, "
+                        "'sentinel', 1); COMMIT")
+            return True
+        self.pg.sql(f"BEGIN; {sql}; {self.sentinel(table, name, 'same transaction')}; COMMIT")
+        self.pg.sql(self.sentinel(table, name, "next transaction"))
         if name == "region":
             self.step()  # the new column used right away
-        elif name in ("tier", "long_names"):
+        elif table == "customers":
             self.pg.sql(self.change("customers"))
+        return True
+
+    def sentinel(self, table, name, when):
+        """The insert of a new sentinel row of `table` for change `name`."""
+        self.next_sentinel += 1
+        key = self.next_sentinel
+        vals = self.order_values(key) if table == "orders" else self.customer_values(key)
+        focus = {"region": {"region": f"sentinel {key}"}, "wide": {"qty": 5_000_000_000 + key},
+                 "tags": {"tags": [key, None, 3]}, "tags_wide": {"tags": [6_000_000_000 + key]},
+                 "tier": {"tier": 3}, "long_names": {self.name_col: f"a sentinel name, {key:08d}"},
+                 "drop_vip": {"vip": None},
+                 "rename_name": {"fullname": f"sentinel {key}", "name": None}}[name]
+        for c, v in focus.items():
+            if c in vals:
+                vals[c] = v
+        self.sentinels.append((table, key, f"{name}, {when}", focus))
+        if table == "customers":
+            for change in self.touched:
+                self.touched[change].add(key)
+        cols = ", ".join(vals)
+        return (f"INSERT INTO {table} ({cols}) VALUES "
+                f"({', '.join(sql_literal(v) for v in vals.values())})")
 
     def order_values(self, oid):
         r = self.rng
@@ -131,7 +198,9 @@ class Workload:
         names = ["ann", "bo", "cy", "dé"]
         if "long_names" in self.done:
             names += ["a customer name past twenty", "dé jà vu, a longer name too"]
-        vals = {"id": cid, "name": r.choice(names), "vip": r.choice([True, False, None])}
+        vals = {"id": cid, self.name_col: r.choice(names)}
+        if "drop_vip" not in self.done:
+            vals["vip"] = r.choice([True, False, None])
         if "tier" in self.done:
             vals["tier"] = r.choice([None, 1, 2, 3])
         return vals
@@ -140,6 +209,9 @@ class Workload:
         r = self.rng
         key = r.randint(1, self.keys)
         values = self.order_values(key) if table == "orders" else self.customer_values(key)
+        if table == "customers":
+            for change in self.touched:
+                self.touched[change].add(key)
         if r.random() < 0.2:
             return f"DELETE FROM {table} WHERE id = {key}"
         cols = ", ".join(values)
@@ -168,6 +240,38 @@ class Workload:
         else:
             self.pg.sql(self.change(r.choice(["orders", "orders", "customers"])))
         self.statements += 1
+
+
+def paimon_columns(load, table):
+    """The columns of `table` in PostgreSQL and the Paimon-only ones (dropped or renamed away)."""
+    kinds = KINDS[table]
+    pg = [c for c in kinds if (c not in CHANGES or c in load.done) and c != "fullname"
+          and not (c == "vip" and "drop_vip" in load.done)]
+    if table == "customers" and "rename_name" in load.done:
+        pg = [("fullname" if c == "name" else c) for c in pg]
+    only = []
+    if table == "customers":
+        only = [c for c, change in (("vip", "drop_vip"), ("name", "rename_name"))
+                if change in load.done]
+    return pg, only
+
+
+def expected_paimon_row(load, table, values):
+    """A row of PostgreSQL (normalized, by column) as Paimon must hold it: a dropped column
+    keeps its value at the drop unless the row was written since; a renamed one likewise, and
+    its new name is NULL in the rows not written since the rename."""
+    row = dict(values)
+    if table != "customers":
+        return row
+    key = row["id"]
+    for change, old in (("drop_vip", "vip"), ("rename_name", "name")):
+        if change not in load.done:
+            continue
+        written = key in load.touched[change] or key not in load.frozen[change]
+        row[old] = None if written else normalize(load.frozen[change][key], KINDS[table][old])
+        if change == "rename_name" and not written:
+            row["fullname"] = None
+    return row
 
 
 def normalize(value, kind):
@@ -204,7 +308,8 @@ class CdcRun:
         self.proc = None
         self.kafka = self.dbz = None
         self.counts = {"kills": 0, "terms": 0, "starts": 0, "broker_outages": 0,
-                       "start_failures": 0, "debezium_restarts": 0}
+                       "start_failures": 0, "debezium_restarts": 0, "kills_after_alter_before": 0,
+                       "kills_after_alter_after": 0}
         self.job = os.path.join(work, "job.yaml")
         self.log_path = os.path.join(work, "job.log")
         self.stack = contextlib.ExitStack()
@@ -276,6 +381,39 @@ class CdcRun:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
         self.counts["kills"] += 1
+
+    def kill_after_change(self, name, since, failures, timeout=30):
+        """SIGKILL right after change `name` (applied when the log was `since` bytes long):
+        once the job logged its ALTER (or created the table), before its next checkpoint
+        (mostly: reported); at once for a change the job need not apply (a dropped column).
+        Then the job is started again."""
+        table, column = CHANGED[name]
+        if column is None and table != "items":
+            self.kill_job()
+            self.start_job()
+            print(f"ok: the job killed right after {name}")
+            return
+        column = (column or "").format(name=self.load.name_col)
+        line = (re.compile(r"created table ods\.items") if table == "items" else
+                re.compile(rf"table ods\.{table} altered for .*column {column}\b"))
+        deadline = time.time() + timeout
+        while True:
+            text = self.log_text(since)
+            m = line.search(text)
+            if m:
+                self.kill_job()
+                later = self.log_text(since)[m.end():]
+                before = "before" if not re.search(r"checkpoint \d+: ", later) else "after"
+                self.counts["kills_after_alter_" + before] += 1
+                print(f"ok: the job killed right after its ALTER for {name} ({before} its next "
+                      "checkpoint)")
+                self.start_job()
+                return
+            if self.proc.poll() is not None or time.time() > deadline:
+                failures.append(f"the job did not apply {name} within {timeout} s: "
+                                f"{text[-1500:]}")
+                return
+            time.sleep(0.005)
 
     def term_job(self, failures, timeout=60):
         """SIGTERM: the job must stop after a final checkpoint (exit 0) within `timeout`."""
@@ -443,11 +581,12 @@ class CdcRun:
             for table, kinds in KINDS.items():
                 if table == "items" and "items" not in self.load.done:
                     continue
-                cols = [c for c in kinds if c not in CHANGES or c in self.load.done]
+                pg_cols, only = paimon_columns(self.load, table)
+                cols = pg_cols + only
                 want = {}
-                for row in self.pg.sql(f"SELECT {', '.join(cols)} FROM {table}"):
-                    values = {c: normalize(v, kinds[c]) for c, v in zip(cols, row)}
-                    want[values["id"]] = values
+                for row in self.pg.sql(f"SELECT {', '.join(pg_cols)} FROM {table}"):
+                    values = {c: normalize(v, kinds[c]) for c, v in zip(pg_cols, row)}
+                    want[values["id"]] = expected_paimon_row(self.load, table, values)
                 path = os.path.join(self.work, "wh", "ods.db", table)
                 if not os.path.isdir(path):
                     failures.append(f"no table {table} in the warehouse")
@@ -459,6 +598,11 @@ class CdcRun:
                             row = json.loads(line)
                             got[row["id"]] = {c: normalize(row.get(c), kinds[c]) for c in cols}
                 compared += len(want)
+                # The sentinels by name: each change's first rows, written with the new column.
+                for t, key, what, focus in self.load.sentinels:
+                    if t == table and got.get(key) != want.get(key):
+                        failures.append(f"sentinel {table} id={key} ({what}): Java reads "
+                                        f"{got.get(key)}, PostgreSQL holds {want.get(key)}")
                 if got != want:
                     diff = [(got.get(k), want.get(k)) for k in sorted(set(got) | set(want))
                             if got.get(k) != want.get(k)][:3]
@@ -469,11 +613,20 @@ class CdcRun:
                           f"{table}")
         finally:
             oracle.close()
+        if self.load.sentinels and not any(f.startswith("sentinel") for f in failures):
+            print(f"ok: Java reads the {len(self.load.sentinels)} sentinels (each change's own "
+                  "transaction and the next one) with their new columns")
         return compared
 
     def check_schema(self, failures):
-        want = {"orders": {"region": "STRING"} if "region" in self.load.done else {},
-                "customers": {"tier": "INT"} if "tier" in self.load.done else {}}
+        done = self.load.done
+        want = {"orders": {"region": "STRING"} if "region" in done else {},
+                "customers": {"tier": "INT"} if "tier" in done else {}}
+        if "drop_vip" in done:
+            want["customers"]["vip"] = "BOOLEAN"  # kept
+        if "rename_name" in done:
+            # Both kept, whatever their type (the direct path's VARCHAR(n), Debezium's STRING).
+            want["customers"]["name"] = want["customers"]["fullname"] = None
         if "wide" in self.load.done:
             want["orders"]["qty"] = "BIGINT"
         if "tags_wide" in self.load.done:
@@ -485,11 +638,11 @@ class CdcRun:
                 [self.fjord, "schema", os.path.join(self.work, "wh", "ods.db", table)],
                 capture_output=True, text=True).stdout)
             got = {f["name"]: f["type"] for f in schema["fields"]}
-            if any(got.get(c) != t for c, t in types.items()):
+            if any(c not in got or t is not None and got[c] != t for c, t in types.items()):
                 failures.append(f"{table} did not follow the source's schema: {got}")
             else:
-                print(f"ok: {table} has the added columns and widened types ({schema['id']} "
-                      "ALTERs)")
+                print(f"ok: {table} has the added columns and widened types, and keeps the "
+                      f"dropped and renamed ones ({schema['id']} ALTERs)")
 
 
 def checkpoints_with_rows(text):

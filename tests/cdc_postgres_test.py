@@ -44,6 +44,7 @@ import tempfile
 import time
 
 from cdc_pg_harness import CdcRun
+from cdc_pg_cases import incompatible_change, no_primary_key
 
 
 def main():
@@ -67,13 +68,18 @@ def main():
         kill_at = sorted(rng.uniform(1, args.seconds) for _ in range(args.kills))
         # ADD COLUMN, the new table and the widening spread over the time; --direct also adds an
         # int[] column and widens it to bigint[] (a nested type change).
-        run.load.plan(["region", "tags", "items", "wide", "tags_wide"] if args.direct
-                      else ["region", "items", "wide"], args.seconds)
+        # Then a column dropped and one renamed (kept in Paimon, as Java's CDC sink keeps them).
+        # The job is SIGKILLed right after each change.
+        run.load.plan(["region", "tags", "items", "wide", "tags_wide", "drop_vip", "rename_name"]
+                      if args.direct else ["region", "items", "wide", "drop_vip", "rename_name"],
+                      args.seconds)
         outages = [(args.seconds * 0.25, signal.SIGTERM), (args.seconds * 0.6, signal.SIGKILL)] \
             if args.broker_outages else []
         while time.time() - began < args.seconds:
             elapsed = time.time() - began
-            run.load.due(elapsed)
+            since = run.log_size()
+            for name in run.load.due(elapsed):
+                run.kill_after_change(name, since, failures)
             run.load.step()
             time.sleep(rng.uniform(0.01, 0.05))
             if outages and elapsed > outages[0][0]:
@@ -86,6 +92,10 @@ def main():
                 run.start_job()
             run.check_alive()
         run.finish(failures)
+        # Jobs of their own on the same servers (tests/cdc_pg_cases.py).
+        incompatible_change(run, failures)
+        if args.direct and not args.direct_schema:
+            no_primary_key(run, failures)
         mode = (" direct, schema publication" if args.direct_schema else " direct") \
             if args.direct else ""
         outages = f", {run.counts['broker_outages']} broker outages" if args.broker_outages else ""

@@ -12,7 +12,9 @@ judge):
 The job is killed with SIGKILL at random moments (every 0.3-3 s; one stop in ten is a SIGTERM,
 which must end in a final checkpoint and exit 0) and started again, while the workload runs
 with schema changes spread over the run: orders ADD COLUMN region, a new table items, qty int ->
-bigint, customers ADD COLUMN tier, name varchar(20) -> varchar(40) (longer names follow). At the
+bigint, customers ADD COLUMN tier, name varchar(20) -> varchar(40) (longer names follow),
+orders tags int[] -> bigint[], customers DROP COLUMN vip and RENAME COLUMN name TO fullname
+(each with sentinel rows, tests/cdc_pg_harness.py). At the
 end of each path the job runs --bounded and Java Paimon must read exactly PostgreSQL's rows,
 table by table. Prints the figures and writes them to --out (markdown).
 

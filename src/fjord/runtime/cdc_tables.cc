@@ -263,9 +263,11 @@ Result<bool> CdcTables::Apply(const std::string& target, const cdc::CdcRecord& r
   }
   FJORD_RETURN_NOT_OK(PrepareComputed(known, record));
   FJORD_ASSIGN_OR_RAISE(cdc::CdcRecord planned, Planned(*known, record));
-  FJORD_ASSIGN_OR_RAISE(cdc::SchemaChangePlan plan,
-                        cdc::PlanSchemaChange(known->schema.fields, known->schema.comment, planned,
-                                              mapping_, /*case_sensitive=*/true, target));
+  auto planned_change = cdc::PlanSchemaChange(known->schema.fields, known->schema.comment, planned,
+                                              mapping_, /*case_sensitive=*/true, target);
+  // A change Java's sink refuses fails the job at this record, and again after a restart.
+  if (!planned_change.ok()) return planned_change.status().WithContext(record.origin);
+  cdc::SchemaChangePlan plan = std::move(*planned_change);
   std::vector<SchemaChange> changes;
   std::string what;
   for (const DataField& f : plan.add_columns) {

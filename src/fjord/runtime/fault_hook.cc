@@ -1,5 +1,7 @@
 #include "fjord/runtime/fault_hook.h"
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -87,6 +89,23 @@ bool InjectCheckpointFault() {
   static std::mt19937_64 rng{std::random_device{}()};
   std::lock_guard<std::mutex> lock(mu);
   return std::uniform_real_distribution<double>(0, 1)(rng) < rate;
+}
+
+void MaybeCrashBetweenTableCommits(int64_t checkpoint, const std::string& committed,
+                                   const std::vector<std::string>& left) {
+  static const bool armed = [] {
+    const char* v = std::getenv("FJORD_TEST_CRASH_BETWEEN_TABLE_COMMITS");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  if (!armed || left.empty()) return;
+  std::string names;
+  for (const std::string& t : left) names += (names.empty() ? "" : ",") + t;
+  std::fprintf(stderr,
+               "FJORD_TEST_CRASH_BETWEEN_TABLE_COMMITS: checkpoint %lld committed table %s, "
+               "not %s: killing the process\n",
+               static_cast<long long>(checkpoint), committed.c_str(), names.c_str());
+  std::fflush(stderr);
+  std::raise(SIGKILL);
 }
 
 }  // namespace fjord::runtime

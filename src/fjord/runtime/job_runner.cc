@@ -638,6 +638,7 @@ class Job {
     while (!pending_.empty()) {
       const PendingCommit& p = pending_.front();
       Status failed;
+      size_t tables_done = 0;
       for (const auto& [name, bytes] : p.tables) {
         CommitMessages messages;
         if (p.checkpoint_id == cp.id) {
@@ -667,6 +668,14 @@ class Job {
           CountSnapshots(*sink);
         }
         metrics_.records_out += messages.new_row_count();
+        if (++tables_done == 1 && p.tables.size() > 1) {
+          // Test hook: a crash between the commits of one checkpoint's tables.
+          std::vector<std::string> left;
+          for (const auto& [other, unused] : p.tables) {
+            if (other != name) left.push_back(other);
+          }
+          runtime::MaybeCrashBetweenTableCommits(p.checkpoint_id, name, left);
+        }
       }
       if (!failed.ok()) {
         ++metrics_.commit_failures;

@@ -216,6 +216,19 @@ class PostgresSource : public CdcSource {
                            " are both included; change records name tables without their "
                            "schema, so include only one of them");
   }
+  // A table without a primary key is refused, as Java Paimon's postgres_sync_table refuses it:
+  // its rows cannot be told apart, so a restart inside a snapshot would hand them out twice.
+  Status NoPrimaryKey(const std::string& qualified) const {
+    return Status::Invalid(Where(), ": table ", qualified,
+                           " has no primary key; the PostgreSQL source reads only tables with one "
+                           "(as Java Paimon's PostgreSQL CDC), since the rows of a table without "
+                           "one could be read twice after a restart: add one (ALTER TABLE ",
+                           qualified,
+                           " ADD PRIMARY KEY (...)) or leave the table out of "
+                           "source.tables");
+  }
+  // Refuses the first of `tables` that has no primary key.
+  Status CheckPrimaryKeys(const std::vector<pg::CatalogTable>& tables);
   Result<PgResult> Exec(PGconn* conn, const std::string& sql,
                         const std::vector<std::optional<std::string>>& params,
                         ExecStatusType expect, const std::string& what) {
@@ -331,6 +344,15 @@ Result<std::vector<pg::CatalogTable>> PostgresSource::IncludedTables(
     out.push_back(t);
   }
   return out;
+}
+
+Status PostgresSource::CheckPrimaryKeys(const std::vector<pg::CatalogTable>& tables) {
+  for (const auto& t : tables) {
+    std::string qualified = QualifiedName(t.schema, t.name);
+    FJORD_ASSIGN_OR_RAISE(auto keys, pg::ReadPrimaryKey(sql_.get(), Where(), t.oid, qualified));
+    if (keys.empty()) return NoPrimaryKey(qualified);
+  }
+  return Status::OK();
 }
 
 Status PostgresSource::AddToPublication(const pg::CatalogTable& t) {
@@ -576,6 +598,8 @@ Status PostgresSource::Seek(const std::string& position) {
       return Status::NotFound(Where(), ": no table of schema(s) ", schemas,
                               " matches the table patterns of the source");
     }
+    // Before anything is created: no publication, no slot for a job that cannot run.
+    FJORD_RETURN_NOT_OK(CheckPrimaryKeys(included));
   }
   FJORD_RETURN_NOT_OK(EnsurePublication(/*add_missing=*/position.empty()));
 
@@ -682,6 +706,7 @@ Result<bool> PostgresSource::OpenSnapshotTable() {
     t.columns.push_back(std::move(c));
   }
   FJORD_ASSIGN_OR_RAISE(t.primary_keys, pg::ReadPrimaryKey(sql_.get(), Where(), st.oid, qualified));
+  if (t.primary_keys.empty()) return NoPrimaryKey(qualified);  // dropped since it was checked
   for (Column& c : t.columns) {
     c.key = std::find(t.primary_keys.begin(), t.primary_keys.end(), c.name) != t.primary_keys.end();
   }
@@ -697,32 +722,25 @@ Result<bool> PostgresSource::OpenSnapshotTable() {
   }
   sql += " FROM " + QuoteIdent(t.schema) + "." + QuoteIdent(t.name);
   std::vector<std::optional<std::string>> params;
-  if (!t.primary_keys.empty()) {
-    std::string keys;
-    for (const auto& k : t.primary_keys) keys += (keys.empty() ? "" : ", ") + QuoteIdent(k);
-    if (snap_ && snap_->after && snap_->after->size() == t.primary_keys.size()) {
-      // Resume after the last row handed out.
-      std::string values;
-      for (size_t i = 0; i < t.primary_keys.size(); ++i) {
-        const Column* c = nullptr;
-        for (const Column& col : t.columns) {
-          if (col.name == t.primary_keys[i]) c = &col;
-        }
-        values +=
-            (i > 0 ? ", " : "") + std::string("$") + std::to_string(i + 1) + "::" + c->sql_type;
-        params.emplace_back((*snap_->after)[i]);
+  std::string keys;
+  for (const auto& k : t.primary_keys) keys += (keys.empty() ? "" : ", ") + QuoteIdent(k);
+  if (snap_ && snap_->after && snap_->after->size() == t.primary_keys.size()) {
+    // Resume after the last row handed out.
+    std::string values;
+    for (size_t i = 0; i < t.primary_keys.size(); ++i) {
+      const Column* c = nullptr;
+      for (const Column& col : t.columns) {
+        if (col.name == t.primary_keys[i]) c = &col;
       }
-      sql += " WHERE (" + keys + ") > (" + values + ")";
-    } else if (snap_ && snap_->rows > 0) {
-      snap_->rows = 0;
+      values += (i > 0 ? ", " : "") + std::string("$") + std::to_string(i + 1) + "::" + c->sql_type;
+      params.emplace_back((*snap_->after)[i]);
     }
-    sql += " ORDER BY " + keys;
+    sql += " WHERE (" + keys + ") > (" + values + ")";
+  } else if (snap_ && snap_->rows > 0) {
+    snap_->rows = 0;
   }
-  if (!snap_ || t.primary_keys.empty()) {
-    // A table without a primary key cannot be resumed within: it is read again from its
-    // first row (docs/cdc.md).
-    snap_ = SnapshotProgress{qualified, std::nullopt, 0};
-  }
+  sql += " ORDER BY " + keys;
+  if (!snap_) snap_ = SnapshotProgress{qualified, std::nullopt, 0};
   FJORD_RETURN_NOT_OK(
       Exec(sql_.get(), sql, params, PGRES_COMMAND_OK, "opening the snapshot of " + qualified)
           .status());
@@ -791,7 +809,7 @@ Status PostgresSource::ReadSnapshot(size_t max_records, const CdcCut& cut,
     }
     snap_rows_.pop_front();
     ++snap_->rows;
-    if (!snap_table_->primary_keys.empty()) snap_->after = std::move(key);
+    snap_->after = std::move(key);
     if (snap_new_) {
       NewTable& n = fresh_[snap_list_[snap_index_].oid];
       n.rows = snap_->rows;
@@ -828,6 +846,7 @@ Result<bool> PostgresSource::CheckNewTables() {
     if (!fresh) {
       return SameName(it->second, t.schema, t.name);
     }
+    FJORD_RETURN_NOT_OK(CheckPrimaryKeys({t}));
     if (!t.published) {
       // Not ours to change: its changes stay unread until someone adds it.
       if (!spec_.create_publication) continue;
@@ -1000,6 +1019,8 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
         std::string qualified = QualifiedName(t.schema, t.name);
         FJORD_ASSIGN_OR_RAISE(t.primary_keys,
                               pg::ReadPrimaryKey(sql_.get(), Where(), m.relation_id, qualified));
+        // A table created without one under a schema publication, or one whose key was dropped.
+        if (t.primary_keys.empty()) return NoPrimaryKey(qualified);
         FJORD_RETURN_NOT_OK(LoadColumnTypes(&t));
         if (!listed_ && spec_.schemas.size() > 1 && relations_.count(m.relation_id) == 0) {
           // A new table of the stream: records name tables without their schema.
