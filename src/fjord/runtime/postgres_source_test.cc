@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "fjord/testing/postgres_server.h"
+#include "fjord/testing/require_component.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord::runtime {
@@ -31,8 +32,7 @@ std::vector<std::string> Show(const std::vector<CdcRecord>& records) {
 class PostgresSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why = PostgresServer::Unavailable();
-    if (!why.empty()) GTEST_SKIP() << why;
+    FJORD_REQUIRE_COMPONENT(PostgresServer::Unavailable());
     std::string error;
     server_ = PostgresServer::Shared(&error);
     ASSERT_NE(server_, nullptr) << error;
