@@ -33,7 +33,7 @@ from runner import Debezium  # noqa: E402
 TABLES = {
     "orders": "id int PRIMARY KEY, customer int, qty int, amount numeric(10,2), "
               "placed timestamp(6), day date, note text, paid boolean",
-    "customers": "id int PRIMARY KEY, name varchar(20), vip boolean",
+    "customers": "id int PRIMARY KEY, name varchar(20) NOT NULL, vip boolean",
     "marker": "id int PRIMARY KEY",  # written last: once Kafka has it, it has everything
 }
 

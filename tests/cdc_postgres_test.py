@@ -35,6 +35,7 @@ and the stream carries `items` from its CREATE on.
                          [--broker-outages | --direct [--direct-schema]]
 """
 import argparse
+import json
 import os
 import random
 import signal
@@ -86,6 +87,14 @@ def main():
                 run.start_job()
             run.check_alive()
         run.finish(failures)
+        if args.direct:
+            # NOT NULL stays NOT NULL, as in Java's postgres_sync_table (no to-nullable).
+            schema = subprocess.run([args.fjord, "schema", os.path.join(work, "wh", "ods.db",
+                                                                        "customers")],
+                                    capture_output=True, text=True).stdout
+            types = {f["name"]: f["type"] for f in json.loads(schema or "{}").get("fields", [])}
+            if types.get("name") != "VARCHAR(20) NOT NULL" or types.get("vip") != "BOOLEAN":
+                failures.append(f"customers' columns are {types}: name is NOT NULL in PostgreSQL")
         mode = (" direct, schema publication" if args.direct_schema else " direct") \
             if args.direct else ""
         outages = f", {run.counts['broker_outages']} broker outages" if args.broker_outages else ""
