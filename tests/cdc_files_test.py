@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+import cdc_formats_test  # every format through fjord run, checked here too
+
 
 def field(name, kind, optional=True, logical=None, params=None):
     f = {"type": kind, "optional": optional, "field": name}
@@ -421,6 +423,7 @@ def main():
     log = open(os.path.join(work, "db.log")).read()
     if "is ignored" not in log:
         failures.append("the narrowing of qty was not logged")
+    failures += cdc_formats_test.run(fjord, os.path.join(work, "formats"))
     print("cdc files: %d kills, %d restarts; %d orders, %d customers checked in 3 tables" % (
         kills, restarts, len(shop.orders), len(shop.customers)))
     if failures:

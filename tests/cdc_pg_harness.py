@@ -31,8 +31,9 @@ from postgres import Postgres  # noqa: E402
 from runner import Debezium  # noqa: E402
 
 TABLES = {
-    "orders": "id int PRIMARY KEY, customer int, qty int, amount numeric(10,2), "
+    "orders": "id int PRIMARY KEY, customer int NOT NULL, qty int, amount numeric(10,2), "
               "placed timestamp(6), day date, note text, paid boolean",
+    # (name is renamed mid-stream: NOT NULL there would make every later row fail, in Java too)
     "customers": "id int PRIMARY KEY, name varchar(20), vip boolean",
     "marker": "id int PRIMARY KEY",  # written last: once Kafka has it, it has everything
 }

@@ -35,6 +35,7 @@ and the stream carries `items` from its CREATE on.
                          [--broker-outages | --direct [--direct-schema]]
 """
 import argparse
+import json
 import os
 import random
 import signal
@@ -92,6 +93,14 @@ def main():
                 run.start_job()
             run.check_alive()
         run.finish(failures)
+        if args.direct:
+            # NOT NULL stays NOT NULL, as in Java's postgres_sync_table (no to-nullable).
+            schema = subprocess.run([args.fjord, "schema", os.path.join(work, "wh", "ods.db",
+                                                                        "orders")],
+                                    capture_output=True, text=True).stdout
+            types = {f["name"]: f["type"] for f in json.loads(schema or "{}").get("fields", [])}
+            if types.get("customer") != "INT NOT NULL" or types.get("note") != "STRING":
+                failures.append(f"orders' columns are {types}: customer is NOT NULL in PostgreSQL")
         # Jobs of their own on the same servers (tests/cdc_pg_cases.py).
         incompatible_change(run, failures)
         if args.direct and not args.direct_schema:

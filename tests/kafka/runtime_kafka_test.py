@@ -4,7 +4,8 @@
 One Apache Kafka broker (tests/kafka/broker.py: Kafka's own jars, KRaft mode, loopback) serves
 every check. First the refusals: a message that does not fit the table stops a --bounded run
 naming its topic, partition and offset; with on-error: dead-letter it goes to the dead-letter
-file with those fields and the other messages to the table; a topic that does not exist is an
+file with those fields and the other messages to the table; the same for debezium-json messages
+a CDC job refuses (malformed, an unknown op, not JSON); a topic that does not exist is an
 error. Then the exactly-once run: a producer keeps writing to a topic of 3 partitions (grown to 4
 half way, so the jobs must pick up a new partition) while two jobs consume it, one into a
 bucket-unaware append table (copying its offsets to a consumer group), one into a primary-key
@@ -74,6 +75,11 @@ def main():
             subprocess.run([produce, kafka.bootstrap, "produce", topic], input=text, check=True,
                            capture_output=True, text=True)
 
+        def send_raw(topic, lines):
+            text = "".join(f"{part}\t{value}\n" for part, value in lines)
+            subprocess.run([produce, kafka.bootstrap, "produce", topic], input=text, check=True,
+                           capture_output=True, text=True)
+
         wh = os.path.join(work, "wh")
         run("db", "create", wh, "db")
         cols = "id BIGINT, g INT, v BIGINT, n BIGINT"
@@ -122,6 +128,87 @@ def main():
             failures.append(f"a missing topic gave {r.returncode}: {r.stderr}")
         else:
             print("ok: a topic that does not exist is an error")
+
+        # --- CDC refusals: debezium-json messages the format refuses ---------------------------
+        # Table sync from Debezium payloads (no schema envelope): a malformed message (an update
+        # without 'before'), an unknown op and a message that is not JSON. on-error: fail stops
+        # the run at the first naming topic, partition and offset, and nothing after it reaches
+        # the table (a second run fails at the same offset); dead-letter writes each to the
+        # dead-letter file with those fields and applies the changes around them.
+        def dbz(op, before, after):
+            return json.dumps({"before": before, "after": after, "op": op, "ts_ms": 1,
+                               "source": {"db": "shop", "table": "t"}})
+
+        cdc_messages = [
+            dbz("c", None, {"id": 1, "v": "a"}),                       # 0
+            dbz("c", None, {"id": 2, "v": "b"}),                       # 1
+            json.dumps({"after": {"id": 3, "v": "c"}, "op": "u",       # 2: no 'before'
+                        "source": {"db": "shop", "table": "t"}}),
+            dbz("c", None, {"id": 4, "v": "d"}),                       # 3
+            dbz("x", None, {"id": 5, "v": "e"}),                       # 4: unknown op
+            dbz("c", None, {"id": 6, "v": "f"}),                       # 5
+            '{"before": null, "after": {"id": 7',                      # 6: not JSON
+            dbz("u", {"id": 1, "v": "a"}, {"id": 1, "v": "a2"}),       # 7
+            dbz("d", {"id": 2, "v": "b"}, None),                       # 8
+        ]
+        admin("create", "cdcbad", 1)
+        admin("create", "cdcop", 1)
+        send_raw("cdcbad", [(0, m) for m in cdc_messages])
+        send_raw("cdcop", [(0, cdc_messages[0]), (0, cdc_messages[4]), (0, cdc_messages[5])])
+
+        def cdc_job(name, topic, extra=""):
+            path = os.path.join(work, name + ".yaml")
+            with open(path, "w") as f:
+                f.write(f"source: {{type: kafka, bootstrap-servers: '{kafka.bootstrap}', "
+                        f"topic: {topic}, format: debezium-json, decode-threads: 2{extra}}}\n"
+                        f"sink: {{table: wh/cdc.db/{name}, primary-key: [id]}}\n"
+                        f"pipeline: {{state-dir: state/{name}}}\n")
+            return path
+
+        def cdc_rows(name):
+            if not os.path.isdir(os.path.join(wh, "cdc.db", name)):
+                return {}
+            return {row["id"]: row["v"] for row in cat(os.path.join(wh, "cdc.db", name))}
+
+        for name, topic, offset, what in (("cdcfail", "cdcbad", 2, "missing 'before'"),
+                                          ("cdcopfail", "cdcop", 1, "unknown record operation")):
+            runs = [run("run", cdc_job(name, topic), "--bounded", ok=False, cwd=work)
+                    for _ in range(2)]
+            rows = cdc_rows(name)
+            where = f"kafka topic {topic} partition 0 offset {offset}"
+            allowed = {"1": "a", "2": "b"} if offset == 2 else {"1": "a"}
+            if any(r.returncode != 1 or f"{where}: Invalid debezium-json format" not in r.stderr
+                   or what not in r.stderr for r in runs) or \
+                    any(allowed.get(k) != v for k, v in rows.items()):
+                failures.append(f"cdc on-error fail ({topic}): exits "
+                                f"{[r.returncode for r in runs]}, rows {rows}: "
+                                f"{[r.stderr[-800:] for r in runs]}")
+            else:
+                print(f"ok: a debezium-json message refused ({what}) stops the job naming "
+                      f"{where}; nothing after it committed ({len(rows)} rows before it)")
+        r = run("run", cdc_job("cdcletters", "cdcbad", ", on-error: dead-letter"), "--bounded",
+                ok=False, cwd=work)
+        letters = []
+        path = os.path.join(work, "state", "cdcletters", "dead-letter.jsonl")
+        if os.path.exists(path):
+            with open(path) as f:
+                letters = [json.loads(line) for line in f]
+        rows = cdc_rows("cdcletters")
+        got = [(x["topic"], x["partition"], x["offset"], x["record"]) for x in letters]
+        want = [("cdcbad", 0, i, cdc_messages[i]) for i in (2, 4, 6)]
+        errors_named = len(letters) == 3 and all(
+            f"kafka topic cdcbad partition 0 offset {x['offset']}: Invalid debezium-json format"
+            in x["error"] for x in letters) and \
+            "missing 'before'" in letters[0]["error"] and \
+            "unknown record operation 'x'" in letters[1]["error"]
+        if r.returncode != 0 or got != want or not errors_named or \
+                rows != {"1": "a2", "4": "d", "6": "f"}:
+            failures.append(f"cdc dead-letter: exit {r.returncode}, rows {rows}, letters "
+                            f"{letters}: {r.stderr[-2000:]}")
+        else:
+            print("ok: with on-error: dead-letter the refused debezium-json messages go to the "
+                  "dead-letter file (topic, partition, offset, error, message) and the job goes "
+                  "on: updates and deletes after them applied")
 
         # A topic created a moment ago (its partition may not have a leader yet) is waited for.
         admin("create", "fresh", 1)

@@ -1,5 +1,6 @@
 #include "fjord/cdc/postgres_types.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -292,6 +293,57 @@ Result<DataTypePtr> PostgresToPaimonType(uint32_t oid, int32_t typmod, const Typ
       return Status::NotImplemented("PostgreSQL type ", oid,
                                     " is not supported (as in Java Paimon's PostgresTypeUtils)");
   }
+}
+
+Result<DataTypePtr> PostgresColumnType(uint32_t oid, int32_t typmod, bool not_null,
+                                       const TypeMapping& mapping) {
+  FJORD_ASSIGN_OR_RAISE(DataTypePtr type, PostgresToPaimonType(oid, typmod, mapping));
+  if (!not_null || mapping.Has(TypeMappingMode::kToNullable)) return type;
+  return type->WithNullable(false);
+}
+
+Result<std::string> PostgresZeroValueText(uint32_t oid, int32_t typmod) {
+  // PostgreSQL's text of the zero value, turned into value text as any value is.
+  std::string zero;
+  if (PostgresArrayElement(oid) != 0) {
+    zero = "{}";
+  } else {
+    switch (oid) {
+      case pg_oid::kBool:
+        zero = "f";
+        break;
+      case pg_oid::kBytea:
+        zero = "\\x";
+        break;
+      case pg_oid::kInt2:
+      case pg_oid::kInt4:
+      case pg_oid::kInt8:
+      case pg_oid::kFloat4:
+      case pg_oid::kFloat8:
+      case pg_oid::kNumeric:
+        zero = "0";
+        break;
+      case pg_oid::kDate:
+        zero = "1970-01-01";
+        break;
+      case pg_oid::kTime:
+        zero = "00:00:00";
+        break;
+      case pg_oid::kTimestamp:
+        zero = "1970-01-01 00:00:00";
+        break;
+      case pg_oid::kTimestamptz:
+        zero = "1970-01-01 00:00:00+00";
+        break;
+      case pg_oid::kBit:
+      case pg_oid::kVarbit:
+        zero = std::string(static_cast<size_t>(std::max(typmod, 1)), '0');
+        break;
+      default:
+        break;  // strings (text, varchar, char, json, uuid, enums, ...): empty
+    }
+  }
+  return PostgresValueText(oid, typmod, zero);
 }
 
 Result<std::string> PostgresValueText(uint32_t oid, int32_t typmod, std::string_view text) {

@@ -38,6 +38,19 @@ const char* PostgresTypeName(uint32_t oid);
 // text first.
 Result<DataTypePtr> PostgresToPaimonType(uint32_t oid, int32_t typmod, const TypeMapping& mapping);
 
+// The type of a column as Java's postgres_sync_table creates it (JdbcSchemaUtils.buildSchema, and
+// PostgresRecordParser for the records): PostgresToPaimonType, NOT NULL when the column is NOT
+// NULL in PostgreSQL (pg_attribute.attnotnull) unless the mapping has `to-nullable`.
+Result<DataTypePtr> PostgresColumnType(uint32_t oid, int32_t typmod, bool not_null,
+                                       const TypeMapping& mapping);
+
+// The value of a NOT NULL column that a key-only old row (REPLICA IDENTITY DEFAULT or USING
+// INDEX: a delete, or an update that changed the key) does not carry, as Debezium fills it in
+// (its converters' fallback for a required field, which Java's postgres_sync_table then writes
+// into the -D row): the type's zero value as CDC value text: 0, false, "", no bytes, 1970-01-01,
+// midnight, the epoch, all-zero bits, an empty array. `oid` is a built-in type (enums: text).
+Result<std::string> PostgresZeroValueText(uint32_t oid, int32_t typmod);
+
 // The CDC value text of PostgreSQL's text output `text` of a column of type `oid`/`typmod`
 // (the session runs with DateStyle ISO and TimeZone UTC). bool t/f -> true/false, bytea \x..
 // -> the raw bytes, timestamptz -> the wall-clock time of the process's time zone with six

@@ -128,5 +128,56 @@ TEST(PostgresTypesTest, TimestamptzIsTheLocalWallClock) {
               IsError(StatusCode::kInvalid, "timestamptz"));
 }
 
+// Java's postgres_sync_table keeps a NOT NULL column NOT NULL (JdbcSchemaUtils: nullable only
+// when the column is or with `to-nullable`), whatever type it maps to.
+TEST(PostgresTypesTest, NotNullColumnsStayNotNullUnlessToNullable) {
+  auto column = [](uint32_t oid, int32_t typmod, bool not_null, const TypeMapping& mapping) {
+    auto t = PostgresColumnType(oid, typmod, not_null, mapping);
+    return t.ok() ? (*t)->ToString() : t.status().ToString();
+  };
+  TypeMapping none;
+  TypeMapping to_nullable;
+  to_nullable.Add(TypeMappingMode::kToNullable);
+  TypeMapping to_string;
+  to_string.Add(TypeMappingMode::kToString);
+  EXPECT_EQ(column(pg_oid::kInt4, -1, true, none), "INT NOT NULL");
+  EXPECT_EQ(column(pg_oid::kInt4, -1, false, none), "INT");
+  EXPECT_EQ(column(pg_oid::kInt4, -1, true, to_nullable), "INT");
+  EXPECT_EQ(column(pg_oid::kVarchar, 20 + 4, true, none), "VARCHAR(20) NOT NULL");
+  EXPECT_EQ(column(pg_oid::kNumeric, Numeric(10, 2), true, none), "DECIMAL(10, 2) NOT NULL");
+  EXPECT_EQ(column(1007, -1, true, none), "ARRAY<INT> NOT NULL");  // the element stays nullable
+  EXPECT_EQ(column(pg_oid::kInt4, -1, true, to_string), "STRING NOT NULL");
+  EXPECT_THAT(PostgresColumnType(1186, -1, true, none),
+              IsError(StatusCode::kNotImplemented, "1186"));
+}
+
+// What a key-only old row lacks for a NOT NULL column: the zero value Debezium fills in (checked
+// on Debezium 3.6.1's PostgreSQL connector: int 0, text "", date 0, numeric 0, bool false,
+// timestamp 0), in the value text of each type.
+TEST(PostgresTypesTest, ZeroValuesOfKeyOnlyOldRows) {
+  auto zero = [](uint32_t oid, int32_t typmod) {
+    auto v = PostgresZeroValueText(oid, typmod);
+    return v.ok() ? *v : v.status().ToString();
+  };
+  EXPECT_EQ(zero(pg_oid::kInt2, -1), "0");
+  EXPECT_EQ(zero(pg_oid::kInt4, -1), "0");
+  EXPECT_EQ(zero(pg_oid::kInt8, -1), "0");
+  EXPECT_EQ(zero(pg_oid::kFloat8, -1), "0");
+  EXPECT_EQ(zero(pg_oid::kNumeric, Numeric(10, 2)), "0");
+  EXPECT_EQ(zero(pg_oid::kBool, -1), "false");
+  EXPECT_EQ(zero(pg_oid::kText, -1), "");
+  EXPECT_EQ(zero(pg_oid::kVarchar, 24), "");
+  EXPECT_EQ(zero(pg_oid::kBpchar, 9), "");
+  EXPECT_EQ(zero(pg_oid::kUuid, -1), "");
+  EXPECT_EQ(zero(pg_oid::kBytea, -1), "");
+  EXPECT_EQ(zero(pg_oid::kDate, -1), "1970-01-01");
+  EXPECT_EQ(zero(pg_oid::kTime, -1), "00:00:00");
+  EXPECT_EQ(zero(pg_oid::kTimestamp, 3), "1970-01-01 00:00:00.000");
+  EXPECT_EQ(zero(pg_oid::kTimestamp, -1), "1970-01-01 00:00:00.000000");
+  EXPECT_EQ(zero(pg_oid::kBit, 1), "false");
+  EXPECT_EQ(zero(pg_oid::kBit, 10), "AAA=");  // two zero bytes
+  EXPECT_EQ(zero(1007, -1), "[]");
+}
+
 }  // namespace
 }  // namespace fjord::cdc

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include "fjord/common/local_time.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/json_values.h"
@@ -33,6 +34,16 @@ Result<Value> CdcValue(const std::string& text, const DataType& type) {
       items.push_back(std::move(*v));
     }
     return Value::List(std::move(items));
+  }
+  if (type.root() == TypeRoot::kTimestampLtz && (text.empty() || text.back() != 'Z')) {
+    // Java reads it as the wall clock of the JVM's zone (toTimestamp(str, precision,
+    // TimeZone.getDefault())), the text the PostgreSQL source writes for timestamptz: the
+    // process's zone here.
+    auto local = ParseTimestampText(text, type.precision(), /*ltz=*/false);
+    if (!local.ok()) return local.status();
+    Timestamp ts = *local;
+    ts.millis = LocalMillisToEpochMillis(ts.millis);
+    return Value(ts);
   }
   return ValueFromText(text, type);
 }

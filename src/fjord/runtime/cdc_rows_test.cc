@@ -3,6 +3,9 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+
 #include "fjord/testing/test_util.h"
 
 namespace fjord::runtime {
@@ -93,6 +96,33 @@ TEST(CdcRowsTest, ArrayElementsFromTheirText) {
   cdc::CdcRecord bad = Record(cdc::ChangeKind::kInsert, {{"id", "4"}, {"tags", R"(["x"])"}});
   std::vector<const cdc::CdcRecord*> bad_ptrs = {&bad};
   EXPECT_THAT(RecordsToBatch(s, bad_ptrs), IsError(StatusCode::kInvalid, "element 0"));
+}
+
+// TIMESTAMP_LTZ from its CDC text: the wall clock of the process's zone, as Java's
+// castFromCdcValueString reads it in the JVM's zone (the PostgreSQL source's timestamptz text).
+TEST(CdcRowsTest, TimestampLtzIsTheLocalWallClock) {
+  const char* old = std::getenv("TZ");
+  std::string saved = old ? old : "";
+  setenv("TZ", "Asia/Shanghai", 1);  // UTC+8
+  tzset();
+  TableSchema s;
+  s.fields = {{0, "id", DataType::Int(false), {}, {}},
+              {1, "at", DataType::TimestampLtz(6), {}, {}}};
+  std::vector<cdc::CdcRecord> records = {
+      Record(cdc::ChangeKind::kInsert, {{"id", "1"}, {"at", "2024-03-02 04:30:00.123456"}}),
+      Record(cdc::ChangeKind::kInsert, {{"id", "2"}, {"at", "2024-03-01 20:30:00.123456Z"}})};
+  std::vector<const cdc::CdcRecord*> ptrs = {&records[0], &records[1]};
+  auto batch = RecordsToBatch(s, ptrs);
+  if (old) {
+    setenv("TZ", saved.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
+  tzset();
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto at = std::static_pointer_cast<arrow::TimestampArray>((*batch)->column(1));
+  EXPECT_EQ(at->Value(0), 1709325000123456);  // 2024-03-01T20:30:00.123456Z
+  EXPECT_EQ(at->Value(1), 1709325000123456);
 }
 
 }  // namespace

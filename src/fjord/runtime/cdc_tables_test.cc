@@ -78,5 +78,45 @@ pipeline: {state-dir: s}
               IsError(StatusCode::kInvalid, "Cannot drop nested field r.b"));
 }
 
+// NOT NULL columns of the records (the PostgreSQL source's NOT NULL columns without to-nullable,
+// as Java's postgres_sync_table) are NOT NULL in the table the job creates and stay so when
+// widened; a NOT NULL column added later is refused as Java's SchemaManager refuses it; a record
+// giving a NOT NULL column as nullable asks nothing of the table.
+TEST(CdcTablesTest, NotNullColumnsAsTheRecordsGiveThem) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(JobSpec spec, ParseJobSpec(R"(
+source: {type: postgres, database: shop}
+sink: {warehouse: wh, database: ods}
+pipeline: {state-dir: s}
+)",
+                                                  "job.yaml", dir.path()));
+  ASSERT_OK_AND_ASSIGN(auto tables, CdcTables::Make(spec));
+  cdc::CdcRecord first =
+      Record({{"id", "INT NOT NULL"}, {"qty", "INT NOT NULL"}, {"note", "STRING"}});
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> target, tables->Target(first));
+  ASSERT_TRUE(target.has_value());
+  std::vector<std::string> log;
+  ASSERT_OK(tables->Apply(*target, first, &log).status());
+  EXPECT_EQ(tables->Schema(*target).FindField("qty")->type->ToString(), "INT NOT NULL");
+  EXPECT_EQ(tables->Schema(*target).FindField("note")->type->ToString(), "STRING");
+
+  cdc::CdcRecord wider =
+      Record({{"id", "INT NOT NULL"}, {"qty", "BIGINT NOT NULL"}, {"note", "STRING"}});
+  ASSERT_OK_AND_ASSIGN(bool changed, tables->Apply(*target, wider, &log));
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(tables->Schema(*target).FindField("qty")->type->ToString(), "BIGINT NOT NULL");
+
+  cdc::CdcRecord nullable = Record({{"id", "INT"}, {"qty", "BIGINT"}, {"note", "STRING"}});
+  ASSERT_OK_AND_ASSIGN(bool needs, tables->NeedsChange(*target, nullable, &log));
+  EXPECT_FALSE(needs);
+
+  cdc::CdcRecord added = Record({{"id", "INT NOT NULL"},
+                                 {"qty", "BIGINT NOT NULL"},
+                                 {"note", "STRING"},
+                                 {"z", "INT NOT NULL"}});
+  EXPECT_THAT(tables->Apply(*target, added, &log),
+              IsError(StatusCode::kInvalid, "Column z cannot specify NOT NULL"));
+}
+
 }  // namespace
 }  // namespace fjord::runtime

@@ -263,7 +263,7 @@ Status ParseKafka(const Checker& c, const YAML::Node& node, const std::string& b
   FJORD_RETURN_NOT_OK(c.Keys(node, "source",
                              {"type", "bootstrap-servers", "topic", "format", "group-id", "start",
                               "properties", "discovery-interval", "on-error", "dead-letter",
-                              "batch-rows", "type-mapping", "topic-pattern"}));
+                              "batch-rows", "type-mapping", "topic-pattern", "decode-threads"}));
   if (!node["bootstrap-servers"]) {
     return c.Error(node, "source.bootstrap-servers", "missing (host:port[,host:port...])");
   }

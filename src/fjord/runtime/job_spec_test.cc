@@ -264,5 +264,32 @@ pipeline: {state-dir: s}
                        "unknown format 'avro-json' (jsonl, csv, debezium-json"));
 }
 
+// decode-threads is a key of every source that decodes CDC messages: files and kafka.
+TEST(JobSpecTest, DecodeThreadsForFilesAndKafka) {
+  for (const char* source : {"{type: files, path: in, format: canal-json, decode-threads: 3}",
+                             "{type: kafka, bootstrap-servers: 'h:1', topic: t, "
+                             "format: debezium-json, decode-threads: 3}"}) {
+    SCOPED_TRACE(source);
+    ASSERT_OK_AND_ASSIGN(JobSpec job,
+                         ParseJobSpec(std::string("source: ") + source +
+                                          "\nsink: {table: w/d.db/t}\npipeline: {state-dir: s}\n",
+                                      "job.yaml", "/base"));
+    EXPECT_EQ(job.source.decode_threads, 3);
+  }
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: kafka, bootstrap-servers: "h:1", topic: t, decode-threads: 2}
+sink: {table: t}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid,
+                       "job.yaml line 2: source.decode-threads: only for a CDC format"));
+  EXPECT_TRUE(HasError(ParseError(R"(
+source: {type: kafka, bootstrap-servers: "h:1", topic: t, format: ogg-json, decode-threads: 65}
+sink: {table: t}
+pipeline: {state-dir: s}
+)"),
+                       StatusCode::kInvalid, "source.decode-threads: at most 64"));
+}
+
 }  // namespace
 }  // namespace fjord::runtime

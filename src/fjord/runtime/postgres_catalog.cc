@@ -181,6 +181,19 @@ Result<std::vector<CatalogColumn>> ReadColumns(PGconn* conn, const std::string& 
   return out;
 }
 
+Result<std::set<std::string>> ReadNotNullColumns(PGconn* conn, const std::string& where,
+                                                 uint32_t relid, const std::string& table) {
+  FJORD_ASSIGN_OR_RAISE(
+      PgResult res,
+      Exec(conn, where,
+           "SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND "
+           "NOT a.attisdropped AND a.attnotnull",
+           {std::to_string(relid)}, PGRES_TUPLES_OK, "reading the NOT NULL columns of " + table));
+  std::set<std::string> out;
+  for (int i = 0; i < PQntuples(res.get()); ++i) out.insert(PQgetvalue(res.get(), i, 0));
+  return out;
+}
+
 Result<std::optional<CatalogType>> ReadType(PGconn* conn, const std::string& where, uint32_t oid) {
   FJORD_ASSIGN_OR_RAISE(
       PgResult res,

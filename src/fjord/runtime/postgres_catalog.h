@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,11 @@ struct CatalogColumn {
 // table does not exist (in the connection's snapshot).
 Result<std::vector<CatalogColumn>> ReadColumns(PGconn* conn, const std::string& where,
                                                uint32_t relid, const std::string& table);
+
+// The names of the NOT NULL columns of table `relid` (pg_attribute.attnotnull), as the catalog is
+// now (in the connection's snapshot).
+Result<std::set<std::string>> ReadNotNullColumns(PGconn* conn, const std::string& where,
+                                                 uint32_t relid, const std::string& table);
 
 struct CatalogType {
   std::string kind;       // pg_type.typtype: e enum, d domain, ...

@@ -35,8 +35,9 @@ struct Column {
   uint32_t oid = 0;        // as the catalog or the Relation message gives it
   uint32_t value_oid = 0;  // the built-in type whose text form the values have (enum: text)
   int32_t typmod = -1;
-  bool key = false;      // part of the replica identity (Relation) or primary key
-  std::string sql_type;  // format_type(), for the snapshot's key comparisons
+  bool key = false;       // part of the replica identity (Relation) or primary key
+  bool not_null = false;  // NOT NULL in PostgreSQL
+  std::string sql_type;   // format_type(), for the snapshot's key comparisons
   DataTypePtr type;
 };
 
@@ -242,7 +243,7 @@ class PostgresSource : public CdcSource {
   Status EnsurePublication(bool add_missing);
   Status EnsureSlot(bool create, std::string* snapshot_name);
   Status BeginSnapshot(const std::string& snapshot_name);
-  Status LoadColumnTypes(TableInfo* table);
+  Status LoadColumnTypes(TableInfo* table, uint32_t relid);
   Result<uint32_t> ValueOid(uint32_t oid, const std::string& where);
   Result<cdc::CdcRecord> MakeRecord(const TableInfo& table, cdc::ChangeKind kind,
                                     const pgo::Tuple& tuple, const pgo::Tuple* old_row,
@@ -481,11 +482,16 @@ Result<uint32_t> PostgresSource::ValueOid(uint32_t oid, const std::string& where
   return resolved;
 }
 
-Status PostgresSource::LoadColumnTypes(TableInfo* table) {
+Status PostgresSource::LoadColumnTypes(TableInfo* table, uint32_t relid) {
+  // NOT NULL columns stay NOT NULL unless to-nullable, as in Java's postgres_sync_table.
+  FJORD_ASSIGN_OR_RAISE(std::set<std::string> not_null,
+                        pg::ReadNotNullColumns(sql_.get(), Where(), relid,
+                                               QualifiedName(table->schema, table->name)));
   for (Column& c : table->columns) {
     std::string where = "column " + c.name + " of " + QualifiedName(table->schema, table->name);
     FJORD_ASSIGN_OR_RAISE(c.value_oid, ValueOid(c.oid, where));
-    auto type = cdc::PostgresToPaimonType(c.value_oid, c.typmod, spec_.type_mapping);
+    c.not_null = not_null.count(c.name) > 0;
+    auto type = cdc::PostgresColumnType(c.value_oid, c.typmod, c.not_null, spec_.type_mapping);
     if (!type.ok()) return type.status().WithContext(Where(), ": ", where);
     c.type = *type;
   }
@@ -507,7 +513,16 @@ Result<cdc::CdcRecord> PostgresSource::MakeRecord(const TableInfo& table, cdc::C
   r.primary_keys = table.primary_keys;
   for (size_t i = 0; i < tuple.size(); ++i) {
     const Column& c = table.columns[i];
-    if (key_only && !c.key) continue;
+    if (key_only && !c.key) {
+      // A key-only old row: a NOT NULL column gets its type's zero value, as Debezium fills it
+      // in for Java's postgres_sync_table (with or without to-nullable), so the -D row fits a
+      // NOT NULL Paimon column.
+      if (!c.not_null) continue;
+      auto zero = cdc::PostgresZeroValueText(c.value_oid, c.typmod);
+      if (!zero.ok()) return zero.status().WithContext(Where(), ": column ", c.name, " of ", name);
+      r.columns.push_back({c.name, c.type, std::move(*zero), std::nullopt});
+      continue;
+    }
     const pgo::TupleValue* v = &tuple[i];
     if (v->kind == 'u') {
       // An unchanged TOASTed value is not sent; the whole old row has it (REPLICA IDENTITY
@@ -710,7 +725,7 @@ Result<bool> PostgresSource::OpenSnapshotTable() {
   for (Column& c : t.columns) {
     c.key = std::find(t.primary_keys.begin(), t.primary_keys.end(), c.name) != t.primary_keys.end();
   }
-  FJORD_RETURN_NOT_OK(LoadColumnTypes(&t));
+  FJORD_RETURN_NOT_OK(LoadColumnTypes(&t, st.oid));
   if (snap_new_) {
     const NewTable& n = fresh_[st.oid];
     snap_ = SnapshotProgress{qualified, n.after, n.rows};
@@ -1021,7 +1036,7 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
                               pg::ReadPrimaryKey(sql_.get(), Where(), m.relation_id, qualified));
         // A table created without one under a schema publication, or one whose key was dropped.
         if (t.primary_keys.empty()) return NoPrimaryKey(qualified);
-        FJORD_RETURN_NOT_OK(LoadColumnTypes(&t));
+        FJORD_RETURN_NOT_OK(LoadColumnTypes(&t, m.relation_id));
         if (!listed_ && spec_.schemas.size() > 1 && relations_.count(m.relation_id) == 0) {
           // A new table of the stream: records name tables without their schema.
           FJORD_ASSIGN_OR_RAISE(

@@ -1,12 +1,16 @@
 #include "fjord/runtime/postgres_source.h"
 
+#include <arrow/api.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <map>
 #include <thread>
 
+#include "fjord/runtime/cdc_rows.h"
 #include "fjord/testing/postgres_server.h"
+#include "fjord/testing/require_component.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord::runtime {
@@ -31,8 +35,7 @@ std::vector<std::string> Show(const std::vector<CdcRecord>& records) {
 class PostgresSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why = PostgresServer::Unavailable();
-    if (!why.empty()) GTEST_SKIP() << why;
+    FJORD_REQUIRE_COMPONENT(PostgresServer::Unavailable());
     std::string error;
     server_ = PostgresServer::Shared(&error);
     ASSERT_NE(server_, nullptr) << error;
@@ -128,9 +131,10 @@ TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
   ASSERT_EQ(snapshot.size(), 3u);
   EXPECT_EQ(snapshot[0].database, db_);
   EXPECT_EQ(snapshot[0].primary_keys, std::vector<std::string>{"id"});
-  EXPECT_EQ(snapshot[0].columns[0].type->ToString(), DataType::Int()->ToString());
+  // Primary keys are NOT NULL in PostgreSQL, so in the records (as in Java).
+  EXPECT_EQ(snapshot[0].columns[0].type->ToString(), DataType::Int(false)->ToString());
   EXPECT_EQ(snapshot[0].columns[1].type->ToString(), DataType::VarChar(10)->ToString());
-  EXPECT_EQ(snapshot[2].columns[0].type->ToString(), DataType::BigInt()->ToString());
+  EXPECT_EQ(snapshot[2].columns[0].type->ToString(), DataType::BigInt(false)->ToString());
   EXPECT_EQ(snapshot[0].origin, "postgres " + db_ + " snapshot of public.a");
 
   Sql("INSERT INTO a VALUES (3, 'three');"
@@ -170,9 +174,9 @@ TEST_F(PostgresSourceTest, SchemaChangesMidStream) {
   EXPECT_THAT(Show(r), ::testing::ElementsAre("+I t id=2 name=b", "+I t id=3 name=c extra=1.500",
                                               "+I t id=4 name=a longer name extra=NULL"));
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::Int()->ToString());
+  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::Int(false)->ToString());
   EXPECT_EQ(r[1].columns[2].type->ToString(), DataType::Decimal(8, 3)->ToString());
-  EXPECT_EQ(r[2].columns[0].type->ToString(), DataType::BigInt()->ToString());
+  EXPECT_EQ(r[2].columns[0].type->ToString(), DataType::BigInt(false)->ToString());
   EXPECT_EQ(r[2].columns[1].type->ToString(), DataType::VarChar(20)->ToString());
   EXPECT_EQ(r[2].primary_keys, std::vector<std::string>{"id"});
 }
@@ -263,7 +267,7 @@ TEST_F(PostgresSourceTest, TypesAndValuesAsJava) {
 
   // Types: Java's PostgresTypeUtils.toDataType.
   const std::vector<std::pair<std::string, DataTypePtr>> types = {
-      {"id", DataType::Int()},
+      {"id", DataType::Int(false)},
       {"i2", DataType::SmallInt()},
       {"i8", DataType::BigInt()},
       {"n", DataType::Decimal(10, 2)},
@@ -519,7 +523,7 @@ TEST_F(PostgresSourceTest, UnsupportedTypeIsNamedAndToStringTakesIt) {
   std::vector<CdcRecord> r = Read(source.get(), 1);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(Show(r[0]), "+I t id=1 span=1 day");
-  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::String()->ToString());
+  EXPECT_EQ(r[0].columns[0].type->ToString(), DataType::String(false)->ToString());
   EXPECT_EQ(r[0].columns[1].type->ToString(), DataType::String()->ToString());
 }
 
@@ -796,6 +800,75 @@ TEST_F(PostgresNewTableTest, BoundedReadsATableCreatedBeforeSeek) {
   EXPECT_THAT(ReadBounded(source.get(), &end),
               ::testing::ElementsAre("+I n3 id=1 v=a", "+I a id=1 v=x"));
   EXPECT_TRUE(end);
+}
+
+// Nullability as Java's postgres_sync_table: a NOT NULL column is NOT NULL in the records (and
+// so in the table a job creates from them), in the snapshot and in the stream, unless
+// `to-nullable`. A key-only old row (REPLICA IDENTITY DEFAULT: a delete, an update of the key)
+// carries its type's zero value for each NOT NULL column, as Debezium fills it in, and the rows
+// then fit a table of those types.
+TEST_F(PostgresSourceTest, NotNullColumnsUnlessToNullable) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  Sql("CREATE TABLE nn (id int PRIMARY KEY, n int NOT NULL, s varchar(8) NOT NULL,"
+      " d date NOT NULL, v numeric(5,2) NOT NULL, b bool NOT NULL, ts timestamp NOT NULL,"
+      " tz timestamptz NOT NULL, by bytea NOT NULL, a int[] NOT NULL, x text);"
+      "INSERT INTO nn VALUES (1, 5, 'a', '2024-01-02', 1.5, true, '2024-01-01 10:00:00',"
+      " '2024-01-01 10:00:00+00', '\\x01', '{1}', 'x')");
+  const std::string row =
+      "5, 'a', '2024-01-02', 1.5, true, '2024-01-01 10:00:00', "
+      "'2024-01-01 10:00:00+00', '\\x01', '{1}', 'x'";
+  for (bool to_nullable : {false, true}) {
+    SCOPED_TRACE(to_nullable ? "to-nullable" : "default");
+    PostgresSourceSpec spec = Spec();
+    if (to_nullable) {
+      spec.slot_name += "_n";
+      spec.publication_name += "_n";
+      spec.type_mapping.Add(cdc::TypeMappingMode::kToNullable);
+    }
+    auto source = Open(spec, "");
+    ASSERT_NE(source, nullptr);
+    std::vector<CdcRecord> records = Read(source.get(), 1);
+    const int first_id = to_nullable ? 20 : 10;
+    const std::string a = std::to_string(first_id), b = std::to_string(first_id + 1);
+    Sql("INSERT INTO nn VALUES (" + a + ", " + row + ");" + "UPDATE nn SET id = " + b +
+        " WHERE id = " + a + ";" + "DELETE FROM nn WHERE id = " + b);
+    for (CdcRecord& r : Read(source.get(), 4)) records.push_back(std::move(r));
+    ASSERT_EQ(records.size(), 5u);
+    EXPECT_THAT(
+        Show({records[2], records[4]}),
+        ::testing::ElementsAre("-D nn id=" + a +
+                                   " n=0 s= d=1970-01-01 v=0 b=false ts=1970-01-01 "
+                                   "00:00:00.000000 tz=1970-01-01 00:00:00.000000 by= a=[]",
+                               "-D nn id=" + b +
+                                   " n=0 s= d=1970-01-01 v=0 b=false ts=1970-01-01 "
+                                   "00:00:00.000000 tz=1970-01-01 00:00:00.000000 by= a=[]"))
+        << "the key-only old rows";
+    // The snapshot's record and the stream's (after a Relation message) alike: NOT NULL but x
+    // (and with to-nullable, all nullable; the table makes the key NOT NULL).
+    for (size_t i : {size_t{0}, size_t{1}}) {
+      ASSERT_EQ(records[i].columns.size(), 11u);
+      for (const cdc::CdcColumn& c : records[i].columns) {
+        EXPECT_EQ(c.type->nullable(), to_nullable || c.name == "x") << i << " " << c.name;
+      }
+    }
+    // The table a job creates from the first record takes every record.
+    TableSchema schema;
+    for (const cdc::CdcColumn& c : records[0].columns) {
+      schema.fields.push_back({static_cast<int32_t>(schema.fields.size()),
+                               c.name,
+                               c.name == "id" ? c.type->WithNullable(false) : c.type,
+                               std::nullopt,
+                               {}});
+    }
+    schema.primary_keys = {"id"};
+    std::vector<const CdcRecord*> all;
+    for (const CdcRecord& r : records) all.push_back(&r);
+    auto batch = RecordsToBatch(schema, all);
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    EXPECT_EQ((*batch)->num_rows(), 5);
+    EXPECT_EQ((*batch)->column(1)->null_count(), 0);
+  }
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ namespace fjord::testing {
 class PostgresServer {
  public:
   // Why no server can be started here ("" when one can): the binaries are missing, or we are
-  // root and there is no `postgres` user. Tests GTEST_SKIP with it.
+  // root and there is no `postgres` user. Tests skip with it (FJORD_REQUIRE_COMPONENT: they fail
+  // under make test).
   static std::string Unavailable();
   // The server shared by the whole test binary, started on first use (null with `error` set
   // when it did not start).
