@@ -1,11 +1,14 @@
 // The tables of a CDC job (docs/cdc.md): which Paimon table each change record goes to (table
-// sync: the one table of `sink.table`; database sync: `table-prefix` + the source table name +
-// `table-suffix` in `sink.database`, source tables that `including-tables` does not match or
-// `excluding-tables` matches being skipped, so that same-named tables of several source databases
-// merge into one), the computed columns of each, tables created from the first record's schema
-// (primary and partition keys of the job, else the record's primary keys; `table-options`), and
-// the schema changes records ask of existing tables (cdc/schema_change.h), applied through the
-// catalog. Used on the job's source thread only.
+// sync: the one table of `sink.table`; database sync: in `sink.database`, as Java's
+// TableNameConverter names it: `table-mapping` of the source table's name, else the prefix +
+// name + suffix, the prefix and suffix of `table-prefix-db` / `table-suffix-db` for its source
+// database over `table-prefix` / `table-suffix`, the name being `<database>_<table>` without
+// `merge-shards`; source databases that `including-dbs` does not match or `excluding-dbs`
+// matches, and source tables that `including-tables` does not match or `excluding-tables`
+// matches, are skipped), the computed and metadata columns of each, tables created from the
+// first record's schema (primary and partition keys of the job, else the record's primary keys;
+// `table-options`), and the schema changes records ask of existing tables
+// (cdc/schema_change.h), applied through the catalog. Used on the job's source thread only.
 #pragma once
 
 #include <map>
@@ -21,6 +24,7 @@
 #include "fjord/cdc/computed_column.h"
 #include "fjord/cdc/schema_change.h"
 #include "fjord/result.h"
+#include "fjord/runtime/cdc_metadata.h"
 #include "fjord/runtime/job_spec.h"
 #include "fjord/schema.h"
 
@@ -52,7 +56,7 @@ class CdcTables {
   // table's schema changed (its writers must reopen). Logs what it did and what it ignored.
   Result<bool> Apply(const std::string& target, const cdc::CdcRecord& record,
                      std::vector<std::string>* log);
-  // Appends the table's computed columns to `record`.
+  // Appends the table's computed columns, then the job's metadata columns, to `record`.
   Status Compute(const std::string& target, cdc::CdcRecord* record);
   // The table's current schema (after Exists or Apply said it is there).
   const TableSchema& Schema(const std::string& target) const { return known_.at(target).schema; }
@@ -77,15 +81,26 @@ class CdcTables {
   Result<cdc::CdcRecord> Planned(const Known& known, const cdc::CdcRecord& record) const;
   Status Create(const std::string& target, const cdc::CdcRecord& record, Known* known,
                 std::vector<std::string>* log);
+  // Why database sync skips the source table, empty when it does not.
+  std::string Skipped(const std::optional<std::string>& database, const std::string& table) const;
+  // The Paimon table name of a source table (Java's TableNameConverter).
+  Result<std::string> TableName(const cdc::CdcRecord& record) const;
 
   JobSpec spec_;
   cdc::TypeMapping mapping_;
   std::unique_ptr<Catalog> catalog_;
   std::string database_;  // table sync: the table's database
   std::string table_;     // table sync: the table's name
+  std::vector<MetadataColumn> metadata_;
   std::regex including_;
   std::optional<std::regex> excluding_;
-  std::map<std::pair<std::string, std::string>, std::optional<std::string>> targets_;
+  std::regex including_dbs_;
+  std::optional<std::regex> excluding_dbs_;
+  struct Routed {
+    std::optional<std::string> target;
+    std::string skipped;  // why, when target is nullopt
+  };
+  std::map<std::pair<std::optional<std::string>, std::string>, Routed> targets_;
   std::map<std::string, Known> known_;
   std::set<std::string> reported_ignored_;
   CdcTableEvents events_;
