@@ -22,7 +22,8 @@ same-named tables of two source databases with overlapping ids kept apart by Jav
 column `database_name` in the primary key, Java's routing options (table-prefix-db,
 table-mapping, including / excluding tables and dbs, table-suffix), partition keys of the job
 and of one table, primary keys from the messages, a table appearing mid-stream created by the
-running process.
+running process, and the counters of what was skipped, missing or ignored read from its
+Prometheus endpoint.
 
     cdc_files_test.py --fjord BUILD/tools/fjord [--seconds 20] [--seed 17]
 """
@@ -37,6 +38,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from metrics_scrape import free_port, named, scrape  # noqa: E402
 
 
 def field(name, kind, optional=True, logical=None, params=None):
@@ -216,6 +219,7 @@ def run_shards(fjord, work, failures):
     """The shards job (see the module's doc); appends what is wrong to `failures`."""
     folder = os.path.join(work, "in_shards")
     os.makedirs(folder)
+    port = free_port()
     with open(os.path.join(work, "shards.yaml"), "w") as f:
         f.write("source: {type: files, path: in_shards, format: debezium-json}\n"
                 "sink: {warehouse: wh, database: shards, primary-key: [database_name, id],\n"
@@ -226,7 +230,8 @@ def run_shards(fjord, work, failures):
                 "       excluding-dbs: scratch, table-prefix-db: {legacy: old_},\n"
                 "       table-suffix: _s, table-mapping: {users: people},"
                 " table-options: {bucket: 2}}\n"
-                "pipeline: {name: shards, checkpoint-interval: 200ms, state-dir: state-shards}\n")
+                "pipeline: {name: shards, checkpoint-interval: 200ms, state-dir: state-shards,\n"
+                "           metrics-port: %d}\n" % port)
     seq = [0]
 
     def write(lines):
@@ -273,6 +278,20 @@ def run_shards(fjord, work, failures):
     def logged(text):
         return lambda: text in open(log_path).read()
 
+    expected = {"fjord_job_cdc_tables_created_total": 4,
+                "fjord_job_cdc_records_excluded_total": 4,
+                "fjord_job_cdc_columns_missing_total": 1,
+                "fjord_job_cdc_schema_changes_ignored_total": 1}
+    got = {}
+
+    def counters():
+        values = scrape(port)
+        got.clear()
+        for name in expected:
+            series = named(values, name)
+            got[name] = series.get('{job="shards"}')
+        return got == expected
+
     try:
         if not wait_for(logged("created table shards.items_s ")):
             failures.append("shards: items_s not created: " + open(log_path).read()[-2000:])
@@ -282,6 +301,8 @@ def run_shards(fjord, work, failures):
         if not wait_for(logged("created table shards.orders_s ")):
             failures.append("shards: the running job (pid %d) did not create orders_s: %s" % (
                 proc.pid, open(log_path).read()[-2000:]))
+        if not wait_for(counters, 20):
+            failures.append("shards: counters %s, want %s" % (got, expected))
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -292,7 +313,14 @@ def run_shards(fjord, work, failures):
     text = open(log_path).read()
     if code != 0 or text.count("stopped after checkpoint") != 1:
         failures.append("shards: one run expected (exit %s): %s" % (code, text[-2000:]))
-    for line in ("table shards.items_s: column qty stays BIGINT, the narrower INT",):
+    for line in ("source table shop1.audit is not synchronized (excluding-tables 'audit' "
+                 "matches it)",
+                 "source table scratch.items is not synchronized (excluding-dbs 'scratch' "
+                 "matches its database)",
+                 "source table shop1.misc is not synchronized (including-tables "
+                 "'items|users|orders|audit' does not match it)",
+                 "table shards.items_s: column note is missing from",
+                 "table shards.items_s: column qty stays BIGINT, the narrower INT"):
         if text.count(line) != 1:
             failures.append("shards: %d log lines '%s'" % (text.count(line), line))
 

@@ -102,6 +102,21 @@ Result<std::optional<std::string>> CdcTables::Target(const cdc::CdcRecord& recor
   return target;
 }
 
+Result<std::optional<std::string>> CdcTables::Route(const cdc::CdcRecord& record,
+                                                    std::vector<std::string>* log) {
+  FJORD_ASSIGN_OR_RAISE(std::optional<std::string> target, Target(record));
+  if (target) return target;
+  ++events_.excluded;
+  Routed& routed = targets_.at(std::make_pair(record.database, *record.table));
+  if (!routed.reported) {
+    routed.reported = true;
+    log->push_back("source table " + (record.database ? *record.database + "." : "") +
+                   *record.table + " is not synchronized (" + routed.skipped +
+                   "): its records are skipped, the first " + record.origin);
+  }
+  return target;
+}
+
 // Java's RichCdcMultiplexRecordEventParser: the database patterns first (a record without a
 // database passes them), then the table patterns on the source table's name.
 std::string CdcTables::Skipped(const std::optional<std::string>& database,
@@ -241,6 +256,14 @@ Result<bool> CdcTables::NeedsChange(const std::string& target, const cdc::CdcRec
       log->push_back("table " + target + ": column " + c.column + " stays " + c.from->ToString() +
                      ", the narrower " + c.to->ToString() + " of " + record.origin +
                      " is ignored (as Paimon does)");
+    }
+  }
+  if (plan.ok()) {
+    for (const std::string& column : plan->missing_columns) {
+      if (!reported_missing_.insert(target + "\x1f" + column).second) continue;
+      ++events_.missing;
+      log->push_back("table " + target + ": column " + column + " is missing from " +
+                     record.origin + " (and maybe later records): NULL in their rows");
     }
   }
   known->needs.emplace(signature, needs);

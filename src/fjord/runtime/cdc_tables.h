@@ -31,9 +31,11 @@
 namespace fjord::runtime {
 
 struct CdcTableEvents {
-  int64_t created = 0;  // tables created
-  int64_t altered = 0;  // schema changes applied (ALTER TABLE steps)
-  int64_t ignored = 0;  // type changes ignored (narrowing), counted once per table and column
+  int64_t created = 0;   // tables created
+  int64_t altered = 0;   // schema changes applied (ALTER TABLE steps)
+  int64_t ignored = 0;   // type changes ignored (narrowing), counted once per table and column
+  int64_t missing = 0;   // table columns records lack (NULL in their rows), once per table, column
+  int64_t excluded = 0;  // records of source tables the job does not synchronize
 };
 
 class CdcTables {
@@ -43,13 +45,18 @@ class CdcTables {
   // The Paimon table ("database.table") of `record`, or nullopt when the job skips its source
   // table. Invalid naming the record's origin when database sync cannot tell its table.
   Result<std::optional<std::string>> Target(const cdc::CdcRecord& record);
+  // Target, for a record the job takes: a skipped one is counted (events().excluded) and its
+  // source table logged, once.
+  Result<std::optional<std::string>> Route(const cdc::CdcRecord& record,
+                                           std::vector<std::string>* log);
   // The directory of table `target`.
   std::string TablePath(const std::string& target) const;
   // Whether the table exists (created by the job or before it).
   Result<bool> Exists(const std::string& target);
   // Whether `record` asks something of its table: to be created, or a schema change (also one
   // that fails: Apply then says why). Type changes ignored (narrowing) are logged here, once per
-  // table, column and type.
+  // table, column and type; so are the table's columns the record lacks, once per table and
+  // column.
   Result<bool> NeedsChange(const std::string& target, const cdc::CdcRecord& record,
                            std::vector<std::string>* log);
   // Creates the table, or applies the record's schema changes to it. True when an existing
@@ -99,10 +106,12 @@ class CdcTables {
   struct Routed {
     std::optional<std::string> target;
     std::string skipped;  // why, when target is nullopt
+    bool reported = false;
   };
   std::map<std::pair<std::optional<std::string>, std::string>, Routed> targets_;
   std::map<std::string, Known> known_;
   std::set<std::string> reported_ignored_;
+  std::set<std::string> reported_missing_;
   CdcTableEvents events_;
 };
 

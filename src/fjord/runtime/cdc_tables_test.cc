@@ -152,6 +152,23 @@ TEST(CdcTablesTest, RoutesAsJavasTableNameConverter) {
   EXPECT_EQ(s.Target("shop_test", "orders"), "");                 // excluding-dbs
   EXPECT_EQ(s.Target("shop1", "xorders"), "");                    // whole-name matches only
 
+  // Skipped records are counted, their source table logged once.
+  cdc::CdcRecord skipped = In("shop_test", "orders", {{"id", "INT"}}, {});
+  skipped.origin = "file a line 3";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto target, s.tables->Route(skipped, &s.log));
+    EXPECT_FALSE(target.has_value());
+  }
+  EXPECT_EQ(s.tables->events().excluded, 3);
+  ASSERT_EQ(s.log.size(), 1u);
+  EXPECT_EQ(s.log[0],
+            "source table shop_test.orders is not synchronized (excluding-dbs 'shop_test' "
+            "matches its database): its records are skipped, the first file a line 3");
+  ASSERT_OK_AND_ASSIGN(auto taken,
+                       s.tables->Route(In("shop1", "orders", {{"id", "INT"}}, {}), &s.log));
+  EXPECT_EQ(taken, "ods.p_orders_s");
+  EXPECT_EQ(s.tables->events().excluded, 3);
+
   // Without merge-shards each source database's table is its own: <database>_<table>.
   Sync apart(
       "{warehouse: wh, database: ods, merge-shards: false, table-prefix: p_,"
@@ -306,6 +323,32 @@ TEST(CdcMetadataTest, KafkaValuesAndTimes) {
               IsError(StatusCode::kInvalid,
                       "test record: metadata column database_name (STRING NOT NULL): the message "
                       "names no database"));
+}
+
+// Columns a record lacks and type narrowings are logged once per table and column, and
+// counted.
+TEST(CdcTablesTest, MissingColumnsAreLoggedAndCountedOnce) {
+  Sync s("{warehouse: wh, database: ods}");
+  s.Create(In("shop", "t", {{"id", "INT NOT NULL"}, {"a", "STRING"}, {"b", "BIGINT"}}, {"id"}));
+  s.log.clear();
+  cdc::CdcRecord lacking = In("shop", "t", {{"id", "INT NOT NULL"}, {"b", "INT"}}, {"id"});
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(bool needs, s.tables->NeedsChange("ods.t", lacking, &s.log));
+    EXPECT_FALSE(needs);
+  }
+  cdc::CdcRecord other = In("shop", "t", {{"id", "INT NOT NULL"}}, {"id"});
+  ASSERT_OK_AND_ASSIGN(bool needs, s.tables->NeedsChange("ods.t", other, &s.log));
+  EXPECT_FALSE(needs);
+  EXPECT_EQ(s.tables->events().missing, 2);  // a, then b
+  EXPECT_EQ(s.tables->events().ignored, 1);  // b BIGINT stays
+  ASSERT_EQ(s.log.size(), 3u);
+  EXPECT_EQ(s.log[0],
+            "table ods.t: column b stays BIGINT, the narrower INT of test record is ignored (as "
+            "Paimon does)");
+  EXPECT_EQ(s.log[1],
+            "table ods.t: column a is missing from test record (and maybe later records): NULL "
+            "in their rows");
+  EXPECT_THAT(s.log[2], ::testing::HasSubstr("column b is missing"));
 }
 
 }  // namespace
