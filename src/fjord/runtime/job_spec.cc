@@ -4,6 +4,7 @@
 
 #include "fjord/cdc/cdc_format.h"
 #include "fjord/runtime/cdc_metadata.h"
+#include "fjord/runtime/java_sync_options.h"
 #include "fjord/runtime/kafka_source.h"
 
 #include <algorithm>
@@ -37,6 +38,10 @@ class Checker {
     for (const auto& kv : map) {
       std::string key = kv.first.Scalar();
       if (!allowed.count(key)) {
+        if (prefix == "sink" || prefix == "source") {
+          if (auto java = JavaSyncOptionMessage(key))
+            return Error(kv.first, prefix + "." + key, *java);
+        }
         std::string list;
         for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
         return Error(kv.first, prefix + "." + key, "unknown key (known: " + list + ")");

@@ -330,5 +330,42 @@ pipeline: {state-dir: s}
                   "timestamp, timestamp_type, table_name]}"));
 }
 
+// Java's names of the sync options: Fjord's key, or why Fjord does not support the option.
+TEST(JobSpecTest, JavasSyncOptionNamesRefusedWithTheirFjordKey) {
+  auto error = [](const std::string& sink) {
+    return ParseError("source: {type: files, path: in, format: debezium-json}\nsink: " + sink +
+                      "\npipeline: {state-dir: s}\n");
+  };
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, mode: divided}"), StatusCode::kInvalid,
+                       "job.yaml line 2: sink.mode: `mode` is Java's --mode; Fjord does not "
+                       "support it: a Fjord job is always Java's combined mode"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager_init: true}"), StatusCode::kInvalid,
+                       "sink.eager_init: `eager_init` is Java's --eager_init; Fjord does not "
+                       "support it: "));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager-init: true}"), StatusCode::kInvalid,
+                       "`eager-init` is Java's --eager_init; Fjord does not"));
+  for (const char* key : {"catalog_conf", "ignore-incompatible",
+                          "sync_primary_keys_from_source_schema", "mysql_conf"}) {
+    EXPECT_TRUE(HasError(error(std::string("{warehouse: w, database: d, ") + key + ": x}"),
+                         StatusCode::kInvalid, "Fjord does not support it: "))
+        << key;
+  }
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_prefix: ods_}"),
+                       StatusCode::kInvalid,
+                       "sink.table_prefix: `table_prefix` is Java's --table_prefix; Fjord's key "
+                       "is sink.table-prefix"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, metadata-column: [op_ts]}"),
+                       StatusCode::kInvalid, "Fjord's key is sink.metadata-columns"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_conf: {bucket: 2}}"),
+                       StatusCode::kInvalid, "Fjord's key is sink.table-options"));
+  EXPECT_TRUE(HasError(ParseError("source: {type: files, path: in, format: debezium-json, "
+                                  "type_mapping: to-string}\nsink: {table: w/d.db/t}\n"
+                                  "pipeline: {state-dir: s}\n"),
+                       StatusCode::kInvalid, "Fjord's key is source.type-mapping"));
+  // Other unknown keys: the list of known ones.
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, tables: x}"), StatusCode::kInvalid,
+                       "sink.tables: unknown key (known: "));
+}
+
 }  // namespace
 }  // namespace fjord::runtime
