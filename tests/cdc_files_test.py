@@ -14,7 +14,16 @@ checkpoints and is killed with SIGKILL at random moments and restarted; a table-
 the `orders` events alone (another folder) into one table (`sink.table`, created from the first
 message) with a computed column. At the end both run --bounded
 and `fjord cat` must show exactly the rows of a model of the source database (the last image
-of every key, deleted keys gone), with the evolved schemas. Prints the kills and rows checked.
+of every key, deleted keys gone), with the evolved schemas and the keys and options the jobs
+gave the tables they created. Prints the kills and rows checked.
+
+Then a database-sync job of sharded sources runs without kills (`shards`, see run_shards):
+same-named tables of two source databases with overlapping ids kept apart by Java's metadata
+column `database_name` in the primary key, Java's routing options (table-prefix-db,
+table-mapping, including / excluding tables and dbs, table-suffix), partition keys of the job
+and of one table, primary keys from the messages, a table appearing mid-stream created by the
+running process, and the counters of what was skipped, missing or ignored read from its
+Prometheus endpoint.
 
 Sentinels: the first event of each schema change (note added, qty widened, customers renamed) is
 an insert of a key no later event touches, setting the new or widened column, and the next file
@@ -28,6 +37,7 @@ checkpoint and the other does not, restarts the job, and the end state must stil
     cdc_files_test.py --fjord BUILD/tools/fjord [--seconds 20] [--seed 17]
 """
 import argparse
+import glob
 import json
 import os
 import random
@@ -38,6 +48,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from metrics_scrape import free_port, named, scrape  # noqa: E402
 import cdc_formats_test  # every format through fjord run, checked here too
 
 
@@ -179,6 +191,210 @@ class Shop:
                 rows[key] = after
                 out.append(self.envelope(table, fields, None, wire(after), "c", ts, db))
         return out
+
+
+def latest_schema(table_dir):
+    """The table's newest schema file, as JSON."""
+    files = glob.glob(os.path.join(table_dir, "schema", "schema-*"))
+    if not files:
+        return None
+    newest = max(files, key=lambda f: int(f.rsplit("-", 1)[1]))
+    with open(newest) as f:
+        return json.load(f)
+
+
+def check_schema(failures, table_dir, keys, partitions, options, columns=None):
+    """The created table's primary and partition keys, options (those given) and columns."""
+    schema = latest_schema(table_dir)
+    if schema is None:
+        failures.append("no table at %s" % table_dir)
+        return
+    got = (schema.get("primaryKeys"), schema.get("partitionKeys"),
+           {k: schema.get("options", {}).get(k) for k in options})
+    if got != (keys, partitions, options):
+        failures.append("%s: keys, partitions, options %s, want %s" % (
+            table_dir, got, (keys, partitions, options)))
+    if columns is not None:
+        names = [f["name"] for f in schema["fields"]]
+        if names != columns:
+            failures.append("%s: columns %s, want %s" % (table_dir, names, columns))
+
+
+def shard_event(db, table, row, op, ts, before=None, keys=None):
+    """A Debezium event (schema envelope) of `db`.`table` with source.ts_ms; all columns are
+    int64 but `name`, `note`, `region` (strings); `qty` is int32 when `narrow`."""
+    def fields(r):
+        return [field(k, "string" if k in ("name", "note", "region") else
+                      ("int32" if k == "qty" and r.get("_narrow") else "int64"),
+                      k not in ("id", "uid")) for k in r if not k.startswith("_")]
+    shown = row if row is not None else before
+    struct = {"type": "struct", "fields": fields(shown), "optional": True}
+    clean = (lambda r: None if r is None else {k: v for k, v in r.items()
+                                                if not k.startswith("_")})
+    schema = {"type": "struct", "name": "%s.%s.Envelope" % (db, table), "optional": False,
+              "fields": [dict(struct, field="before"), dict(struct, field="after"),
+                         {"type": "struct", "optional": False, "field": "source",
+                          "fields": [field("db", "string", False),
+                                     field("table", "string", False),
+                                     field("ts_ms", "int64", False)]},
+                         field("op", "string", False)]}
+    payload = {"before": clean(before), "after": clean(row),
+               "source": {"db": db, "table": table, "ts_ms": ts}, "op": op}
+    if keys:
+        payload["pkNames"] = keys
+    return json.dumps({"schema": schema, "payload": payload})
+
+
+def run_shards(fjord, work, failures):
+    """The shards job (see the module's doc); appends what is wrong to `failures`."""
+    folder = os.path.join(work, "in_shards")
+    os.makedirs(folder)
+    port = free_port()
+    with open(os.path.join(work, "shards.yaml"), "w") as f:
+        f.write("source: {type: files, path: in_shards, format: debezium-json}\n"
+                "sink: {warehouse: wh, database: shards, primary-key: [database_name, id],\n"
+                "       partition-keys: [database_name],"
+                " multiple-table-partition-keys: {users: [region]},\n"
+                "       metadata-columns: [database_name, table_name, op_ts],\n"
+                "       including-tables: \"items|users|orders|audit\", excluding-tables: audit,\n"
+                "       excluding-dbs: scratch, table-prefix-db: {legacy: old_},\n"
+                "       table-suffix: _s, table-mapping: {users: people},"
+                " table-options: {bucket: 2}}\n"
+                "pipeline: {name: shards, checkpoint-interval: 200ms, state-dir: state-shards,\n"
+                "           metrics-port: %d}\n" % port)
+    seq = [0]
+
+    def write(lines):
+        seq[0] += 1
+        tmp = os.path.join(folder, ".part")
+        with open(tmp, "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+        os.rename(tmp, os.path.join(folder, "s%03d.jsonl" % seq[0]))
+
+    ts = 1700000000000
+    item = (lambda i, name, qty=10, note="n": {"id": i, "name": name, "qty": qty, "note": note})
+    # Both shards hold ids 1-3: with database_name in the key, both rows of each id stay.
+    write([shard_event("shop1", "items", item(i, "a%d" % i), "c", ts + i) for i in (1, 2, 3)] +
+          [shard_event("shop2", "items", item(i, "b%d" % i), "c", ts + 10 + i) for i in (1, 2, 3)] +
+          [shard_event("legacy", "items", item(1, "old"), "c", ts + 20),
+           shard_event("shop1", "users", {"uid": 1, "region": "eu", "name": "ann"}, "c", ts + 21,
+                       keys=["uid", "region"]),
+           shard_event("shop1", "audit", item(1, "x"), "c", ts + 22),  # excluding-tables
+           shard_event("shop1", "audit", item(2, "x"), "c", ts + 23),
+           shard_event("scratch", "items", item(9, "x"), "c", ts + 24),  # excluding-dbs
+           shard_event("shop1", "misc", item(1, "x"), "c", ts + 25),  # including-tables
+           shard_event("shop1", "items", item(2, "a2*"), "u", ts + 26, before=item(2, "a2")),
+           shard_event("shop2", "items", None, "d", ts + 27, before=item(3, "b3"))])
+    # A record without `note` (NULL in its row, logged and counted once) and one narrowing qty
+    # to int32 (ignored, logged and counted once).
+    write([shard_event("shop2", "items", {"id": 4, "name": "b4", "qty": 4}, "c", ts + 30),
+           shard_event("shop2", "items", {"id": 5, "name": "b5", "qty": 5}, "c", ts + 31),
+           shard_event("shop1", "items", dict(item(5, "a5", 7), _narrow=True), "c", ts + 32)])
+    log_path = os.path.join(work, "shards.log")
+    log = open(log_path, "a")
+    proc = subprocess.Popen([fjord, "run", "shards.yaml"], cwd=work, stdout=log,
+                            stderr=subprocess.STDOUT)
+
+    def wait_for(what, seconds=30):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                return False
+            if what():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def logged(text):
+        return lambda: text in open(log_path).read()
+
+    expected = {"fjord_job_cdc_tables_created_total": 4,
+                "fjord_job_cdc_records_excluded_total": 4,
+                "fjord_job_cdc_columns_missing_total": 1,
+                "fjord_job_cdc_schema_changes_ignored_total": 1}
+    got = {}
+
+    def counters():
+        values = scrape(port)
+        got.clear()
+        for name in expected:
+            series = named(values, name)
+            got[name] = series.get('{job="shards"}')
+        return got == expected
+
+    try:
+        if not wait_for(logged("created table shards.items_s ")):
+            failures.append("shards: items_s not created: " + open(log_path).read()[-2000:])
+            return
+        # A table appearing mid-stream: created by this same process, no restart.
+        write([shard_event("shop1", "orders", {"id": 1, "qty": 3}, "c", ts + 40)])
+        if not wait_for(logged("created table shards.orders_s ")):
+            failures.append("shards: the running job (pid %d) did not create orders_s: %s" % (
+                proc.pid, open(log_path).read()[-2000:]))
+        if not wait_for(counters, 20):
+            failures.append("shards: counters %s, want %s" % (got, expected))
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+        else:
+            code = proc.returncode
+        log.close()
+    text = open(log_path).read()
+    if code != 0 or text.count("stopped after checkpoint") != 1:
+        failures.append("shards: one run expected (exit %s): %s" % (code, text[-2000:]))
+    for line in ("source table shop1.audit is not synchronized (excluding-tables 'audit' "
+                 "matches it)",
+                 "source table scratch.items is not synchronized (excluding-dbs 'scratch' "
+                 "matches its database)",
+                 "source table shop1.misc is not synchronized (including-tables "
+                 "'items|users|orders|audit' does not match it)",
+                 "table shards.items_s: column note is missing from",
+                 "table shards.items_s: column qty stays BIGINT, the narrower INT"):
+        if text.count(line) != 1:
+            failures.append("shards: %d log lines '%s'" % (text.count(line), line))
+
+    def rows(table):
+        r = subprocess.run([fjord, "cat", os.path.join(work, "wh", "shards.db", table),
+                            "--format", "jsonl"], capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append("cat %s: %s" % (table, r.stderr))
+            return []
+        return sorted((json.loads(line) for line in r.stdout.splitlines()),
+                      key=lambda row: (row["database_name"], row.get("id", 0)))
+
+    def op_ts(ms):  # `fjord cat`'s TIMESTAMP_LTZ(3): the instant in UTC
+        import datetime
+        t = datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+        return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000)
+
+    # Both rows of ids 1 and 2 (and 5) stay, each with its source table and change time.
+    items = rows("items_s")
+    want = [("shop1", 1, "a1", "n", 1), ("shop1", 2, "a2*", "n", 26), ("shop1", 3, "a3", "n", 3),
+            ("shop1", 5, "a5", "n", 32), ("shop2", 1, "b1", "n", 11), ("shop2", 2, "b2", "n", 12),
+            ("shop2", 4, "b4", None, 30), ("shop2", 5, "b5", None, 31)]
+    want = [w[:4] + ("items", op_ts(ts + w[4])) for w in want]
+    got = [(r["database_name"], r["id"], r["name"], r["note"], r["table_name"], r["op_ts"])
+           for r in items]
+    if got != want:
+        failures.append("shards: items_s rows %s, want %s" % (got, want))
+    if [r["name"] for r in rows("old_items_s")] != ["old"]:
+        failures.append("shards: old_items_s rows %s" % rows("old_items_s"))
+    people = rows("people")
+    if [(r["uid"], r["region"], r["database_name"]) for r in people] != [(1, "eu", "shop1")]:
+        failures.append("shards: people rows %s" % people)
+    for table in ("audit_s", "misc_s", "items"):
+        if os.path.exists(os.path.join(work, "wh", "shards.db", table)):
+            failures.append("shards: the skipped table %s was created" % table)
+    meta = ["database_name", "table_name", "op_ts"]
+    shards = os.path.join(work, "wh", "shards.db")
+    check_schema(failures, os.path.join(shards, "items_s"), ["database_name", "id"],
+                 ["database_name"], {"bucket": "2"}, ["id", "name", "qty", "note"] + meta)
+    check_schema(failures, os.path.join(shards, "orders_s"), ["database_name", "id"],
+                 ["database_name"], {"bucket": "2"}, ["id", "qty"] + meta)
+    # No `id`: the message's keys; its own partition keys.
+    check_schema(failures, os.path.join(shards, "people"), ["uid", "region"], ["region"],
+                 {"bucket": "2"}, ["uid", "region", "name"] + meta)
 
 
 def main():
@@ -416,6 +632,13 @@ def main():
                                                                                    left))
     if os.path.exists(os.path.join(work, "wh", "ods.db", "ods_audit")):
         failures.append("the excluded table audit was created")
+    # The tables the jobs created: the job's keys and table options (database sync: every table).
+    check_schema(failures, os.path.join(work, "wh", "ods.db", "ods_orders"), ["id"], [],
+                 {"bucket": "2"})
+    check_schema(failures, os.path.join(work, "wh", "ods.db", "ods_customers"), ["id"], [],
+                 {"bucket": "2"})
+    check_schema(failures, os.path.join(work, "wh", "one.db", "orders"), ["id"], [],
+                 {"bucket": "1"}, ["id", "customer", "qty", "price", "day", "month", "note"])
     schema = subprocess.run([fjord, "schema", os.path.join(work, "wh", "ods.db", "ods_orders")],
                             capture_output=True, text=True).stdout
     if "qty" not in schema or "BIGINT" not in schema or "note" not in schema:
@@ -426,6 +649,7 @@ def main():
     failures += cdc_formats_test.run(fjord, os.path.join(work, "formats"))
     print("cdc files: %d kills, %d restarts; %d orders, %d customers checked in 3 tables" % (
         kills, restarts, len(shop.orders), len(shop.customers)))
+    run_shards(fjord, work, failures)
     if failures:
         print("\n".join(failures))
         print("work dir kept: " + work)

@@ -36,6 +36,15 @@ from metrics_scrape import free_port, named, scrape  # noqa: E402
 GROUPS = 41
 
 
+def kafka_millis(text):
+    """Epoch milliseconds of a TIMESTAMP_LTZ(3) as `fjord cat` prints it."""
+    import datetime
+    t = datetime.datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return round(t.timestamp() * 1000)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -218,6 +227,30 @@ def main():
             failures.append(f"a topic just created: exit {r.returncode}: {r.stderr}")
         else:
             print("ok: a job on a topic created a moment ago starts")
+
+        # A CDC job with Java's Kafka metadata columns (prefixed): each row says where its
+        # message was read; the offset is part of the key, so no two messages collapse.
+        with open(os.path.join(work, "meta.yaml"), "w") as f:
+            f.write(f"source: {{type: kafka, bootstrap-servers: '{kafka.bootstrap}', "
+                    "topic: bad, format: json}\n"
+                    "sink: {table: wh/cdc.db/meta, primary-key: [k_partition, k_offset],\n"
+                    "       metadata-columns: [topic, partition, offset, timestamp, "
+                    "timestamp_type],\n       metadata-column-prefix: k_}\n"
+                    "pipeline: {state-dir: state/meta}\n")
+        before_meta = int(time.time() * 1000)
+        r = run("run", "meta.yaml", "--bounded", ok=False, cwd=work)
+        rows = sorted(cat(os.path.join(wh, "cdc.db", "meta")), key=lambda row: row["k_offset"])
+        got = [(row["id"], row["k_topic"], row["k_partition"], row["k_offset"],
+                row["k_timestamp_type"]) for row in rows]
+        want = [(v, "bad", 0, o, "CreateTime") for o, v in enumerate(["1", "x", "3"])]
+        stamps_ok = all(started * 1000 - 60000 < kafka_millis(row["k_timestamp"]) <= before_meta
+                        for row in rows)
+        if r.returncode != 0 or got != want or not stamps_ok:
+            failures.append(f"metadata columns: exit {r.returncode}, rows {rows}, want {want}: "
+                            f"{r.stderr}")
+        else:
+            print("ok: Kafka metadata columns (topic, partition, offset, timestamp, "
+                  "timestamp_type) fill each row")
 
         # start: latest is resolved once, at the first start, and then kept in the checkpoint.
         run("table", "create", wh, "db.late", "--columns", cols, "-o", "bucket=-1")

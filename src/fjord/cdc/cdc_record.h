@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,15 @@ enum class ChangeKind : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 
 
 // "+I", "-U", "+U", "-D".
 const char* ChangeKindName(ChangeKind kind);
+
+// Where a Kafka message was read, for Java's Kafka metadata columns (docs/cdc.md).
+struct KafkaMessageInfo {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = -1;                       // as librdkafka gives it; -1: none
+  std::string timestamp_type = "NoTimestampType";  // CreateTime, LogAppendTime, NoTimestampType
+};
 
 struct CdcColumn {
   std::string name;
@@ -35,6 +45,13 @@ struct CdcRecord {
   std::vector<CdcColumn> columns;         // in the message's order
   std::vector<std::string> primary_keys;  // as the message names them; may be empty
   std::optional<std::string> comment;     // table comment, when the message carries one
+  // For Java's metadata columns (docs/cdc.md): the source table's schema (the PostgreSQL
+  // source), the time of the change in epoch milliseconds when the message or source gives it
+  // (Debezium's source.ts_ms; PostgreSQL's commit time, 0 for snapshot reads, as Java), and the
+  // Kafka message it came from.
+  std::optional<std::string> schema;
+  std::optional<int64_t> op_ts_ms;
+  std::shared_ptr<const KafkaMessageInfo> kafka;
   // Where the record's message came from (CdcMessage::origin), set by the source, for errors.
   std::string origin;
 
@@ -46,6 +63,7 @@ struct CdcRecord {
 struct CdcMessage {
   std::optional<std::string> key;    // the Kafka message key, when there is one
   std::optional<std::string> value;  // nullopt: a tombstone (a Kafka message without value)
+  std::shared_ptr<const KafkaMessageInfo> kafka;  // the Kafka source's messages: where it was read
   // Where it came from, for errors and dead letters: "kafka topic orders partition 2 offset 1811"
   // or "file in/a.jsonl line 12".
   std::string origin;

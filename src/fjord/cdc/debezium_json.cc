@@ -130,9 +130,20 @@ Status DecodePayload(const JsonRecordContext& ctx, const JsonNode* root, const S
   const JsonNode* source = root->Get("source");
   const JsonTableName name{source ? TextOrNull(source->Get("db")) : std::nullopt,
                            source ? TextOrNull(source->Get("table")) : std::nullopt};
+  // The change's time (Java's op_ts metadata column): source.ts_ms, when it is an integer.
+  std::optional<int64_t> ts_ms;
+  if (const JsonNode* ts = source ? source->Get("ts_ms") : nullptr;
+      ts && ts->kind == JsonNode::Kind::kInteger) {
+    try {
+      ts_ms = std::stoll(ts->text);
+    } catch (...) {
+    }
+  }
   auto add = [&](const JsonNode& row, ChangeKind kind) -> Status {
     FJORD_ASSIGN_OR_RAISE(std::vector<CdcColumn> columns, Columns(ctx, schema, row));
-    return ctx.Add(*root, name, kind, std::move(columns), records);
+    FJORD_RETURN_NOT_OK(ctx.Add(*root, name, kind, std::move(columns), records));
+    records->back().op_ts_ms = ts_ms;
+    return Status::OK();
   };
   if (op == "d") {
     FJORD_ASSIGN_OR_RAISE(const JsonNode* before, ctx.RequireRow(*root, "before", "op", op));

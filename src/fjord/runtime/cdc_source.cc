@@ -49,7 +49,10 @@ Result<bool> TakeDecoded(DecodedMessage decoded, const cdc::CdcMessage& message,
     letter(decoded.status.ToString());
     return true;
   }
-  for (cdc::CdcRecord& r : decoded.records) r.origin = message.origin;
+  for (cdc::CdcRecord& r : decoded.records) {
+    r.origin = message.origin;
+    r.kafka = message.kafka;
+  }
   if (!out->empty()) {
     for (const cdc::CdcRecord& r : decoded.records) {
       if (cut(r)) return false;

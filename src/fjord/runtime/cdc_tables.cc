@@ -1,6 +1,7 @@
 #include "fjord/runtime/cdc_tables.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "fjord/table.h"
@@ -10,6 +11,11 @@ namespace fjord::runtime {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string Lower(std::string text) {
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return text;
+}
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -36,6 +42,10 @@ std::string Signature(const cdc::CdcRecord& record) {
 Result<std::unique_ptr<CdcTables>> CdcTables::Make(const JobSpec& spec) {
   std::unique_ptr<CdcTables> t(new CdcTables(spec));
   FJORD_ASSIGN_OR_RAISE(t->mapping_, cdc::TypeMapping::Parse(spec.source.type_mapping));
+  auto metadata = ParseMetadataColumns(spec.sink.metadata_columns, spec.sink.metadata_column_prefix,
+                                       spec.source.type, spec.source.cdc_format);
+  if (!metadata.ok()) return metadata.status().WithContext(spec.file + ": sink.metadata-columns");
+  t->metadata_ = std::move(*metadata);
   std::string warehouse = spec.sink.warehouse;
   if (!spec.sink.table.empty()) {
     // WAREHOUSE/DB.db/TABLE
@@ -58,6 +68,10 @@ Result<std::unique_ptr<CdcTables>> CdcTables::Make(const JobSpec& spec) {
       if (!spec.sink.excluding_tables.empty()) {
         t->excluding_ = std::regex(spec.sink.excluding_tables);
       }
+      t->including_dbs_ = std::regex(spec.sink.including_dbs);
+      if (!spec.sink.excluding_dbs.empty()) {
+        t->excluding_dbs_ = std::regex(spec.sink.excluding_dbs);
+      }
     } catch (const std::regex_error& e) {
       return Status::Invalid(spec.file, ": sink: bad table pattern: ", e.what());
     }
@@ -74,17 +88,80 @@ Result<std::optional<std::string>> CdcTables::Target(const cdc::CdcRecord& recor
     return Status::Invalid(record.origin,
                            ": the message names no table (database sync needs the source table)");
   }
-  auto key = std::make_pair(record.database.value_or(""), *record.table);
+  auto key = std::make_pair(record.database, *record.table);
   auto it = targets_.find(key);
-  if (it != targets_.end()) return it->second;
-  std::optional<std::string> target;
-  bool included = std::regex_match(*record.table, including_) &&
-                  !(excluding_ && std::regex_match(*record.table, *excluding_));
-  if (included) {
-    target = database_ + "." + spec_.sink.table_prefix + *record.table + spec_.sink.table_suffix;
+  if (it != targets_.end()) return it->second.target;
+  Routed routed;
+  routed.skipped = Skipped(record.database, *record.table);
+  if (routed.skipped.empty()) {
+    FJORD_ASSIGN_OR_RAISE(std::string name, TableName(record));
+    routed.target = database_ + "." + name;
   }
-  targets_.emplace(key, target);
+  std::optional<std::string> target = routed.target;
+  targets_.emplace(key, std::move(routed));
   return target;
+}
+
+Result<std::optional<std::string>> CdcTables::Route(const cdc::CdcRecord& record,
+                                                    std::vector<std::string>* log) {
+  FJORD_ASSIGN_OR_RAISE(std::optional<std::string> target, Target(record));
+  if (target) return target;
+  ++events_.excluded;
+  Routed& routed = targets_.at(std::make_pair(record.database, *record.table));
+  if (!routed.reported) {
+    routed.reported = true;
+    log->push_back("source table " + (record.database ? *record.database + "." : "") +
+                   *record.table + " is not synchronized (" + routed.skipped +
+                   "): its records are skipped, the first " + record.origin);
+  }
+  return target;
+}
+
+// Java's RichCdcMultiplexRecordEventParser: the database patterns first (a record without a
+// database passes them), then the table patterns on the source table's name.
+std::string CdcTables::Skipped(const std::optional<std::string>& database,
+                               const std::string& table) const {
+  const SinkSpec& sink = spec_.sink;
+  if (database && !std::regex_match(*database, including_dbs_)) {
+    return "including-dbs '" + sink.including_dbs + "' does not match its database";
+  }
+  if (database && excluding_dbs_ && std::regex_match(*database, *excluding_dbs_)) {
+    return "excluding-dbs '" + sink.excluding_dbs + "' matches its database";
+  }
+  if (!std::regex_match(table, including_)) {
+    return "including-tables '" + sink.including_tables + "' does not match it";
+  }
+  if (excluding_ && std::regex_match(table, *excluding_)) {
+    return "excluding-tables '" + sink.excluding_tables + "' matches it";
+  }
+  return "";
+}
+
+// Java's TableNameConverter.convert(Identifier): `table-mapping` of the name first, then the
+// prefix and suffix of its database over the job's; without merge-shards the name is
+// <database>_<table>. Keys of the maps are lower-cased, so are the names looked up.
+Result<std::string> CdcTables::TableName(const cdc::CdcRecord& record) const {
+  const SinkSpec& sink = spec_.sink;
+  std::string name = *record.table;
+  if (!sink.merge_shards) {
+    if (!record.database || record.database->empty()) {
+      return Status::Invalid(record.origin,
+                             ": the message names no database (merge-shards false names the "
+                             "table <database>_<table>)");
+    }
+    name = *record.database + "_" + name;
+  }
+  if (auto mapped = sink.table_mapping.find(Lower(name)); mapped != sink.table_mapping.end()) {
+    return mapped->second;
+  }
+  std::string prefix = sink.table_prefix;
+  std::string suffix = sink.table_suffix;
+  if (record.database) {
+    std::string db = Lower(*record.database);
+    if (auto p = sink.table_prefix_db.find(db); p != sink.table_prefix_db.end()) prefix = p->second;
+    if (auto p = sink.table_suffix_db.find(db); p != sink.table_suffix_db.end()) suffix = p->second;
+  }
+  return prefix + name + suffix;
 }
 
 Result<TableIdentifier> CdcTables::Identifier(const std::string& target) const {
@@ -151,6 +228,9 @@ Result<cdc::CdcRecord> CdcTables::Planned(const Known& known, const cdc::CdcReco
   for (const cdc::ComputedColumn& c : known.computed) {
     planned.columns.push_back({c.name(), c.type(), std::nullopt, std::nullopt});
   }
+  for (const MetadataColumn& c : metadata_) {
+    planned.columns.push_back({c.name, c.type, std::nullopt, std::nullopt});
+  }
   planned.comment = record.comment;
   planned.origin = record.origin;
   return planned;
@@ -176,6 +256,14 @@ Result<bool> CdcTables::NeedsChange(const std::string& target, const cdc::CdcRec
       log->push_back("table " + target + ": column " + c.column + " stays " + c.from->ToString() +
                      ", the narrower " + c.to->ToString() + " of " + record.origin +
                      " is ignored (as Paimon does)");
+    }
+  }
+  if (plan.ok()) {
+    for (const std::string& column : plan->missing_columns) {
+      if (!reported_missing_.insert(target + "\x1f" + column).second) continue;
+      ++events_.missing;
+      log->push_back("table " + target + ": column " + column + " is missing from " +
+                     record.origin + " (and maybe later records): NULL in their rows");
     }
   }
   known->needs.emplace(signature, needs);
@@ -207,6 +295,18 @@ Status CdcTables::Create(const std::string& target, const cdc::CdcRecord& record
     spec.fields.push_back(std::move(f));
     names.push_back(c.name());
   }
+  for (const MetadataColumn& c : metadata_) {
+    // Java's checkDuplicateFields.
+    if (std::find(names.begin(), names.end(), c.name) != names.end()) {
+      return Status::Invalid(spec_.file, ": sink.metadata-columns: column '", c.name, "' of table ",
+                             target, " is also a source or computed column");
+    }
+    DataField f;
+    f.name = c.name;
+    f.type = c.type;
+    spec.fields.push_back(std::move(f));
+    names.push_back(c.name);
+  }
   auto all_there = [&](const std::vector<std::string>& keys) {
     return std::all_of(keys.begin(), keys.end(), [&](const std::string& k) {
       return std::find(names.begin(), names.end(), k) != names.end();
@@ -228,12 +328,19 @@ Status CdcTables::Create(const std::string& target, const cdc::CdcRecord& record
                            " cannot be created: give sink.primary-key, the first message (",
                            record.origin, ") names no primary key");
   }
-  if (!spec_.sink.partition_keys.empty()) {
-    if (all_there(spec_.sink.partition_keys)) {
-      spec.partition_keys = spec_.sink.partition_keys;
+  // Partition keys: the source table's of multiple-table-partition-keys (database sync), else
+  // the job's; database sync creates the table unpartitioned when they are not all columns.
+  const std::vector<std::string>* partition_keys = &spec_.sink.partition_keys;
+  if (record.table) {
+    auto it = spec_.sink.table_partition_keys.find(*record.table);
+    if (it != spec_.sink.table_partition_keys.end()) partition_keys = &it->second;
+  }
+  if (!partition_keys->empty()) {
+    if (all_there(*partition_keys)) {
+      spec.partition_keys = *partition_keys;
     } else if (table_sync) {
       return Status::Invalid(spec_.file, ": sink.partition-keys: not all of [",
-                             Join(spec_.sink.partition_keys), "] are columns of ", record.origin,
+                             Join(*partition_keys), "] are columns of ", record.origin,
                              " (columns: ", Join(names), ")");
     }
   }
@@ -245,7 +352,8 @@ Status CdcTables::Create(const std::string& target, const cdc::CdcRecord& record
     return created.WithContext("creating table " + target + " for " + record.origin);
   ++events_.created;
   log->push_back("created table " + target + " (" + std::to_string(spec.fields.size()) +
-                 " columns, primary key [" + Join(spec.primary_keys) + "]) from " + record.origin);
+                 " columns, primary key [" + Join(spec.primary_keys) + "], partition keys [" +
+                 Join(spec.partition_keys) + "]) from " + record.origin);
   return ReadSchema(target, known);
 }
 
@@ -322,9 +430,11 @@ Result<bool> CdcTables::Apply(const std::string& target, const cdc::CdcRecord& r
 
 Status CdcTables::Compute(const std::string& target, cdc::CdcRecord* record) {
   Known& known = known_.at(target);
-  if (known.computed.empty() && spec_.sink.computed_columns.empty()) return Status::OK();
-  FJORD_RETURN_NOT_OK(PrepareComputed(&known, *record));
-  return cdc::ApplyComputedColumns(known.computed, record);
+  if (!known.computed.empty() || !spec_.sink.computed_columns.empty()) {
+    FJORD_RETURN_NOT_OK(PrepareComputed(&known, *record));
+    FJORD_RETURN_NOT_OK(cdc::ApplyComputedColumns(known.computed, record));
+  }
+  return AppendMetadataColumns(metadata_, record);
 }
 
 Result<std::vector<std::string>> CdcTables::ExistingTables() {

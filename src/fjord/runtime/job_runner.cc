@@ -857,6 +857,8 @@ class Job {
     metrics_.cdc_tables_created = events.created;
     metrics_.cdc_schema_changes = events.altered;
     metrics_.cdc_schema_changes_ignored = events.ignored;
+    metrics_.cdc_columns_missing = events.missing;
+    metrics_.cdc_records_excluded = events.excluded;
   }
 
   // A CDC job's next records: tables created or changed first (the records asking it open the
@@ -874,7 +876,8 @@ class Job {
     std::vector<std::string> targets(records.size());
     bool synced = false;
     for (size_t i = 0; i < records.size(); ++i) {
-      FJORD_ASSIGN_OR_RAISE(std::optional<std::string> target, tables_->Target(records[i]));
+      FJORD_ASSIGN_OR_RAISE(std::optional<std::string> target,
+                            tables_->Route(records[i], &cdc_log_));
       if (!target) continue;
       targets[i] = *target;
       FJORD_ASSIGN_OR_RAISE(bool change, tables_->NeedsChange(*target, records[i], &cdc_log_));

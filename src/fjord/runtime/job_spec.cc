@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fjord/cdc/cdc_format.h"
+#include "fjord/runtime/cdc_metadata.h"
+#include "fjord/runtime/java_sync_options.h"
 #include "fjord/runtime/kafka_source.h"
 
 #include <algorithm>
@@ -36,6 +38,10 @@ class Checker {
     for (const auto& kv : map) {
       std::string key = kv.first.Scalar();
       if (!allowed.count(key)) {
+        if (prefix == "sink" || prefix == "source") {
+          if (auto java = JavaSyncOptionMessage(key))
+            return Error(kv.first, prefix + "." + key, *java);
+        }
         std::string list;
         for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
         return Error(kv.first, prefix + "." + key, "unknown key (known: " + list + ")");
@@ -194,22 +200,68 @@ Status ParseCdcSink(const Checker& c, const YAML::Node& node, const std::string&
     }
   }
   const std::pair<const char*, std::string*> patterns[] = {
-      {"including-tables", &out->including_tables},
-      {"excluding-tables", &out->excluding_tables},
-      {"table-prefix", &out->table_prefix},
-      {"table-suffix", &out->table_suffix}};
+      {"including-tables", &out->including_tables}, {"excluding-tables", &out->excluding_tables},
+      {"including-dbs", &out->including_dbs},       {"excluding-dbs", &out->excluding_dbs},
+      {"table-prefix", &out->table_prefix},         {"table-suffix", &out->table_suffix}};
   for (const auto& [key, target] : patterns) {
     if (!node[key]) continue;
     std::string name = std::string("sink.") + key;
     if (!database_sync) return c.Error(node[key], name, "only for database sync");
     FJORD_ASSIGN_OR_RAISE(*target, c.Text(node[key], name));
-    if (std::string(key).find("tables") != std::string::npos) {
+    if (std::string(key).find("ing-") != std::string::npos) {
       try {
         std::regex check(*target);
       } catch (const std::regex_error& e) {
         return c.Error(node[key], name, std::string("not a regular expression: ") + e.what());
       }
     }
+  }
+  // Java's maps: keys lower-cased, as Java's TableNameConverter and SyncDatabaseActionBase.
+  const std::pair<const char*, std::map<std::string, std::string>*> maps[] = {
+      {"table-prefix-db", &out->table_prefix_db},
+      {"table-suffix-db", &out->table_suffix_db},
+      {"table-mapping", &out->table_mapping}};
+  for (const auto& [key, target] : maps) {
+    const YAML::Node map = node[key];
+    if (!map) continue;
+    std::string name = std::string("sink.") + key;
+    if (!database_sync) return c.Error(map, name, "only for database sync");
+    if (!map.IsMap()) return c.Error(map, name, "must be a mapping");
+    for (const auto& kv : map) {
+      std::string from = kv.first.Scalar();
+      for (char& ch : from) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      FJORD_ASSIGN_OR_RAISE((*target)[from], c.Text(kv.second, name + "." + kv.first.Scalar()));
+      if (std::string(key) == "table-mapping" && (*target)[from].empty()) {
+        return c.Error(kv.second, name + "." + kv.first.Scalar(), "is empty");
+      }
+    }
+  }
+  if (const YAML::Node merge = node["merge-shards"]) {
+    if (!database_sync) return c.Error(merge, "sink.merge-shards", "only for database sync");
+    FJORD_ASSIGN_OR_RAISE(std::string text, c.Text(merge, "sink.merge-shards"));
+    if (text != "true" && text != "false") {
+      return c.Error(merge, "sink.merge-shards", "must be true or false, got '" + text + "'");
+    }
+    out->merge_shards = text == "true";
+  }
+  if (const YAML::Node keys = node["multiple-table-partition-keys"]) {
+    const std::string name = "sink.multiple-table-partition-keys";
+    if (!database_sync) return c.Error(keys, name, "only for database sync");
+    if (!keys.IsMap()) return c.Error(keys, name, "must be a mapping of source table to keys");
+    for (const auto& kv : keys) {
+      FJORD_ASSIGN_OR_RAISE(out->table_partition_keys[kv.first.Scalar()],
+                            c.List(kv.second, name + "." + kv.first.Scalar()));
+    }
+  }
+  if (const YAML::Node metadata = node["metadata-columns"]) {
+    FJORD_ASSIGN_OR_RAISE(out->metadata_columns, c.List(metadata, "sink.metadata-columns"));
+  }
+  if (const YAML::Node prefix = node["metadata-column-prefix"]) {
+    if (!node["metadata-columns"]) {
+      return c.Error(prefix, "sink.metadata-column-prefix", "needs sink.metadata-columns");
+    }
+    FJORD_ASSIGN_OR_RAISE(out->metadata_column_prefix,
+                          c.Text(prefix, "sink.metadata-column-prefix"));
   }
   return Status::OK();
 }
@@ -498,16 +550,33 @@ Status ParseSource(const Checker& c, const YAML::Node& node, const std::string& 
   return Status::OK();
 }
 
-Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& base_dir, bool cdc,
-                 SinkSpec* out) {
+Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& base_dir,
+                 const SourceSpec& source, bool cdc, SinkSpec* out) {
   if (!cdc) {
     FJORD_RETURN_NOT_OK(c.Keys(node, "sink", {"table", "options"}));
   } else {
-    FJORD_RETURN_NOT_OK(
-        c.Keys(node, "sink",
-               {"table", "options", "warehouse", "database", "primary-key", "partition-keys",
-                "table-options", "computed-columns", "including-tables", "excluding-tables",
-                "table-prefix", "table-suffix"}));
+    FJORD_RETURN_NOT_OK(c.Keys(node, "sink",
+                               {"table",
+                                "options",
+                                "warehouse",
+                                "database",
+                                "primary-key",
+                                "partition-keys",
+                                "table-options",
+                                "computed-columns",
+                                "including-tables",
+                                "excluding-tables",
+                                "table-prefix",
+                                "table-suffix",
+                                "table-prefix-db",
+                                "table-suffix-db",
+                                "table-mapping",
+                                "including-dbs",
+                                "excluding-dbs",
+                                "merge-shards",
+                                "multiple-table-partition-keys",
+                                "metadata-columns",
+                                "metadata-column-prefix"}));
   }
   if (node["table"]) {
     FJORD_ASSIGN_OR_RAISE(out->table, c.Path(node["table"], "sink.table", base_dir));
@@ -523,7 +592,16 @@ Status ParseSink(const Checker& c, const YAML::Node& node, const std::string& ba
     if (!node["table"]) return c.Error(node, "sink.table", "missing (the table directory)");
     return Status::OK();
   }
-  return ParseCdcSink(c, node, base_dir, out);
+  FJORD_RETURN_NOT_OK(ParseCdcSink(c, node, base_dir, out));
+  if (node["metadata-columns"]) {
+    auto metadata = ParseMetadataColumns(out->metadata_columns, out->metadata_column_prefix,
+                                         source.type, source.cdc_format);
+    if (!metadata.ok()) {
+      return c.Error(node["metadata-columns"], "sink.metadata-columns",
+                     metadata.status().message());
+    }
+  }
+  return Status::OK();
 }
 
 Status ParsePipeline(const Checker& c, const YAML::Node& node, const std::string& base_dir,
@@ -618,7 +696,7 @@ Result<JobSpec> ParseJobSpec(const std::string& text, const std::string& file,
       if (!root[key]) return Status::Invalid(file, ": ", key, ": missing");
     }
     FJORD_RETURN_NOT_OK(ParseSource(c, root["source"], base_dir, &job.source));
-    FJORD_RETURN_NOT_OK(ParseSink(c, root["sink"], base_dir, job.cdc(), &job.sink));
+    FJORD_RETURN_NOT_OK(ParseSink(c, root["sink"], base_dir, job.source, job.cdc(), &job.sink));
     FJORD_RETURN_NOT_OK(ParsePipeline(c, root["pipeline"], base_dir, &job.pipeline));
   } catch (const YAML::Exception& e) {
     return Status::Invalid(file, " line ", e.mark.line + 1, ": ", e.msg);

@@ -110,6 +110,23 @@ struct SinkSpec {
   std::string excluding_tables;         // database sync: source table names left out (regex)
   std::string table_prefix;             // database sync: Paimon table = prefix + name + suffix
   std::string table_suffix;
+  // Database sync, as Java's TableNameConverter: the prefix / suffix of the tables of a source
+  // database (keys lower-cased, matched lower-cased), over table_prefix / table_suffix; a source
+  // table's Paimon name (keys lower-cased), over both.
+  std::map<std::string, std::string> table_prefix_db;
+  std::map<std::string, std::string> table_suffix_db;
+  std::map<std::string, std::string> table_mapping;
+  std::string including_dbs = ".*";  // database sync: source database names (regex, whole)
+  std::string excluding_dbs;         // database sync: source database names left out (regex)
+  // Database sync: false names a source table's Paimon table `<database>_<table>` (before the
+  // prefix and suffix), so that same-named tables of several databases stay apart.
+  bool merge_shards = true;
+  // Database sync: the partition keys of the tables created for some source tables (by name),
+  // over partition_keys.
+  std::map<std::string, std::vector<std::string>> table_partition_keys;
+  // Java's metadata columns (runtime/cdc_metadata.h), each named prefix + name.
+  std::vector<std::string> metadata_columns;
+  std::string metadata_column_prefix;
 };
 
 struct PipelineSpec {

@@ -65,7 +65,23 @@ struct Message {
   std::string value;
   std::optional<std::string> key;
   bool tombstone = false;  // no value
+  int64_t timestamp = -1;
+  rd_kafka_timestamp_type_t timestamp_type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
 };
+
+// Java's Kafka metadata of a message (its timestamp type as Kafka's TimestampType names it).
+std::shared_ptr<const cdc::KafkaMessageInfo> KafkaInfo(const Message& m) {
+  auto info = std::make_shared<cdc::KafkaMessageInfo>();
+  info->topic = m.partition.first;
+  info->partition = m.partition.second;
+  info->offset = m.offset;
+  info->timestamp_ms = m.timestamp;
+  info->timestamp_type = m.timestamp_type == RD_KAFKA_TIMESTAMP_CREATE_TIME ? "CreateTime"
+                         : m.timestamp_type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME
+                             ? "LogAppendTime"
+                             : "NoTimestampType";
+  return info;
+}
 
 // Rows of the table (Source) or, with a CDC format, change records (CdcSource).
 class KafkaSource : public Source, public CdcSource {
@@ -229,6 +245,7 @@ class KafkaSource : public Source, public CdcSource {
         polled[i].key = std::move(m.key);
         if (!m.tombstone) polled[i].value = std::move(m.value);
         polled[i].origin = Name(m.partition) + " offset " + std::to_string(m.offset);
+        polled[i].kafka = KafkaInfo(m);
       }
       decoder_->DecodeAll(polled, &decoded_);
       for (size_t i = 0; i < messages.size(); ++i) {
@@ -484,6 +501,7 @@ class KafkaSource : public Source, public CdcSource {
         Message message{p, offset, std::string(), std::nullopt, m->payload == nullptr};
         if (m->payload) message.value.assign(static_cast<const char*>(m->payload), m->len);
         if (m->key) message.key.emplace(static_cast<const char*>(m->key), m->key_len);
+        message.timestamp = rd_kafka_message_timestamp(m, &message.timestamp_type);
         out->push_back(std::move(message));
         it->second = offset + 1;
       }

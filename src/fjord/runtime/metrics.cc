@@ -67,6 +67,14 @@ std::string JobMetrics::Render(const std::string& job) const {
   metric("fjord_job_cdc_schema_changes_ignored_total", "counter",
          "CDC jobs: type changes ignored because they narrow a column (logged once each).",
          static_cast<double>(cdc_schema_changes_ignored.load()));
+  metric("fjord_job_cdc_columns_missing_total", "counter",
+         "CDC jobs: table columns that records of the table lack, NULL in their rows (logged "
+         "once each).",
+         static_cast<double>(cdc_columns_missing.load()));
+  metric("fjord_job_cdc_records_excluded_total", "counter",
+         "CDC jobs: records of source tables the job does not synchronize (each source table "
+         "logged once).",
+         static_cast<double>(cdc_records_excluded.load()));
   metric("fjord_job_commit_failures_total", "counter",
          "Commits that failed; their committables stayed pending.",
          static_cast<double>(commit_failures.load()));

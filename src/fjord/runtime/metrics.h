@@ -38,10 +38,13 @@ struct JobMetrics {
   std::atomic<int64_t> recommitted{0};
   std::atomic<int64_t> queued_batches{0};
 
-  // CDC jobs (docs/cdc.md): tables created, schema changes applied, type changes ignored.
+  // CDC jobs (docs/cdc.md): tables created, schema changes applied, type changes ignored, table
+  // columns missing from records, records of source tables not synchronized.
   std::atomic<int64_t> cdc_tables_created{0};
   std::atomic<int64_t> cdc_schema_changes{0};
   std::atomic<int64_t> cdc_schema_changes_ignored{0};
+  std::atomic<int64_t> cdc_columns_missing{0};
+  std::atomic<int64_t> cdc_records_excluded{0};
 
   // Snapshots in the table (earliest to latest retained) after the job's last commit.
   std::atomic<int64_t> table_snapshots{0};

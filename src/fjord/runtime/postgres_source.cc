@@ -305,6 +305,7 @@ class PostgresSource : public CdcSource {
   uint64_t lsn_ = 0;        // see SourcePosition
   bool in_txn_ = false;
   uint64_t txn_lsn_ = 0;
+  int64_t txn_ts_ms_ = 0;         // the commit time of the transaction (op_ts)
   int64_t txn_changes_ = 0;       // changes of the transaction handed out (or dropped as such)
   uint64_t resume_txn_ = 0;       // from Seek: the transaction whose first resume_skip_ changes
   int64_t resume_skip_ = 0;       // were handed out before
@@ -509,6 +510,7 @@ Result<cdc::CdcRecord> PostgresSource::MakeRecord(const TableInfo& table, cdc::C
   cdc::CdcRecord r;
   r.database = spec_.database;
   r.table = table.name;
+  r.schema = table.schema;
   r.kind = kind;
   r.primary_keys = table.primary_keys;
   for (size_t i = 0; i < tuple.size(); ++i) {
@@ -945,6 +947,7 @@ Status PostgresSource::FetchSnapshot(size_t rows) {
     FJORD_ASSIGN_OR_RAISE(cdc::CdcRecord r,
                           MakeRecord(t, cdc::ChangeKind::kInsert, tuple, nullptr, false));
     r.origin = "postgres " + spec_.database + " snapshot of " + QualifiedName(t.schema, t.name);
+    r.op_ts_ms = 0;  // a snapshot read has no change time (Java's op_ts is 0 too)
     p.records.push_back(std::move(r));
     snap_rows_.push_back(std::move(p));
   }
@@ -1007,6 +1010,7 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
       in_txn_ = true;
       txn_lsn_ = m.final_lsn;
       txn_changes_ = 0;
+      txn_ts_ms_ = m.timestamp / 1000 + 946684800000;  // microseconds since 2000-01-01
       // The server restarts at transaction granularity: a transaction committed before the
       // position was handed out whole; the one the position is inside, in part.
       skip_txn_ = m.final_lsn < start_lsn_;
@@ -1097,7 +1101,10 @@ Status PostgresSource::HandleMessage(const pgo::Message& m) {
       std::string origin = "postgres " + spec_.database + " slot " + spec_.slot_name +
                            " transaction " + pgo::FormatLsn(txn_lsn_) + " change " +
                            std::to_string(txn_changes_ + static_cast<int64_t>(decoded_.size()) + 1);
-      for (auto& r : p.records) r.origin = origin;
+      for (auto& r : p.records) {
+        r.origin = origin;
+        r.op_ts_ms = txn_ts_ms_;
+      }
       decoded_.push_back(std::move(p));
       return Status::OK();
     }

@@ -136,7 +136,16 @@ TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
   EXPECT_EQ(snapshot[0].columns[1].type->ToString(), DataType::VarChar(10)->ToString());
   EXPECT_EQ(snapshot[2].columns[0].type->ToString(), DataType::BigInt(false)->ToString());
   EXPECT_EQ(snapshot[0].origin, "postgres " + db_ + " snapshot of public.a");
+  // Java's metadata columns: the schema; a snapshot read's op_ts is 0.
+  EXPECT_EQ(snapshot[0].schema, "public");
+  EXPECT_EQ(snapshot[0].op_ts_ms, 0);
 
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t before_ms = now_ms();
   Sql("INSERT INTO a VALUES (3, 'three');"
       "UPDATE a SET name = 'uno' WHERE id = 1;"  // default identity, key unchanged: no old row
       "UPDATE a SET id = 4 WHERE id = 2;"        // key changed: the old key is sent
@@ -153,6 +162,15 @@ TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
                                      "-D b k=10 v=ten"));
   EXPECT_TRUE(Drain(source.get()).empty());
   ASSERT_EQ(changes.size(), 10u);
+  // op_ts: the commit time of each change's transaction (the last three share one).
+  for (const CdcRecord& r : changes) {
+    ASSERT_TRUE(r.op_ts_ms.has_value());
+    EXPECT_GE(*r.op_ts_ms, before_ms - 1000);
+    EXPECT_LE(*r.op_ts_ms, now_ms() + 1000);
+    EXPECT_EQ(r.schema, "public");
+  }
+  EXPECT_EQ(changes[7].op_ts_ms, changes[9].op_ts_ms);
+  EXPECT_LE(*changes[0].op_ts_ms, *changes[9].op_ts_ms);
   // The third change of its transaction (-D and +I of the key update share it).
   EXPECT_THAT(changes[3].origin, ::testing::MatchesRegex(".* slot slot_" + db_ +
                                                          " transaction [0-9A-F]+/[0-9A-F]+ "
