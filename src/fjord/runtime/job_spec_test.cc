@@ -289,10 +289,11 @@ sink: {table: t}
 pipeline: {state-dir: s}
 )"),
                        StatusCode::kInvalid, "source.decode-threads: at most 64"));
+}
 
-  // Java's routing and metadata options, under their Fjord keys.
-  TEST(JobSpecTest, CdcJavasRoutingAndMetadataKeys) {
-    ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
+// Java's routing and metadata options, under their Fjord keys.
+TEST(JobSpecTest, CdcJavasRoutingAndMetadataKeys) {
+  ASSERT_OK_AND_ASSIGN(JobSpec job, ParseJobSpec(R"(
 source: {type: files, path: in, format: debezium-json}
 sink:
   warehouse: wh
@@ -308,93 +309,90 @@ sink:
   metadata-column-prefix: src_
 pipeline: {state-dir: s}
 )",
-                                                   "job.yaml", "/base"));
-    const SinkSpec& s = job.sink;
-    EXPECT_EQ(s.table_prefix_db, (std::map<std::string, std::string>{{"shop_eu", "eu_"}}));
-    EXPECT_EQ(s.table_suffix_db, (std::map<std::string, std::string>{{"shop_us", "_us"}}));
-    EXPECT_EQ(s.table_mapping, (std::map<std::string, std::string>{{"orders", "all_orders"}}));
-    EXPECT_EQ(s.including_dbs, "shop_.*");
-    EXPECT_EQ(s.excluding_dbs, "shop_test");
-    EXPECT_FALSE(s.merge_shards);
-    EXPECT_EQ(s.table_partition_keys.at("orders"), (std::vector<std::string>{"dt", "region"}));
-    EXPECT_EQ(s.table_partition_keys.at("items"), (std::vector<std::string>{"dt"}));
-    EXPECT_EQ(s.metadata_columns,
-              (std::vector<std::string>{"database_name", "table_name", "op_ts"}));
-    EXPECT_EQ(s.metadata_column_prefix, "src_");
+                                                 "job.yaml", "/base"));
+  const SinkSpec& s = job.sink;
+  EXPECT_EQ(s.table_prefix_db, (std::map<std::string, std::string>{{"shop_eu", "eu_"}}));
+  EXPECT_EQ(s.table_suffix_db, (std::map<std::string, std::string>{{"shop_us", "_us"}}));
+  EXPECT_EQ(s.table_mapping, (std::map<std::string, std::string>{{"orders", "all_orders"}}));
+  EXPECT_EQ(s.including_dbs, "shop_.*");
+  EXPECT_EQ(s.excluding_dbs, "shop_test");
+  EXPECT_FALSE(s.merge_shards);
+  EXPECT_EQ(s.table_partition_keys.at("orders"), (std::vector<std::string>{"dt", "region"}));
+  EXPECT_EQ(s.table_partition_keys.at("items"), (std::vector<std::string>{"dt"}));
+  EXPECT_EQ(s.metadata_columns, (std::vector<std::string>{"database_name", "table_name", "op_ts"}));
+  EXPECT_EQ(s.metadata_column_prefix, "src_");
 
-    auto error = [](const std::string& source, const std::string& sink) {
-      return ParseError("source: " + source + "\nsink: " + sink + "\npipeline: {state-dir: s}\n");
-    };
-    const std::string files = "{type: files, path: in, format: debezium-json}";
-    EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, table-mapping: {a: b}}"),
-                         StatusCode::kInvalid, "sink.table-mapping: only for database sync"));
-    EXPECT_TRUE(HasError(error(files, "{warehouse: w, database: d, including-dbs: \"(\"}"),
-                         StatusCode::kInvalid, "sink.including-dbs: not a regular expression"));
-    EXPECT_TRUE(HasError(error(files, "{warehouse: w, database: d, merge-shards: no}"),
-                         StatusCode::kInvalid, "sink.merge-shards: must be true or false"));
-    // Metadata columns the source cannot give are refused by name, saying why.
-    EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [topic]}"),
-                         StatusCode::kInvalid,
-                         "job.yaml line 2: sink.metadata-columns: metadata column 'topic' is not "
-                         "available from a files source: a Kafka message's metadata"));
-    EXPECT_TRUE(HasError(error("{type: files, path: in, format: canal-json}",
-                               "{table: w/d.db/t, metadata-columns: op_ts}"),
-                         StatusCode::kInvalid,
-                         "metadata column 'op_ts' is not available from a files source: the "
-                         "change's time is read from debezium-json messages"));
-    EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [schema_name]}"),
-                         StatusCode::kInvalid, "only the postgres source knows a table's schema"));
-    EXPECT_TRUE(HasError(
-        error(files, "{table: w/d.db/t, metadata-columns: [row_kind]}"), StatusCode::kInvalid,
-        "unknown metadata column 'row_kind' (Java's: database_name, table_name, "
-        "schema_name, op_ts, topic, partition, offset, timestamp, timestamp_type)"));
-    EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [op_ts, op_ts]}"),
-                         StatusCode::kInvalid, "'op_ts' is given twice"));
-    EXPECT_OK(error("{type: postgres, database: shop}",
-                    "{warehouse: w, database: d, metadata-columns: [schema_name, op_ts]}"));
-    EXPECT_OK(error("{type: kafka, bootstrap-servers: h:1, topic: t, format: canal-json}",
-                    "{warehouse: w, database: d, metadata-columns: [topic, partition, offset, "
-                    "timestamp, timestamp_type, table_name]}"));
-  }
+  auto error = [](const std::string& source, const std::string& sink) {
+    return ParseError("source: " + source + "\nsink: " + sink + "\npipeline: {state-dir: s}\n");
+  };
+  const std::string files = "{type: files, path: in, format: debezium-json}";
+  EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, table-mapping: {a: b}}"),
+                       StatusCode::kInvalid, "sink.table-mapping: only for database sync"));
+  EXPECT_TRUE(HasError(error(files, "{warehouse: w, database: d, including-dbs: \"(\"}"),
+                       StatusCode::kInvalid, "sink.including-dbs: not a regular expression"));
+  EXPECT_TRUE(HasError(error(files, "{warehouse: w, database: d, merge-shards: no}"),
+                       StatusCode::kInvalid, "sink.merge-shards: must be true or false"));
+  // Metadata columns the source cannot give are refused by name, saying why.
+  EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [topic]}"),
+                       StatusCode::kInvalid,
+                       "job.yaml line 2: sink.metadata-columns: metadata column 'topic' is not "
+                       "available from a files source: a Kafka message's metadata"));
+  EXPECT_TRUE(HasError(error("{type: files, path: in, format: canal-json}",
+                             "{table: w/d.db/t, metadata-columns: op_ts}"),
+                       StatusCode::kInvalid,
+                       "metadata column 'op_ts' is not available from a files source: the "
+                       "change's time is read from debezium-json messages"));
+  EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [schema_name]}"),
+                       StatusCode::kInvalid, "only the postgres source knows a table's schema"));
+  EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [row_kind]}"),
+                       StatusCode::kInvalid,
+                       "unknown metadata column 'row_kind' (Java's: database_name, table_name, "
+                       "schema_name, op_ts, topic, partition, offset, timestamp, timestamp_type)"));
+  EXPECT_TRUE(HasError(error(files, "{table: w/d.db/t, metadata-columns: [op_ts, op_ts]}"),
+                       StatusCode::kInvalid, "'op_ts' is given twice"));
+  EXPECT_OK(error("{type: postgres, database: shop}",
+                  "{warehouse: w, database: d, metadata-columns: [schema_name, op_ts]}"));
+  EXPECT_OK(error("{type: kafka, bootstrap-servers: h:1, topic: t, format: canal-json}",
+                  "{warehouse: w, database: d, metadata-columns: [topic, partition, offset, "
+                  "timestamp, timestamp_type, table_name]}"));
+}
 
-  // Java's names of the sync options: Fjord's key, or why Fjord does not support the option.
-  TEST(JobSpecTest, JavasSyncOptionNamesRefusedWithTheirFjordKey) {
-    auto error = [](const std::string& sink) {
-      return ParseError("source: {type: files, path: in, format: debezium-json}\nsink: " + sink +
-                        "\npipeline: {state-dir: s}\n");
-    };
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, mode: divided}"), StatusCode::kInvalid,
-                         "job.yaml line 2: sink.mode: `mode` is Java's --mode; Fjord does not "
-                         "support it: a Fjord job is always Java's combined mode"));
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager_init: true}"),
-                         StatusCode::kInvalid,
-                         "sink.eager_init: `eager_init` is Java's --eager_init; Fjord does not "
-                         "support it: "));
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager-init: true}"),
-                         StatusCode::kInvalid,
-                         "`eager-init` is Java's --eager_init; Fjord does not"));
-    for (const char* key : {"catalog_conf", "ignore-incompatible",
-                            "sync_primary_keys_from_source_schema", "mysql_conf"}) {
-      EXPECT_TRUE(HasError(error(std::string("{warehouse: w, database: d, ") + key + ": x}"),
-                           StatusCode::kInvalid, "Fjord does not support it: "))
-          << key;
-    }
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_prefix: ods_}"),
-                         StatusCode::kInvalid,
-                         "sink.table_prefix: `table_prefix` is Java's --table_prefix; Fjord's key "
-                         "is sink.table-prefix"));
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, metadata-column: [op_ts]}"),
-                         StatusCode::kInvalid, "Fjord's key is sink.metadata-columns"));
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_conf: {bucket: 2}}"),
-                         StatusCode::kInvalid, "Fjord's key is sink.table-options"));
-    EXPECT_TRUE(HasError(ParseError("source: {type: files, path: in, format: debezium-json, "
-                                    "type_mapping: to-string}\nsink: {table: w/d.db/t}\n"
-                                    "pipeline: {state-dir: s}\n"),
-                         StatusCode::kInvalid, "Fjord's key is source.type-mapping"));
-    // Other unknown keys: the list of known ones.
-    EXPECT_TRUE(HasError(error("{warehouse: w, database: d, tables: x}"), StatusCode::kInvalid,
-                         "sink.tables: unknown key (known: "));
+// Java's names of the sync options: Fjord's key, or why Fjord does not support the option.
+TEST(JobSpecTest, JavasSyncOptionNamesRefusedWithTheirFjordKey) {
+  auto error = [](const std::string& sink) {
+    return ParseError("source: {type: files, path: in, format: debezium-json}\nsink: " + sink +
+                      "\npipeline: {state-dir: s}\n");
+  };
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, mode: divided}"), StatusCode::kInvalid,
+                       "job.yaml line 2: sink.mode: `mode` is Java's --mode; Fjord does not "
+                       "support it: a Fjord job is always Java's combined mode"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager_init: true}"), StatusCode::kInvalid,
+                       "sink.eager_init: `eager_init` is Java's --eager_init; Fjord does not "
+                       "support it: "));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, eager-init: true}"), StatusCode::kInvalid,
+                       "`eager-init` is Java's --eager_init; Fjord does not"));
+  for (const char* key : {"catalog_conf", "ignore-incompatible",
+                          "sync_primary_keys_from_source_schema", "mysql_conf"}) {
+    EXPECT_TRUE(HasError(error(std::string("{warehouse: w, database: d, ") + key + ": x}"),
+                         StatusCode::kInvalid, "Fjord does not support it: "))
+        << key;
   }
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_prefix: ods_}"),
+                       StatusCode::kInvalid,
+                       "sink.table_prefix: `table_prefix` is Java's --table_prefix; Fjord's key "
+                       "is sink.table-prefix"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, metadata-column: [op_ts]}"),
+                       StatusCode::kInvalid, "Fjord's key is sink.metadata-columns"));
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, table_conf: {bucket: 2}}"),
+                       StatusCode::kInvalid, "Fjord's key is sink.table-options"));
+  EXPECT_TRUE(HasError(ParseError("source: {type: files, path: in, format: debezium-json, "
+                                  "type_mapping: to-string}\nsink: {table: w/d.db/t}\n"
+                                  "pipeline: {state-dir: s}\n"),
+                       StatusCode::kInvalid, "Fjord's key is source.type-mapping"));
+  // Other unknown keys: the list of known ones.
+  EXPECT_TRUE(HasError(error("{warehouse: w, database: d, tables: x}"), StatusCode::kInvalid,
+                       "sink.tables: unknown key (known: "));
+}
 
 }  // namespace
 }  // namespace fjord::runtime
