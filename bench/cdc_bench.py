@@ -10,7 +10,8 @@ partition), before any run starts. Then, per parallelism and engine, one bounded
 whole topic into a new table:
 
   fjord   `fjord run --bounded` of a table-sync job (source format debezium-json, the table
-          created from the first message's schema, primary key id, bucket 4)
+          created from the first message's schema, primary key id, bucket 4; the messages
+          decoded on as many threads as the parallelism, as Flink's slots)
   flink   Flink 1.20 local MiniCluster, Paimon's Flink connector: Flink SQL `INSERT INTO` the
           table from a Kafka source table with 'format' = 'debezium-json' (schema included),
           bounded at the latest offsets, with checkpoints (`interop/flink/fjord-flink bench`)
@@ -285,7 +286,8 @@ class CdcRunner(runtime_bench.Runner):
         with open(job, "w") as f:  # JSON is YAML
             json.dump({"source": {"type": "kafka", "bootstrap-servers": self.kafka(),
                                   "topic": topic, "start": "earliest",
-                                  "format": "debezium-json"},
+                                  "format": "debezium-json",
+                                  "decode-threads": self.args.decode_threads or par},
                        "sink": {"table": table, "primary-key": ["id"],
                                 "table-options": self.table_options()},
                        "pipeline": {"name": "cdc-bench", "parallelism": par,
@@ -434,6 +436,9 @@ def main():
     ap.add_argument("--reps", type=int, help="repetitions (default 1)")
     ap.add_argument("--parallelism", default=None, help="default 1,2 (quick: 1)")
     ap.add_argument("--engines", default="fjord,flink")
+    ap.add_argument("--decode-threads", type=int, default=0,
+                    help="fjord's source.decode-threads (default: the parallelism, as Flink's "
+                         "slots)")
     ap.add_argument("--bucket", type=int, default=4)
     ap.add_argument("--checkpoint-ms", type=int, default=1000)
     ap.add_argument("--write-buffer", default="64 mb")
