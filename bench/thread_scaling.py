@@ -8,9 +8,16 @@ between repetitions); each run is its own process, measured from outside as `mak
 (wall, CPU seconds of the child, peak RSS; run_bench.Runner). The reads fold the light checksum
 (bench_rows.h) and must return the same rows and checksum at both thread counts. Writes bench/results/<date>-threads.md with the scaling
 (wall at 1 thread / wall at 2 threads) per workload. See bench/README.md.
+
+The machine's own ceiling for that scaling: each workload also runs as two 1-thread processes at
+once (writes into two fresh folders, compaction on two copies of the table, reads of the same
+table), sharing nothing but the machine (caches, memory bandwidth). Two units of work in the
+pair's wall time: ceiling = 2 x wall at 1 thread / wall of the pair. A workload that scales as
+far as its ceiling loses nothing to its own threads.
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -31,6 +38,7 @@ WORKLOADS = [
     ("read-compacted", "read-pk", "full read after full compaction"),
 ]
 THREADS = (1, 2)
+PAIR = "pair"  # two 1-thread processes at once
 
 
 class Runner(run_bench.Runner):
@@ -44,6 +52,31 @@ class Runner(run_bench.Runner):
         light = ["--light", "1"] if workload.startswith("read-") else []
         return [*super().argv(engine, workload, d), "--threads", str(self.threads),
                 "--buckets", str(self.args.buckets), *light]
+
+
+def run_pair(r, name, workload, scratch, table_dir):
+    """Runs `workload` at 1 thread in two processes at once; returns the pair's wall (the later
+    of the two), the mean CPU and RSS of the two, and the first one's result fields."""
+    r.threads = 1
+    if workload.startswith("read-"):
+        dirs = [table_dir, table_dir]
+    else:
+        dirs = [os.path.join(scratch, "pair", x) for x in ("a", "b")]
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+            if workload == "compact":
+                shutil.copytree(os.path.join(table_dir, "bench.db", "pk"),
+                                os.path.join(d, "bench.db", "pk"))
+            else:
+                os.makedirs(d)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda d: r.run("fjord", workload, d), dirs))
+    if not workload.startswith("read-"):
+        shutil.rmtree(os.path.join(scratch, "pair"), ignore_errors=True)
+    res = dict(both[0])
+    res.update(wall=max(x["wall"] for x in both), cpu=statistics.mean(x["cpu"] for x in both),
+               rss_mb=statistics.mean(x["rss_mb"] for x in both))
+    return res
 
 
 def main():
@@ -74,6 +107,8 @@ def main():
             # Reads are short and this machine's speed drifts: each read runs --read-reps times
             # per repetition, 1 and 2 threads alternating.
             pairs = args.read_reps if workload.startswith("read-") else 1
+            if name == "compact":  # the pair compacts copies of the table before it is compacted
+                record_pair(r, rep, name, workload, args.scratch, dirs[1], results)
             for pair in range(pairs):
                 for t in order if pair % 2 == 0 else tuple(reversed(order)):
                     r.threads = t
@@ -82,9 +117,13 @@ def main():
                     print(f"rep {rep + 1} {name:15s} {t} thread(s) {res['wall']:8.2f} s wall "
                           f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB  "
                           f"load {run_bench.load()}", flush=True)
+            if name != "compact":
+                for _ in range(pairs):
+                    record_pair(r, rep, name, workload, args.scratch, dirs[1], results)
             if "checksum" in results[(name, 1)][-1] or name == "compact":
                 keys = ("rows", "checksum") if name != "compact" else ("rows", "files_out")
-                seen = {tuple(results[(name, t)][-1].get(k) for k in keys) for t in THREADS}
+                seen = {tuple(results[(name, t)][-1].get(k) for k in keys)
+                        for t in (*THREADS, PAIR)}
                 if len(seen) != 1:
                     sys.exit(f"thread_scaling: {name} differs between thread counts: {seen}")
         with open(args.raw, "w") as fh:
@@ -93,6 +132,14 @@ def main():
     loads.append(("end", run_bench.load()))
     shutil.rmtree(args.scratch, ignore_errors=True)
     write_results(args, r, results, loads, started)
+
+
+def record_pair(r, rep, name, workload, scratch, table_dir, results):
+    res = run_pair(r, name, workload, scratch, table_dir)
+    results.setdefault((name, PAIR), []).append(res)
+    print(f"rep {rep + 1} {name:15s} 2 x 1 thread {res['wall']:8.2f} s wall "
+          f"{res['cpu']:8.2f} s cpu each {res['rss_mb']:6.0f} MB each  load {run_bench.load()}",
+          flush=True)
 
 
 def write_results(args, r, results, loads, started):
@@ -106,19 +153,25 @@ def write_results(args, r, results, loads, started):
         f"--reps {args.reps} --read-reps {args.read_reps}` at commit {r.git}; {os.cpu_count()} "
         f"cores. Medians of {args.reps} repetitions ({args.reps * args.read_reps} runs of each "
         "read); each run its own process (wall, CPU seconds of the child, peak RSS). Scaling = "
-        "wall at 1 thread / wall at 2 threads.",
+        "wall at 1 thread / wall at 2 threads. Two 1-t at once: the same 1-thread run as two "
+        "processes at the same time (wall of the later one; CPU each); ceiling = 2 x wall 1 t / "
+        "that wall: the scaling the machine allows when nothing is shared but its caches and "
+        "memory bandwidth.",
         "",
         "| workload | what | wall 1 t (s) | wall 2 t (s) | scaling | CPU 1 t (s) | CPU 2 t (s) "
-        "| RSS 1 t (MB) | RSS 2 t (MB) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| RSS 1 t (MB) | RSS 2 t (MB) | two 1-t at once: wall (s) | CPU each (s) | ceiling "
+        "| scaling / ceiling |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, _, what in WORKLOADS:
-        w1, w2 = med(name, 1, "wall"), med(name, 2, "wall")
+        w1, w2, wp = med(name, 1, "wall"), med(name, 2, "wall"), med(name, PAIR, "wall")
         what = what.replace("B buckets", f"{args.buckets} buckets")
+        ceiling = 2 * w1 / wp
         lines.append(
             f"| {name} | {what} | {w1:.2f} | {w2:.2f} | {w1 / w2:.2f}x | "
             f"{med(name, 1, 'cpu'):.2f} | {med(name, 2, 'cpu'):.2f} | "
-            f"{med(name, 1, 'rss_mb'):.0f} | {med(name, 2, 'rss_mb'):.0f} |")
+            f"{med(name, 1, 'rss_mb'):.0f} | {med(name, 2, 'rss_mb'):.0f} | {wp:.2f} | "
+            f"{med(name, PAIR, 'cpu'):.2f} | {ceiling:.2f}x | {w1 / w2 / ceiling:.2f} |")
     run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands (at 2 threads the same with `--threads 2`):")
     print(f"thread_scaling: wrote {out}")
 
