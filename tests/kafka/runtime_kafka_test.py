@@ -45,6 +45,15 @@ def kafka_millis(text):
     return round(t.timestamp() * 1000)
 
 
+def dead_letters(work, job):
+    """The dead letters `fjord run` wrote for `job` under `work`, none if it wrote no file."""
+    path = os.path.join(work, "state", job, "dead-letter.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fjord", required=True)
@@ -118,11 +127,7 @@ def main():
             print("ok: a message that does not fit stops the job naming topic, partition, offset")
         r = run("run", job("letters", "letters", "bad", ", on-error: dead-letter"), "--bounded",
                 ok=False, cwd=work)
-        letters = []
-        path = os.path.join(work, "state", "letters", "dead-letter.jsonl")
-        if os.path.exists(path):
-            with open(path) as f:
-                letters = [json.loads(line) for line in f]
+        letters = dead_letters(work, "letters")
         ids = sorted(row["id"] for row in cat(os.path.join(wh, "db.db", "letters")))
         if (r.returncode != 0 or ids != [1, 3] or len(letters) != 1
                 or (letters[0]["topic"], letters[0]["partition"], letters[0]["offset"])
@@ -197,11 +202,7 @@ def main():
                       f"{where}; nothing after it committed ({len(rows)} rows before it)")
         r = run("run", cdc_job("cdcletters", "cdcbad", ", on-error: dead-letter"), "--bounded",
                 ok=False, cwd=work)
-        letters = []
-        path = os.path.join(work, "state", "cdcletters", "dead-letter.jsonl")
-        if os.path.exists(path):
-            with open(path) as f:
-                letters = [json.loads(line) for line in f]
+        letters = dead_letters(work, "cdcletters")
         rows = cdc_rows("cdcletters")
         got = [(x["topic"], x["partition"], x["offset"], x["record"]) for x in letters]
         want = [("cdcbad", 0, i, cdc_messages[i]) for i in (2, 4, 6)]
