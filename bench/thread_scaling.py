@@ -58,7 +58,8 @@ def run_pair(r, name, workload, scratch, table_dir):
     """Runs `workload` at 1 thread in two processes at once; returns the pair's wall (the later
     of the two), the mean CPU and RSS of the two, and the first one's result fields."""
     r.threads = 1
-    if workload.startswith("read-"):
+    reads = workload.startswith("read-")  # both read the same table; the others get their own
+    if reads:
         dirs = [table_dir, table_dir]
     else:
         dirs = [os.path.join(scratch, "pair", x) for x in ("a", "b")]
@@ -71,7 +72,7 @@ def run_pair(r, name, workload, scratch, table_dir):
                 os.makedirs(d)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         both = list(pool.map(lambda d: r.run("fjord", workload, d), dirs))
-    if not workload.startswith("read-"):
+    if not reads:
         shutil.rmtree(os.path.join(scratch, "pair"), ignore_errors=True)
     res = dict(both[0])
     res.update(wall=max(x["wall"] for x in both), cpu=statistics.mean(x["cpu"] for x in both),
