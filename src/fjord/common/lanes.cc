@@ -42,6 +42,23 @@ Status Lanes::Submit(const void* lane, std::function<Status()> run) {
   return SubmitBatch(std::move(tasks));
 }
 
+void Lanes::Spawn(std::function<Status()> run) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++tasks_in_flight_;
+  }
+  pool_->Submit([this, run = std::move(run)]() mutable {
+    Status st = error().ok() ? run() : Status::OK();
+    run = nullptr;  // what the task holds goes before the waiters wake
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!st.ok() && error_.ok()) error_ = st;
+      --tasks_in_flight_;
+    }
+    changed_.notify_all();
+  });
+}
+
 void Lanes::RunLane(const void* key) {
   while (true) {
     Pending next;

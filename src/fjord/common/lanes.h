@@ -42,6 +42,11 @@ class Lanes {
   // Queues one task (a batch of one).
   Status Submit(const void* lane, std::function<Status()> run);
 
+  // Runs `run` on the pool's threads outside any lane and any batch (SubmitBatch does not wait
+  // for it), e.g. the slow end of a lane's task, so that the lane goes on meanwhile. Drain waits
+  // for it; its error is the lanes' error. May be called from a task.
+  void Spawn(std::function<Status()> run);
+
   // Waits until no task is queued or running; the first error of any task, or OK. The error
   // stays: later calls return it too.
   Status Drain();

@@ -86,5 +86,49 @@ TEST(Lanes, TheFirstErrorStopsTheRestAndStays) {
   EXPECT_NE(lanes.error().ToString().find("disk full"), std::string::npos);
 }
 
+// A spawned task runs beside its lane: the lane's next task and later batches go on while it
+// runs; Drain waits for it, and its error is the lanes' error.
+TEST(Lanes, SpawnedTasksRunBesideTheLanesAndDrainWaitsForThem) {
+  Lanes lanes(2, 2);
+  int lane = 0;
+  std::atomic<bool> release{false};
+  std::atomic<bool> spawned_done{false};
+  std::atomic<int> lane_tasks{0};
+  ASSERT_TRUE(lanes
+                  .Submit(&lane,
+                          [&] {
+                            lanes.Spawn([&] {
+                              while (!release)
+                                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                              spawned_done = true;
+                              return Status::IOError("spill disk full");
+                            });
+                            ++lane_tasks;
+                            return Status::OK();
+                          })
+                  .ok());
+  // More batches than max_batches on the same lane: none waits for the spawned task.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(lanes
+                    .Submit(&lane,
+                            [&] {
+                              ++lane_tasks;
+                              return Status::OK();
+                            })
+                    .ok());
+  }
+  while (lane_tasks.load() < 6) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(spawned_done.load());
+  EXPECT_TRUE(lanes.error().ok());
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    release = true;
+  });
+  Status drained = lanes.Drain();
+  EXPECT_TRUE(spawned_done.load());  // Drain returned only after it
+  EXPECT_TRUE(drained.IsIOError()) << drained.ToString();
+  t.join();
+}
+
 }  // namespace
 }  // namespace fjord

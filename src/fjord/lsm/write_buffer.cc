@@ -197,6 +197,43 @@ int64_t BuilderCapacityBytes(const arrow::ArrayBuilder& builder) {
   return bytes;
 }
 
+// Every sorted chunk as a run of its own, read in slices of chunk_rows.
+std::vector<std::unique_ptr<KvRunReader>> ChunkRuns(
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& chunks, int64_t chunk_rows) {
+  std::vector<std::unique_ptr<KvRunReader>> runs;
+  for (const auto& chunk : chunks) {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
+    for (int64_t offset = 0; offset < chunk->num_rows(); offset += chunk_rows) {
+      slices.push_back(chunk->Slice(offset, chunk_rows));
+    }
+    runs.push_back(MakeBatchRunReader(std::move(slices)));
+  }
+  return runs;
+}
+
+// Merges `runs` (every record kept) into a new spill file at `path`; its size. On error the file
+// is removed.
+Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
+                             std::vector<std::unique_ptr<KvRunReader>> runs, int64_t chunk_rows,
+                             const std::shared_ptr<arrow::util::Codec>& codec) {
+  KvMergeOptions merge_options;
+  merge_options.keep_all_records = true;
+  merge_options.batch_rows = chunk_rows;
+  FJORD_ASSIGN_OR_RAISE(auto merged,
+                        KvMergeReader::Make(layout, nullptr, std::move(runs), merge_options));
+  MergedRun run(merged.get());
+  auto file = arrow::io::FileOutputStream::Open(path);
+  if (!file.ok()) return Status::IOError("cannot create spill file ", path, ": ", file.status());
+  Status st = WriteSpillStream(&run, layout.schema, *file, codec);
+  std::error_code ec;
+  if (!st.ok()) {
+    (void)(*file)->Close();
+    std::filesystem::remove(path, ec);
+    return st.WithContext("spill file ", path);
+  }
+  return static_cast<int64_t>(std::filesystem::file_size(path, ec));
+}
+
 }  // namespace
 
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
@@ -310,58 +347,32 @@ Status SortBuffer::SealPending() {
   return Status::OK();
 }
 
-std::vector<std::unique_ptr<KvRunReader>> SortBuffer::MemoryRuns() {
-  // Every sorted chunk is a run of its own; the merge reads each in slices of chunk_rows.
-  std::vector<std::unique_ptr<KvRunReader>> runs;
-  for (const auto& chunk : sorted_) {
-    std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
-    for (int64_t offset = 0; offset < chunk->num_rows(); offset += options_.chunk_rows) {
-      slices.push_back(chunk->Slice(offset, options_.chunk_rows));
-    }
-    runs.push_back(MakeBatchRunReader(std::move(slices)));
-  }
-  return runs;
-}
-
-Result<std::string> SortBuffer::WriteSpillFile(KvRunReader* run) {
+Result<std::string> SortBuffer::NextSpillPath() {
   std::error_code ec;
   std::filesystem::create_directories(options_.spill_dir, ec);
   if (ec) {
     return Status::IOError("cannot create spill directory ", options_.spill_dir, ": ",
                            ec.message());
   }
-  std::string path = (std::filesystem::path(options_.spill_dir) /
-                      ("spill-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
-                       std::to_string(spill_counter_++) + ".arrow"))
-                         .string();
   if (!spill_codec_made_) {
     FJORD_ASSIGN_OR_RAISE(spill_codec_, SpillCodec(options_.compression, options_.zstd_level));
     spill_codec_made_ = true;
   }
-  auto file = arrow::io::FileOutputStream::Open(path);
-  if (!file.ok()) return Status::IOError("cannot create spill file ", path, ": ", file.status());
-  Status st = WriteSpillStream(run, layout_.schema, *file, spill_codec_);
-  if (!st.ok()) {
-    (void)(*file)->Close();
-    std::filesystem::remove(path, ec);
-    return st.WithContext("spill file ", path);
-  }
-  const auto size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-  spilled_bytes_ += size;
-  return path;
+  return (std::filesystem::path(options_.spill_dir) /
+          ("spill-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "-" +
+           std::to_string(spill_counter_++) + ".arrow"))
+      .string();
 }
 
 Status SortBuffer::Spill() {
   FJORD_RETURN_NOT_OK(SealPending());
   if (sorted_.empty()) return Status::OK();
-  KvMergeOptions merge_options;
-  merge_options.keep_all_records = true;
-  merge_options.batch_rows = options_.chunk_rows;
-  FJORD_ASSIGN_OR_RAISE(auto merged,
-                        KvMergeReader::Make(layout_, nullptr, MemoryRuns(), merge_options));
-  MergedRun run(merged.get());
+  FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
   // On error nothing is lost: the sorted chunks stay in memory.
-  FJORD_ASSIGN_OR_RAISE(std::string path, WriteSpillFile(&run));
+  FJORD_ASSIGN_OR_RAISE(int64_t bytes,
+                        WriteRunFile(path, layout_, ChunkRuns(sorted_, options_.chunk_rows),
+                                     options_.chunk_rows, spill_codec_));
+  spilled_bytes_ += bytes;
   spill_files_.push_back(path);
   records_spilled_ += records_in_memory_;
   records_in_memory_ = 0;
@@ -373,25 +384,53 @@ Status SortBuffer::Spill() {
   return Status::OK();
 }
 
+Result<std::unique_ptr<SpillJob>> SortBuffer::TakeSpill() {
+  FJORD_RETURN_NOT_OK(SealPending());
+  if (sorted_.empty()) return std::unique_ptr<SpillJob>();
+  // The job's file will be one more: merging first keeps the files within the limit.
+  if (static_cast<int32_t>(spill_files_.size()) + 1 >= options_.max_spill_files) {
+    FJORD_RETURN_NOT_OK(MergeSpillFiles());
+  }
+  FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
+  std::unique_ptr<SpillJob> job(new SpillJob());
+  job->layout_ = layout_;
+  job->chunk_rows_ = options_.chunk_rows;
+  job->chunks_ = std::move(sorted_);
+  job->path_ = path;
+  job->codec_ = spill_codec_;
+  job->memory_bytes_ = memory_bytes_;
+  job->spilled_bytes_ = &spilled_bytes_;
+  spill_files_.push_back(std::move(path));
+  records_spilled_ += records_in_memory_;
+  records_in_memory_ = 0;
+  memory_bytes_ = 0;
+  sorted_.clear();
+  return job;
+}
+
+Status SpillJob::Write() {
+  FJORD_ASSIGN_OR_RAISE(file_bytes_, WriteRunFile(path_, layout_, ChunkRuns(chunks_, chunk_rows_),
+                                                  chunk_rows_, codec_));
+  *spilled_bytes_ += file_bytes_;
+  return Status::OK();
+}
+
 Status SortBuffer::MergeSpillFiles() {
   std::vector<std::unique_ptr<KvRunReader>> runs;
   for (const std::string& f : spill_files_)
     runs.push_back(std::make_unique<SpillRunReader>(f, spill_codec_));
   spill_files_.clear();
-  KvMergeOptions merge_options;
-  merge_options.keep_all_records = true;
-  merge_options.batch_rows = options_.chunk_rows;
-  FJORD_ASSIGN_OR_RAISE(auto merged,
-                        KvMergeReader::Make(layout_, nullptr, std::move(runs), merge_options));
-  MergedRun run(merged.get());
-  FJORD_ASSIGN_OR_RAISE(std::string path, WriteSpillFile(&run));
+  FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
+  FJORD_ASSIGN_OR_RAISE(int64_t bytes, WriteRunFile(path, layout_, std::move(runs),
+                                                    options_.chunk_rows, spill_codec_));
+  spilled_bytes_ += bytes;
   spill_files_.push_back(path);
   return Status::OK();
 }
 
 Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns() {
   FJORD_RETURN_NOT_OK(SealPending());
-  std::vector<std::unique_ptr<KvRunReader>> runs = MemoryRuns();
+  std::vector<std::unique_ptr<KvRunReader>> runs = ChunkRuns(sorted_, options_.chunk_rows);
   sorted_.clear();
   memory_bytes_ = 0;
   records_in_memory_ = 0;
@@ -399,7 +438,7 @@ Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns() {
     runs.push_back(std::make_unique<SpillRunReader>(f, spill_codec_));
   spill_files_.clear();
   records_spilled_ = 0;
-  spilled_bytes_ = 0;
+  spilled_bytes_.store(0);
   return runs;
 }
 

@@ -13,6 +13,7 @@
 #include <arrow/type_fwd.h>
 #include <arrow/util/compression.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,31 @@ struct SpillOptions {
   int64_t sort_chunk_bytes = int64_t{4} << 20;  // records sorted together as they arrive
 };
 
+// One spill taken out of a SortBuffer (TakeSpill): its sorted chunks, merged and written to the
+// spill file by Write on any thread while the buffer goes on taking records.
+class SpillJob {
+ public:
+  // Writes the spill file; on error removes it (the buffer's owner must then be discarded: the
+  // records are in neither).
+  Status Write();
+  // The chunks' Arrow memory, held until the job is destroyed.
+  int64_t memory_bytes() const { return memory_bytes_; }
+  // The file's bytes, once written.
+  int64_t file_bytes() const { return file_bytes_; }
+
+ private:
+  friend class SortBuffer;
+  SpillJob() = default;
+  KvLayout layout_;
+  int64_t chunk_rows_ = 0;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> chunks_;
+  std::string path_;
+  std::shared_ptr<arrow::util::Codec> codec_;
+  int64_t memory_bytes_ = 0;
+  int64_t file_bytes_ = 0;
+  std::atomic<int64_t>* spilled_bytes_ = nullptr;  // the buffer's count
+};
+
 class SortBuffer {
  public:
   SortBuffer(KvLayout layout, SpillOptions options);
@@ -46,11 +72,18 @@ class SortBuffer {
   int64_t record_count() const { return records_in_memory_ + records_spilled_; }
   bool empty() const { return record_count() == 0; }
   int32_t spill_file_count() const { return static_cast<int32_t>(spill_files_.size()); }
-  int64_t spilled_bytes() const { return spilled_bytes_; }
+  int64_t spilled_bytes() const { return spilled_bytes_.load(); }
 
   // Sorts the in-memory records and writes them to a spill file; merges spill files when there
   // are `max_spill_files` of them. On error the records stay in memory.
   Status Spill();
+
+  // Takes the in-memory records out as a spill to be written by the job (null: nothing in
+  // memory); the buffer lists the job's file among its runs at once and takes new records
+  // meanwhile. Its runs (TakeRuns), a later TakeSpill or Spill, and the buffer's destruction must
+  // wait until the job's Write has ended. Merges the spill files first when there are
+  // `max_spill_files` of them.
+  Result<std::unique_ptr<SpillJob>> TakeSpill();
 
   // The buffered records as sorted runs (the in-memory part sorted, then each spill file) and
   // empties the buffer. Readers delete their spill file when done.
@@ -64,8 +97,8 @@ class SortBuffer {
   Status AppendSmall(const arrow::RecordBatch& records);
   Status FinishSmall();
   static constexpr int64_t kSmallBatchRows = 1024;
-  std::vector<std::unique_ptr<KvRunReader>> MemoryRuns();
-  Result<std::string> WriteSpillFile(KvRunReader* run);
+  // A new spill file's path (the directory made, the codec chosen).
+  Result<std::string> NextSpillPath();
   Status MergeSpillFiles();
 
   KvLayout layout_;
@@ -82,7 +115,7 @@ class SortBuffer {
   int64_t memory_bytes_ = 0;
   int64_t records_in_memory_ = 0;
   int64_t records_spilled_ = 0;
-  int64_t spilled_bytes_ = 0;
+  std::atomic<int64_t> spilled_bytes_{0};  // also counted by SpillJobs on other threads
   std::vector<std::string> spill_files_;
   // The spill files' codec (spill-compression), made at the first spill; null: none.
   std::shared_ptr<arrow::util::Codec> spill_codec_;

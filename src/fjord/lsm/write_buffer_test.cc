@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "fjord/lsm/kv_test_util.h"
 #include "fjord/testing/test_util.h"
@@ -96,6 +97,60 @@ TEST(SortBufferTest, SpillFilesAreCompressedAsAWhole) {
   Status st = buffer.Spill();
   EXPECT_NE(st.message().find("spill-compression"), std::string::npos) << st.ToString();
   EXPECT_EQ(buffer.record_count(), 20000);
+}
+
+// A spill taken out of the buffer (TakeSpill) is written on another thread while the buffer takes
+// new records; the runs then hold every record once, in the same merge result as without spills.
+TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
+  std::mt19937_64 rng(11);
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  SpillOptions options;
+  options.spill_dir = dir.Join("spill");
+  options.max_spill_files = 4;  // TakeSpill merges the written files first
+  SortBuffer buffer(layout, options);
+  std::map<int32_t, Record> model;
+  int64_t seq = 0;
+  int written = 0;
+  for (int round = 0; round < 10; ++round) {
+    auto add = [&] {
+      std::vector<Record> batch;
+      for (int i = 0; i < 300; ++i) {
+        Record r{static_cast<int32_t>(rng() % 500), seq++, static_cast<int8_t>(rng() % 4),
+                 static_cast<int64_t>(rng())};
+        batch.push_back(r);
+        model[r.key] = r;
+      }
+      return buffer.Add(testing_kv::ToBatch(layout, batch));
+    };
+    ASSERT_OK(add());
+    const int64_t before = buffer.memory_bytes();
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<SpillJob> job, buffer.TakeSpill());
+    ASSERT_NE(job, nullptr);
+    EXPECT_EQ(job->memory_bytes(), before);
+    EXPECT_EQ(buffer.memory_bytes(), 0);
+    EXPECT_LE(buffer.spill_file_count(), 4);
+    Status st;
+    std::thread writer([&] { st = job->Write(); });
+    ASSERT_OK(add());  // the buffer goes on meanwhile
+    writer.join();
+    ASSERT_OK(st);
+    EXPECT_GT(job->file_bytes(), 0);
+    ++written;
+  }
+  ASSERT_OK_AND_ASSIGN(auto last, buffer.TakeSpill());  // records in memory: a job
+  ASSERT_NE(last, nullptr);
+  ASSERT_OK(last->Write());
+  ASSERT_OK_AND_ASSIGN(auto empty, buffer.TakeSpill());  // nothing in memory: no job
+  EXPECT_EQ(empty, nullptr);
+  EXPECT_EQ(buffer.record_count(), seq);
+  EXPECT_GT(buffer.spilled_bytes(), 0);
+  ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+  ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
+  ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+  std::vector<Record> expected;
+  for (const auto& [k, r] : model) expected.push_back(r);
+  ASSERT_EQ(out, expected) << written << " spills written elsewhere";
 }
 
 TEST(SortBufferTest, MemoryIsCountedAndReleasedBySpill) {

@@ -37,9 +37,11 @@ struct PrimaryKeyTableWrite::BucketWriter {
   DataFileNamer namer;
   DataFileNamer changelog_namer;  // shares namer's uuid and counter, as Java's path factory
   int64_t next_sequence = 0;
-  // With lanes (threads > 1): the buffer's memory as its lane last left it, and whether a spill
-  // of it is queued (the caller reads both while the lane works).
+  // With lanes (threads > 1): the buffer's memory as its lane last left it, the memory of its
+  // spill being written, and whether a spill of it is queued or being written (the caller reads
+  // them while the lane works).
   std::atomic<int64_t> buffered_bytes{0};
+  std::atomic<int64_t> spilling_bytes{0};
   std::atomic<bool> spill_queued{false};
   std::vector<DataFileMeta> flushed;    // files of early flushes, not yet committed
   std::vector<DataFileMeta> changelog;  // their changelog files (changelog-producer = input)
@@ -392,7 +394,7 @@ Status PrimaryKeyTableWrite::QueueSpills() {
   // The buffers as their lanes last left them (batches still queued are not counted: at most the
   // lanes' batches in flight more).
   int64_t total = 0;
-  for (auto& [key, w] : writers_) total += w->buffered_bytes.load();
+  for (auto& [key, w] : writers_) total += w->buffered_bytes.load() + w->spilling_bytes.load();
   {
     std::lock_guard<std::mutex> lock(metrics_mu_);
     metrics_.peak_buffer_bytes = std::max(metrics_.peak_buffer_bytes, total);
@@ -405,8 +407,10 @@ Status PrimaryKeyTableWrite::QueueSpills() {
     for (auto& [key, w] : writers_) w->buffered_bytes.store(w->buffer.memory_bytes());
     return EnforceMemoryBudget();
   }
-  // The largest buffers not already being spilled are spilled on their lanes, until what stays
-  // fits the budget.
+  // The largest buffers not already being spilled are spilled, until what stays fits the budget.
+  // A spill is taken out of its buffer on the buffer's lane, in order with its records, and
+  // written on another thread while the lane goes on: a lane that wrote its spill itself held up
+  // every batch behind it, and the caller with them, with one core idle.
   while (total > buffer_limit_) {
     BucketWriter* largest = nullptr;
     int64_t largest_bytes = 0;
@@ -419,10 +423,31 @@ Status PrimaryKeyTableWrite::QueueSpills() {
     largest->spill_queued.store(true);
     total -= largest_bytes;
     FJORD_RETURN_NOT_OK(lanes_->Submit(largest, [this, largest]() -> Status {
-      Status st = SpillBuffer(*largest);
+      Result<std::unique_ptr<SpillJob>> taken = largest->buffer.TakeSpill();
+      if (!taken.ok() || !*taken) {
+        largest->buffered_bytes.store(largest->buffer.memory_bytes());
+        largest->spill_queued.store(false);
+        return taken.status();
+      }
+      std::shared_ptr<SpillJob> job = std::move(*taken);
+      // Counted as spilling before the buffer drops it: the budget sees the bytes throughout.
+      largest->spilling_bytes.store(job->memory_bytes());
       largest->buffered_bytes.store(largest->buffer.memory_bytes());
-      largest->spill_queued.store(false);
-      return st;
+      lanes_->Spawn([this, largest, job]() mutable -> Status {
+        Status st = job->Write();
+        const int64_t file_bytes = job->file_bytes();
+        job.reset();  // the chunks' memory
+        arrow::default_memory_pool()->ReleaseUnused();
+        {
+          std::lock_guard<std::mutex> lock(metrics_mu_);
+          metrics_.spills++;
+          metrics_.spilled_bytes += file_bytes;
+        }
+        largest->spilling_bytes.store(0);
+        largest->spill_queued.store(false);
+        return st;
+      });
+      return Status::OK();
     }));
   }
   return Status::OK();
