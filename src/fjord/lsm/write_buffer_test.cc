@@ -127,7 +127,9 @@ TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
     const int64_t before = buffer.memory_bytes();
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<SpillJob> job, buffer.TakeSpill());
     ASSERT_NE(job, nullptr);
-    EXPECT_EQ(job->memory_bytes(), before);
+    // The records as sorted for the spill (sorting copies them once, without padding).
+    EXPECT_GT(job->memory_bytes(), 0);
+    EXPECT_LE(job->memory_bytes(), before);
     EXPECT_EQ(buffer.memory_bytes(), 0);
     EXPECT_LE(buffer.spill_file_count(), 4);
     Status st;

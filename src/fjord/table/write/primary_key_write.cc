@@ -391,66 +391,94 @@ Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
 }
 
 Status PrimaryKeyTableWrite::QueueSpills() {
-  // The buffers as their lanes last left them (batches still queued are not counted: at most the
-  // lanes' batches in flight more).
-  int64_t total = 0;
-  for (auto& [key, w] : writers_) total += w->buffered_bytes.load() + w->spilling_bytes.load();
+  // The buffers as their lanes last left them, with the spills being written (batches still
+  // queued are not counted: at most the lanes' batches in flight more).
+  auto buffered = [this] {
+    int64_t total = 0;
+    for (auto& [key, w] : writers_) total += w->buffered_bytes.load() + w->spilling_bytes.load();
+    return total;
+  };
+  const int64_t total = buffered();
   {
     std::lock_guard<std::mutex> lock(metrics_mu_);
     metrics_.peak_buffer_bytes = std::max(metrics_.peak_buffer_bytes, total);
   }
-  if (total <= buffer_limit_) return Status::OK();
   if (!spillable_) {
+    if (total <= buffer_limit_) return Status::OK();
     // Flushing hands new files to the bucket's compaction, which the caller's thread drives:
     // the lanes stop first and the budget is kept as with one thread.
     FJORD_RETURN_NOT_OK(lanes_->Drain());
     for (auto& [key, w] : writers_) w->buffered_bytes.store(w->buffer.memory_bytes());
     return EnforceMemoryBudget();
   }
-  // The largest buffers not already being spilled are spilled, until what stays fits the budget.
   // A spill is taken out of its buffer on the buffer's lane, in order with its records, and
-  // written on another thread while the lane goes on: a lane that wrote its spill itself held up
-  // every batch behind it, and the caller with them, with one core idle.
-  while (total > buffer_limit_) {
-    BucketWriter* largest = nullptr;
-    int64_t largest_bytes = 0;
-    for (auto& [key, w] : writers_) {
-      int64_t bytes = w->buffered_bytes.load();
-      if (!w->spill_queued.load() && bytes > largest_bytes)
-        largest = w.get(), largest_bytes = bytes;
-    }
-    if (!largest) break;
-    largest->spill_queued.store(true);
-    total -= largest_bytes;
-    FJORD_RETURN_NOT_OK(lanes_->Submit(largest, [this, largest]() -> Status {
-      Result<std::unique_ptr<SpillJob>> taken = largest->buffer.TakeSpill();
-      if (!taken.ok() || !*taken) {
-        largest->buffered_bytes.store(largest->buffer.memory_bytes());
-        largest->spill_queued.store(false);
-        return taken.status();
+  // written on another thread while the lanes go on: a lane that wrote its spill itself held up
+  // every batch behind it, and the caller with them, with one core idle. Over the budget, the
+  // largest buffers not being spilled are spilled until the rest (what is neither being spilled
+  // nor queued) fits it; while spills are written, new records fill fresh buffers, and at half
+  // the budget over it the caller waits for a spill to end.
+  const int64_t hard_limit = buffer_limit_ + buffer_limit_ / 2;
+  int64_t left = total;
+  while (true) {
+    while (left > buffer_limit_) {
+      BucketWriter* largest = nullptr;
+      int64_t largest_bytes = 0;
+      for (auto& [key, w] : writers_) {
+        int64_t bytes = w->buffered_bytes.load();
+        if (!w->spill_queued.load() && bytes > largest_bytes)
+          largest = w.get(), largest_bytes = bytes;
       }
-      std::shared_ptr<SpillJob> job = std::move(*taken);
-      // Counted as spilling before the buffer drops it: the budget sees the bytes throughout.
-      largest->spilling_bytes.store(job->memory_bytes());
-      largest->buffered_bytes.store(largest->buffer.memory_bytes());
-      lanes_->Spawn([this, largest, job]() mutable -> Status {
-        Status st = job->Write();
-        const int64_t file_bytes = job->file_bytes();
-        job.reset();  // the chunks' memory
-        arrow::default_memory_pool()->ReleaseUnused();
-        {
-          std::lock_guard<std::mutex> lock(metrics_mu_);
-          metrics_.spills++;
-          metrics_.spilled_bytes += file_bytes;
-        }
-        largest->spilling_bytes.store(0);
-        largest->spill_queued.store(false);
-        return st;
-      });
-      return Status::OK();
-    }));
+      if (!largest) break;
+      largest->spill_queued.store(true);
+      left -= largest_bytes;
+      FJORD_RETURN_NOT_OK(QueueSpill(*largest));
+    }
+    // Checked under the lock that a spill's end takes before it notifies: no wake-up is lost.
+    std::unique_lock<std::mutex> lock(spill_mu_);
+    left = buffered();
+    if (left <= hard_limit) return Status::OK();
+    FJORD_RETURN_NOT_OK(lanes_->error());  // a failed lane ends no spill
+    spill_done_.wait_for(lock, std::chrono::milliseconds(100));
+    left = buffered();
   }
-  return Status::OK();
+}
+
+Status PrimaryKeyTableWrite::QueueSpill(BucketWriter& writer) {
+  BucketWriter* w = &writer;
+  return lanes_->Submit(w, [this, w]() -> Status {
+    Result<std::unique_ptr<SpillJob>> taken = w->buffer.TakeSpill();
+    if (!taken.ok() || !*taken) {
+      w->buffered_bytes.store(w->buffer.memory_bytes());
+      w->spill_queued.store(false);
+      SpillEnded();
+      return taken.status();
+    }
+    std::shared_ptr<SpillJob> job = std::move(*taken);
+    // Counted as spilling before the buffer drops it: the budget sees the bytes throughout.
+    w->spilling_bytes.store(job->memory_bytes());
+    w->buffered_bytes.store(w->buffer.memory_bytes());
+    lanes_->Spawn([this, w, job]() mutable -> Status {
+      Status st = job->Write();
+      const int64_t file_bytes = job->file_bytes();
+      job.reset();  // the chunks' memory
+      arrow::default_memory_pool()->ReleaseUnused();
+      {
+        std::lock_guard<std::mutex> lock(metrics_mu_);
+        metrics_.spills++;
+        metrics_.spilled_bytes += file_bytes;
+      }
+      w->spilling_bytes.store(0);
+      w->spill_queued.store(false);
+      SpillEnded();
+      return st;
+    });
+    return Status::OK();
+  });
+}
+
+void PrimaryKeyTableWrite::SpillEnded() {
+  { std::lock_guard<std::mutex> lock(spill_mu_); }  // a waiter is checking or waiting, not between
+  spill_done_.notify_all();
 }
 
 Status PrimaryKeyTableWrite::SpillBuffer(BucketWriter& writer) {

@@ -26,6 +26,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -138,9 +139,14 @@ class PrimaryKeyTableWrite {
   Result<BucketWriter*> WriterFor(const PartitionBucket& key);
   Status LoadRestoreInfo();
   Status EnforceMemoryBudget();
-  // Threads > 1: the budget kept by spills queued on the largest buffers' lanes (or, without
-  // spilling, by flushes once the lanes are drained).
+  // Threads > 1: the budget kept by spills taken out on the largest buffers' lanes and written
+  // beside them (the caller waits at 1.5x the budget for one to end), or, without spilling, by
+  // flushes once the lanes are drained.
   Status QueueSpills();
+  // Queues the spill of `writer`'s buffer on its lane (its spill_queued set by the caller).
+  Status QueueSpill(BucketWriter& writer);
+  // Wakes the caller waiting in QueueSpills (a spill ended).
+  void SpillEnded();
   Status SpillBuffer(BucketWriter& writer);
   // A bucket's share of a batch (`indices`, ascending) with its sequence numbers and kinds.
   Result<std::shared_ptr<arrow::RecordBatch>> BucketRecords(
@@ -206,6 +212,8 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<ThreadPool> executor_;    // compactions
   std::unique_ptr<ThreadPool> foreground_;  // helps the caller sort and flush (threads_ > 1)
   std::mutex metrics_mu_;                   // metrics_ updated by parallel flushes
+  std::mutex spill_mu_;                     // with spill_done_: a spill of the lanes ended
+  std::condition_variable spill_done_;
   TableWriteMetrics metrics_;
   // Threads > 1: each bucket's buffering, in the background (last: its tasks use the above).
   std::unique_ptr<Lanes> lanes_;
