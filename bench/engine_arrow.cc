@@ -215,7 +215,7 @@ arrow::Status Run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fjord::PreferJemallocMemoryPool(argv);  // as the fjord CLI (fjord/memory_pool.h)
+  fjord::PreferJemallocMemoryPool();  // as the fjord CLI (fjord/memory_pool.h)
   Args a;
   if (argc >= 2) a.workload = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {

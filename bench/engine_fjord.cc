@@ -334,7 +334,7 @@ Status Commits(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fjord::PreferJemallocMemoryPool(argv);  // as the fjord CLI (fjord/memory_pool.h)
+  fjord::PreferJemallocMemoryPool();  // as the fjord CLI (fjord/memory_pool.h)
   Args a;
   if (argc >= 2) a.workload = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {

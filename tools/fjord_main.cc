@@ -1,6 +1,5 @@
 // The `fjord` command-line program.
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -15,12 +14,7 @@ int PrintVersion() {
   std::cout << "fjord " << fjord::FjordVersion() << "\n";
   std::cout << "arrow " << fjord::ArrowRuntimeVersion() << " (built against "
             << fjord::ArrowBuildVersion() << ")\n";
-  std::cout << "memory pool " << fjord::ArrowMemoryPoolName();
-  // jemalloc's settings beyond Arrow's own (fjord/memory_pool.h), as it read them at start.
-  if (const char* conf = std::getenv("JE_ARROW_MALLOC_CONF"); conf && *conf) {
-    std::cout << " (JE_ARROW_MALLOC_CONF=" << conf << ")";
-  }
-  std::cout << "\n";
+  std::cout << "memory pool " << fjord::ArrowMemoryPoolName() << "\n";
   std::cout << "features";
   for (const std::string& f : fjord::CompiledFeatures()) std::cout << " " << f;
   std::cout << "\n";
@@ -30,7 +24,7 @@ int PrintVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fjord::PreferJemallocMemoryPool(argv);
+  fjord::PreferJemallocMemoryPool();
   CLI::App app{"fjord: a native engine for Apache Paimon tables"};
   app.require_subcommand(1);
   fjord::cli::Handler handler;

@@ -8,8 +8,6 @@
 
 #include <arrow/memory_pool.h>
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string>
 
@@ -23,23 +21,10 @@ inline std::string ArrowMemoryPoolName() { return arrow::default_memory_pool()->
 // anything allocates through Arrow's default pool: first thing in main(). The `fjord` CLI does.
 // Returns the name of the default pool now in use ("jemalloc", "mimalloc", "system").
 // Header-only, so that programs of Arrow alone can do the same.
-//
-// Given main()'s argv, it also has jemalloc take one arena per CPU (`percpu_arena:percpu`)
-// instead of one per thread, unless JE_ARROW_MALLOC_CONF is set: memory that one thread frees is
-// then reused by the next allocation on that CPU, where it sat in another thread's arena while
-// fresh pages were faulted in (an upsert write on 2 threads: a third fewer page faults,
-// docs/performance.md "Memory pool"). jemalloc reads that setting once, when Arrow's library is
-// loaded, so the program is started again (same process, exec of /proc/self/exe) with it in the
-// environment; if that cannot be done it goes on as it is.
-inline std::string PreferJemallocMemoryPool(char** argv = nullptr) {
+inline std::string PreferJemallocMemoryPool() {
   arrow::MemoryPool* jemalloc = nullptr;
   if (std::getenv("ARROW_DEFAULT_MEMORY_POOL") == nullptr &&
       arrow::jemalloc_memory_pool(&jemalloc).ok()) {
-    if (argv != nullptr && std::getenv("JE_ARROW_MALLOC_CONF") == nullptr) {
-      setenv("JE_ARROW_MALLOC_CONF", "percpu_arena:percpu", /*overwrite=*/0);
-      setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc", /*overwrite=*/0);
-      execv("/proc/self/exe", argv);  // returns only if it failed
-    }
     setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc", /*overwrite=*/0);
   }
   return ArrowMemoryPoolName();
