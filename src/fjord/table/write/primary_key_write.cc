@@ -115,7 +115,9 @@ bool LookupWait(const LookupNeeds& lookup, const CoreOptions& core) {
 PrimaryKeyTableWrite::PrimaryKeyTableWrite(const FileStoreTable* table) : table_(table) {}
 
 PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
-  lanes_.reset();  // buffering still queued ends first
+  // Buffering and spills still queued end first (their tasks use the members below).
+  if (lanes_) (void)lanes_->Drain();
+  lanes_.reset();
   // Let a running compaction finish; outputs never handed to a commit are deleted (an upgraded
   // file keeps its name and is not deleted).
   executor_.reset();
@@ -445,7 +447,10 @@ Status PrimaryKeyTableWrite::QueueSpills() {
 
 Status PrimaryKeyTableWrite::QueueSpill(BucketWriter& writer) {
   BucketWriter* w = &writer;
-  return lanes_->Submit(w, [this, w]() -> Status {
+  // The task holds the lanes itself: while the writer is destroyed, lanes_ is already null (the
+  // Lanes object waits for its tasks in its destructor).
+  Lanes* lanes = lanes_.get();
+  return lanes->Submit(w, [this, w, lanes]() -> Status {
     Result<std::unique_ptr<SpillJob>> taken = w->buffer.TakeSpill();
     if (!taken.ok() || !*taken) {
       w->buffered_bytes.store(w->buffer.memory_bytes());
@@ -457,7 +462,7 @@ Status PrimaryKeyTableWrite::QueueSpill(BucketWriter& writer) {
     // Counted as spilling before the buffer drops it: the budget sees the bytes throughout.
     w->spilling_bytes.store(job->memory_bytes());
     w->buffered_bytes.store(w->buffer.memory_bytes());
-    lanes_->Spawn([this, w, job]() mutable -> Status {
+    lanes->Spawn([this, w, job]() mutable -> Status {
       Status st = job->Write();
       const int64_t file_bytes = job->file_bytes();
       job.reset();  // the chunks' memory

@@ -197,6 +197,31 @@ TEST_F(PrimaryKeyWriteTest, BucketsWrittenOnSeveralThreadsGiveTheSameRowsAsOnOne
   }
 }
 
+// A writer dropped (never committed) while its lanes still buffer and spill waits for them and
+// leaves no spill file behind; the table is unchanged.
+TEST_F(PrimaryKeyWriteTest, AWriterDroppedWhileSpillingEndsCleanly) {
+  auto table = Create({{"bucket", "4"}, {"write-buffer-size", "16 kb"}});
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 20; ++round) {
+    TableWriteOptions write_options;
+    write_options.threads = 2;
+    ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get(), write_options));
+    for (int batch = 0; batch < 8; ++batch) {
+      std::vector<Row> rows;
+      for (int i = 0; i < 300; ++i) {
+        rows.push_back(Row{"p" + std::to_string(rng() % 2), static_cast<int32_t>(rng() % 5000),
+                           static_cast<int64_t>(rng() % 1000),
+                           std::string(30, static_cast<char>('a' + rng() % 26))});
+      }
+      ASSERT_OK(writer->Write(Rows(rows)));
+    }
+    writer.reset();  // spills may still be queued or being written
+  }
+  SnapshotManager snapshots(table->io(), table->path());
+  ASSERT_OK_AND_ASSIGN(auto latest, snapshots.LatestId());
+  EXPECT_FALSE(latest.has_value());
+}
+
 TEST_F(PrimaryKeyWriteTest, WithoutSpillingAFullBufferIsFlushedToLevelZeroFiles) {
   TableWriteMetrics m;
   RunModel({{"bucket", "2"}, {"write-buffer-size", "24 kb"}, {"write-buffer-spillable", "false"}},
