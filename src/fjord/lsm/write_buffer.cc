@@ -373,11 +373,7 @@ Status SortBuffer::Spill() {
                         WriteRunFile(path, layout_, ChunkRuns(sorted_, options_.chunk_rows),
                                      options_.chunk_rows, spill_codec_));
   spilled_bytes_ += bytes;
-  spill_files_.push_back(path);
-  records_spilled_ += records_in_memory_;
-  records_in_memory_ = 0;
-  memory_bytes_ = 0;
-  sorted_.clear();
+  MarkSpilled(std::move(path));
   if (static_cast<int32_t>(spill_files_.size()) >= options_.max_spill_files) {
     return MergeSpillFiles();
   }
@@ -400,12 +396,16 @@ Result<std::unique_ptr<SpillJob>> SortBuffer::TakeSpill() {
   job->codec_ = spill_codec_;
   job->memory_bytes_ = memory_bytes_;
   job->spilled_bytes_ = &spilled_bytes_;
+  MarkSpilled(std::move(path));
+  return job;
+}
+
+void SortBuffer::MarkSpilled(std::string path) {
   spill_files_.push_back(std::move(path));
   records_spilled_ += records_in_memory_;
   records_in_memory_ = 0;
   memory_bytes_ = 0;
   sorted_.clear();
-  return job;
 }
 
 Status SpillJob::Write() {

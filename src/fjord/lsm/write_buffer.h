@@ -99,6 +99,8 @@ class SortBuffer {
   static constexpr int64_t kSmallBatchRows = 1024;
   // A new spill file's path (the directory made, the codec chosen).
   Result<std::string> NextSpillPath();
+  // The in-memory records now live in the spill file `path` (written or being written).
+  void MarkSpilled(std::string path);
   Status MergeSpillFiles();
 
   KvLayout layout_;
