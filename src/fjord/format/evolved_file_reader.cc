@@ -98,6 +98,7 @@ class EvolvedReader : public BatchReader {
   }
   int64_t position() const override { return position_; }
   int64_t rows_skipped() const override { return file_->rows_skipped(); }
+  int64_t row_groups_read_whole() const override { return file_->row_groups_read_whole(); }
 
  private:
   // `batch` (rows from `first` on) without the rows the deletion vector holds.

@@ -17,8 +17,9 @@ class FileRunReader : public KvRunReader {
   FileRunReader(KvFileReaderFactory* factory, std::string bucket_dir,
                 std::vector<DataFileMeta> files, std::vector<DataField> fields,
                 std::shared_ptr<arrow::Schema> schema,
-                KvFileReaderFactory::DeletionOfFn deletion_of)
+                KvFileReaderFactory::DeletionOfFn deletion_of, bool alone)
       : factory_(factory),
+        alone_(alone),
         deletion_of_(std::move(deletion_of)),
         bucket_dir_(std::move(bucket_dir)),
         files_(std::move(files)),
@@ -34,8 +35,8 @@ class FileRunReader : public KvRunReader {
         if (deletion_of_) {
           FJORD_ASSIGN_OR_RAISE(deletion, deletion_of_(file));
         }
-        FJORD_ASSIGN_OR_RAISE(current_,
-                              factory_->OpenFile(bucket_dir_, file, fields_, true, deletion));
+        FJORD_ASSIGN_OR_RAISE(
+            current_, factory_->OpenFile(bucket_dir_, file, fields_, true, deletion, {}, alone_));
       }
       FJORD_ASSIGN_OR_RAISE(auto batch, current_->Next());
       if (!batch) {
@@ -55,6 +56,7 @@ class FileRunReader : public KvRunReader {
 
  private:
   KvFileReaderFactory* factory_;
+  bool alone_;
   KvFileReaderFactory::DeletionOfFn deletion_of_;
   std::string bucket_dir_;
   std::vector<DataFileMeta> files_;
@@ -87,7 +89,8 @@ Result<const TableSchema*> KvFileReaderFactory::SchemaOf(int64_t schema_id) {
 
 Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
     const std::string& bucket_dir, const DataFileMeta& file, std::vector<DataField> fields,
-    bool with_system_columns, std::shared_ptr<const DeletionVector> deletion, ChunkFilter filter) {
+    bool with_system_columns, std::shared_ptr<const DeletionVector> deletion, ChunkFilter filter,
+    bool alone) {
   FJORD_ASSIGN_OR_RAISE(const TableSchema* file_schema, SchemaOf(file.schema_id));
   std::string path =
       file.external_path ? *file.external_path : JoinPath(bucket_dir, file.file_name);
@@ -101,6 +104,7 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
   spec.options.batch_rows = batch_rows_;
   spec.options.parallel_columns = parallel_columns_;
   spec.options.chunk_filter = std::move(filter);
+  if (alone) spec.options.whole_row_group_bytes_per_column = kWholeRowGroupBytesAlone;
   Result<std::unique_ptr<BatchReader>> reader =
       OpenEvolvedFile(io_.get(), path, format, std::move(spec));
   if (!reader.ok() && reader.status().IsNotFound()) {
@@ -112,9 +116,11 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
 Result<std::unique_ptr<KvRunReader>> KvFileReaderFactory::OpenRun(const std::string& bucket_dir,
                                                                   std::vector<DataFileMeta> files,
                                                                   const KvLayout& layout,
-                                                                  DeletionOfFn deletion_of) {
-  return std::unique_ptr<KvRunReader>(new FileRunReader(
-      this, bucket_dir, std::move(files), layout.fields, layout.schema, std::move(deletion_of)));
+                                                                  DeletionOfFn deletion_of,
+                                                                  bool alone) {
+  return std::unique_ptr<KvRunReader>(new FileRunReader(this, bucket_dir, std::move(files),
+                                                        layout.fields, layout.schema,
+                                                        std::move(deletion_of), alone));
 }
 
 Result<std::unique_ptr<KvRunReader>> KvFileReaderFactory::OpenRun(const std::string& bucket_dir,

@@ -39,13 +39,14 @@ class KvFileReaderFactory {
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
   // Positions in `deletion` (may be null) are skipped; `filter` (may be empty) skips chunks.
+  // `alone`: no other file of the read is open beside this one (kWholeRowGroupBytesAlone).
   // NotFound names a file listed by the snapshot that is missing.
   Result<std::unique_ptr<BatchReader>> OpenFile(const std::string& bucket_dir,
                                                 const DataFileMeta& file,
                                                 std::vector<DataField> fields,
                                                 bool with_system_columns,
                                                 std::shared_ptr<const DeletionVector> deletion = {},
-                                                ChunkFilter filter = {});
+                                                ChunkFilter filter = {}, bool alone = false);
 
   // The deletion vector of a data file (null: none).
   using DeletionOfFn =
@@ -53,11 +54,12 @@ class KvFileReaderFactory {
 
   // The files of one sorted run (ascending keys, no key twice) as key-value batches of
   // `layout` (the read schema's, or one of a projection of it that keeps the key and sequence
-  // fields). Deletion vectors are applied when `deletion_of` is given.
+  // fields). Deletion vectors are applied when `deletion_of` is given. `alone`: no other run is
+  // read beside this one (OpenFile).
   Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
                                                std::vector<DataFileMeta> files,
                                                const KvLayout& layout,
-                                               DeletionOfFn deletion_of = {});
+                                               DeletionOfFn deletion_of = {}, bool alone = false);
   // The same in the read schema's own layout.
   Result<std::unique_ptr<KvRunReader>> OpenRun(const std::string& bucket_dir,
                                                std::vector<DataFileMeta> files);

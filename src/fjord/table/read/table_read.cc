@@ -255,11 +255,12 @@ class MergeSource : public SplitSource {
       if (!merge_) {
         if (next_ >= sections_.size()) return std::shared_ptr<arrow::RecordBatch>();
         std::vector<std::unique_ptr<KvRunReader>> runs;
+        const bool alone = sections_[next_].size() == 1;  // e.g. a compacted bucket
         for (const FileRun& run : sections_[next_]) {
           std::vector<DataFileMeta> files;
           for (size_t f : run) files.push_back(files_[f]);
           FJORD_ASSIGN_OR_RAISE(auto reader, readers_->OpenRun(bucket_path_, std::move(files),
-                                                               layout_, deletion_of_));
+                                                               layout_, deletion_of_, alone));
           runs.push_back(std::move(reader));
         }
         ++next_;
@@ -517,7 +518,8 @@ class TableRead::SplitReader : public RowBatchReader {
       auto open = [read, bucket_path, deletion_files, fields = needed_fields_, pk,
                    chunks](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
         FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*deletion_files, f));
-        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks);
+        // One file after another: each is read alone.
+        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks, true);
       };
       std::vector<bool> insert_kinds;
       if (no_merge && with_kind) {
