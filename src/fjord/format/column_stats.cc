@@ -333,11 +333,13 @@ std::pair<int64_t, int64_t> ExtremeRows(const arrow::Array& array) {
   for (int64_t i = 0; i < a.length(); ++i) {
     if (a.IsNull(i)) continue;
     auto v = a.GetView(i);
-    if (lo < 0 || v < min) {
+    if (lo < 0) {
+      lo = hi = i;
+      min = max = v;
+    } else if (v < min) {  // then not above max, which is at least min
       lo = i;
       min = v;
-    }
-    if (hi < 0 || v > max) {
+    } else if (v > max) {
       hi = i;
       max = v;
     }

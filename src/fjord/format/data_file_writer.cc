@@ -22,6 +22,7 @@
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/orc/orc_writer.h"
+#include "fjord/format/parquet_footer_stats.h"
 
 namespace fjord {
 
@@ -180,10 +181,16 @@ class ParquetImpl : public DataFileWriter::Impl {
         ->compression(codec)
         ->data_pagesize(options.parquet_page_size)
         ->max_row_group_length(std::numeric_limits<int32_t>::max())
+        // Whole bounds, however long, as parquet-mr writes them (and as the file's own stats
+        // are read back from them: parquet_footer_stats.h).
+        ->max_statistics_size(std::numeric_limits<size_t>::max())
         ->enable_store_decimal_as_integer();
     if (codec == arrow::Compression::ZSTD) builder.compression_level(options.zstd_level);
     if (options.parquet_dictionary) {
       builder.enable_dictionary();
+      for (const std::string& column : options.parquet_plain_columns) {
+        builder.disable_dictionary(column);
+      }
     } else {
       builder.disable_dictionary();
     }
@@ -286,6 +293,9 @@ class ParquetImpl : public DataFileWriter::Impl {
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
   }
+
+  // The footer, once Finish closed the file.
+  std::shared_ptr<parquet::FileMetaData> metadata() const { return writer_->metadata(); }
 
  private:
   std::shared_ptr<arrow::io::OutputStream> stream_;
@@ -713,6 +723,11 @@ DataFileWriter::DataFileWriter(std::unique_ptr<Impl> impl, std::string path, Fil
       collectors_.emplace_back(modes_[i], fields_[i].type);
     } else {
       footer_stats_.emplace_back(fields_[i].type, format_);
+      // Columns whose stats come from the Parquet footer, or are not kept at all, are not
+      // accumulated as the rows pass.
+      bool from_footer =
+          format_ == FileFormat::kParquet && StatsFromParquetFooter(*fields_[i].type);
+      accumulate_.push_back(!from_footer && modes_[i].kind != StatsMode::Kind::kNone);
     }
   }
 }
@@ -801,6 +816,7 @@ Status DataFileWriter::Write(const arrow::RecordBatch& batch) {
     Status st = impl_->Write(conformed);
     if (!st.ok()) return st.WithContext(path_);
     for (size_t c = 0; c < fields_.size(); ++c) {
+      if (!accumulate_[c]) continue;
       FJORD_RETURN_NOT_OK(footer_stats_[c].Update(*conformed->column(static_cast<int>(c))));
     }
   }
@@ -832,11 +848,20 @@ Result<DataFileWriteResult> DataFileWriter::Finish() {
   out.file_size = *size;
   out.row_count = row_count_;
   out.stats_modes = modes_;
+  std::shared_ptr<parquet::FileMetaData> footer;
+  if (format_ == FileFormat::kParquet) footer = static_cast<ParquetImpl*>(impl_.get())->metadata();
   for (size_t c = 0; c < fields_.size(); ++c) {
+    const DataType& type = *fields_[c].type;
     if (format_ == FileFormat::kAvro) {
       out.stats.push_back(collectors_[c].Finish());
+    } else if (modes_[c].kind == StatsMode::Kind::kNone) {
+      out.stats.emplace_back();
+    } else if (format_ == FileFormat::kParquet && StatsFromParquetFooter(type)) {
+      Result<DataColumnStats> exact = ParquetFooterStats(*footer, static_cast<int>(c), type);
+      if (!exact.ok()) return exact.status().WithContext(path_);
+      out.stats.push_back(ConvertStats(*exact, modes_[c], type));
     } else {
-      out.stats.push_back(ConvertStats(footer_stats_[c].Finish(), modes_[c], *fields_[c].type));
+      out.stats.push_back(ConvertStats(footer_stats_[c].Finish(), modes_[c], type));
     }
   }
   return out;

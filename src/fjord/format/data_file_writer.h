@@ -34,6 +34,11 @@ struct DataFileWriterOptions {
   int64_t parquet_page_size = int64_t{1} << 20;
   // parquet.enable.dictionary.
   bool parquet_dictionary = true;
+  // Parquet columns written without a dictionary whatever parquet.enable.dictionary says: those
+  // whose values never repeat within a file (a primary-key file's sequence numbers). Their
+  // dictionary only fills up and falls back to plain pages, at the cost of a hash table per row
+  // group (docs/performance.md, "Sequence numbers without a dictionary").
+  std::vector<std::string> parquet_plain_columns;
   // Parquet: hold the rows of the open row group (the batches as given, not copied) and write the
   // group at once, column after column, straight into the file, when it closes (as pyarrow's
   // write_table), instead of encoding each batch into in-memory pages (Arrow's buffered row
@@ -116,7 +121,8 @@ class DataFileWriter {
   std::vector<DataField> fields_;
   std::vector<StatsMode> modes_;
   std::vector<FooterStatsAccumulator> footer_stats_;  // Parquet, ORC
-  std::vector<ColumnStatsCollector> collectors_;      // Avro
+  std::vector<bool> accumulate_;  // footer_stats_[c] is fed (parquet_footer_stats.h)
+  std::vector<ColumnStatsCollector> collectors_;  // Avro
   int64_t row_count_ = 0;
   bool finished_ = false;
 };

@@ -2,7 +2,6 @@
 
 #include <arrow/api.h>
 
-#include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/kv_test_util.h"
 #include "fjord/testing/test_util.h"
 
@@ -28,14 +27,12 @@ TEST(KvFileReaderTest, AFileReadAloneStreamsARowGroupThatOneReadBesideOthersRead
   TableSchema schema = testing_kv::Schema({});
   auto io = FileIO::Local();
   DataFileNamer namer{"data-", ".parquet"};
-  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
   std::vector<Record> records;
   const int32_t rows = 400000;
   for (int32_t i = 0; i < rows; ++i) records.push_back(Record{i, i + 1, 0, int64_t{i} * 7});
-  ASSERT_OK_AND_ASSIGN(auto writer,
-                       KvFileWriter::Make(io, schema, dir.Join("bucket-0"), 5, &namer));
-  ASSERT_OK(writer->Write(testing_kv::ToBatch(layout, records)));
-  ASSERT_OK_AND_ASSIGN(std::vector<DataFileMeta> files, writer->Finish());
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<DataFileMeta> files,
+      testing_kv::WriteFiles(io, schema, dir.Join("bucket-0"), 5, &namer, records));
   ASSERT_EQ(files.size(), 1u);
 
   KvFileReaderFactory readers(io, dir.path(), schema);

@@ -83,6 +83,7 @@ Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(
   w->physical_ = KeyValuePhysicalFields(schema);
   FJORD_ASSIGN_OR_RAISE(w->writer_options_, DataFileWriterOptions::FromOptions(
                                                 options.options(), w->physical_, w->format_));
+  w->writer_options_.parquet_plain_columns = {kSequenceNumberColumn};  // one per record
   w->dense_stats_ = options.metadata_stats_dense_store();
   w->target_file_size_ = options.target_file_size(/*has_primary_key=*/true);
   return w;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fjord/lsm/key_value.h"
+#include "fjord/lsm/kv_file_writer.h"
 #include "fjord/lsm/kv_merge.h"
 #include "fjord/lsm/levels.h"
 
@@ -91,6 +92,19 @@ inline Result<std::vector<Record>> ReadAll(KvMergeReader* reader) {
     auto part = FromBatch(*batch);
     out.insert(out.end(), part.begin(), part.end());
   }
+}
+
+// `records` written as data files of `level` in `bucket_dir` (one file unless they roll).
+inline Result<std::vector<DataFileMeta>> WriteFiles(std::shared_ptr<FileIO> io,
+                                                    const TableSchema& schema,
+                                                    const std::string& bucket_dir, int32_t level,
+                                                    DataFileNamer* namer,
+                                                    const std::vector<Record>& records) {
+  FJORD_ASSIGN_OR_RAISE(KvLayout layout, KvLayout::Make(schema));
+  FJORD_ASSIGN_OR_RAISE(auto writer,
+                        KvFileWriter::Make(std::move(io), schema, bucket_dir, level, namer));
+  FJORD_RETURN_NOT_OK(writer->Write(ToBatch(layout, records)));
+  return writer->Finish();
 }
 
 }  // namespace fjord::testing_kv
