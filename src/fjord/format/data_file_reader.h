@@ -35,10 +35,11 @@ Result<FileFormat> FileFormatOfPath(std::string_view path);
 using ChunkFilter =
     std::function<bool(const std::vector<std::optional<ColumnStats>>& stats, int64_t rows)>;
 
-// FileReadOptions::whole_row_group_bytes_per_column for a file read alone (files one after
-// another, nothing merged beside them): a row group decoded whole is fresh memory for every file,
-// so only those smaller than a streamed column's own input buffer are read whole. On the compacted
-// primary-key read this halved the page faults and cut the peak RSS by a third
+// FileReadOptions::whole_row_group_bytes_per_column for the files of a primary-key bucket's
+// only sorted run (a compacted bucket), read one after another through the merge reader: there a
+// row group decoded whole is fresh memory for every file, and streaming the larger ones halved
+// the page faults and cut the peak RSS by a third. Not for append and deletion-vector reads,
+// where streaming a small file's row group instead cost twice the peak RSS
 // (docs/performance.md, "Row groups read whole").
 inline constexpr int64_t kWholeRowGroupBytesAlone = 1 << 20;
 
@@ -50,9 +51,8 @@ struct FileReadOptions {
   // Parquet row groups whose requested columns decode to at most this many bytes per leaf column
   // on average are read whole and handed out in batches; larger ones are streamed page by page.
   // 0 streams every row group. Memory of an open file is bounded by this (times its columns)
-  // either way: a streamed column holds its input buffer, page and decoded dictionary. The
-  // default suits files open beside others (the runs of a merge); a file read alone takes
-  // kWholeRowGroupBytesAlone.
+  // either way: a streamed column holds its input buffer, page and decoded dictionary. See
+  // kWholeRowGroupBytesAlone for the one read that takes less.
   int64_t whole_row_group_bytes_per_column = 4 << 20;
   // Decodes the columns of each Parquet batch at once on Arrow's CPU thread pool (the pool's
   // threads do the work while the caller waits; ORC and Avro ignore it). For reads with cores to

@@ -39,7 +39,7 @@ class KvFileReaderFactory {
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
   // Positions in `deletion` (may be null) are skipped; `filter` (may be empty) skips chunks.
-  // `alone`: no other file of the read is open beside this one (kWholeRowGroupBytesAlone).
+  // `alone`: the file is of a sorted run read with no other beside it (kWholeRowGroupBytesAlone).
   // NotFound names a file listed by the snapshot that is missing.
   Result<std::unique_ptr<BatchReader>> OpenFile(const std::string& bucket_dir,
                                                 const DataFileMeta& file,

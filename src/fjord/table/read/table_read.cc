@@ -518,8 +518,7 @@ class TableRead::SplitReader : public RowBatchReader {
       auto open = [read, bucket_path, deletion_files, fields = needed_fields_, pk,
                    chunks](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
         FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*deletion_files, f));
-        // One file after another: each is read alone.
-        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks, true);
+        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks);
       };
       std::vector<bool> insert_kinds;
       if (no_merge && with_kind) {

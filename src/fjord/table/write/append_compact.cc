@@ -135,8 +135,7 @@ Result<std::vector<DataFileMeta>> AppendCompactRewriter::Rewrite(
   int64_t bytes_in = 0;
   for (const DataFileMeta& f : files) {
     // One batch of one input file in memory at a time.
-    FJORD_ASSIGN_OR_RAISE(auto reader,
-                          readers_->OpenFile(dir, f, schema_.fields, false, {}, {}, true));
+    FJORD_ASSIGN_OR_RAISE(auto reader, readers_->OpenFile(dir, f, schema_.fields, false));
     while (true) {
       FJORD_ASSIGN_OR_RAISE(auto batch, reader->Next());
       if (!batch) break;
