@@ -35,16 +35,18 @@ struct DataFileWriterOptions {
   // parquet.enable.dictionary.
   bool parquet_dictionary = true;
   // Parquet columns written without a dictionary whatever parquet.enable.dictionary says: those
-  // whose values never repeat within a file (a primary-key file's sequence numbers). Their
-  // dictionary only fills up and falls back to plain pages, at the cost of a hash table per row
-  // group (docs/performance.md, "Sequence numbers without a dictionary").
+  // whose values never repeat within a file (a primary-key file's sequence numbers, a key of one
+  // field). Their dictionary only fills up and falls back to plain pages, at the cost of a hash
+  // table per row group (docs/performance.md, "Sequence numbers without a dictionary").
   std::vector<std::string> parquet_plain_columns;
   // Parquet: hold the rows of the open row group (the batches as given, not copied) and write the
   // group at once, column after column, straight into the file, when it closes (as pyarrow's
   // write_table), instead of encoding each batch into in-memory pages (Arrow's buffered row
   // groups, whose page buffers grow by copying: twice the CPU with 128k-row batches). Memory:
-  // up to parquet.block.size of the group's rows instead of their encoded pages, so for writers
-  // whose batches are the caller's rows anyway (append writes).
+  // up to parquet.block.size of the group's rows instead of their encoded pages: for writers
+  // whose batches are the caller's rows anyway (append writes), and for primary-key files, whose
+  // staged batches (below) would be copied into one batch of the same size (a copy of every row
+  // and a quarter of the upsert write's page faults; docs/performance.md, "Row groups held").
   bool parquet_hold_row_group = false;
   // Parquet buffered row groups (the default): batches are gathered up to this many bytes of
   // rows and encoded as one batch, so that each column's dictionary hash table is probed for many

@@ -83,7 +83,20 @@ Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(
   w->physical_ = KeyValuePhysicalFields(schema);
   FJORD_ASSIGN_OR_RAISE(w->writer_options_, DataFileWriterOptions::FromOptions(
                                                 options.options(), w->physical_, w->format_));
-  w->writer_options_.parquet_plain_columns = {kSequenceNumberColumn};  // one per record
+  // Columns whose values are unique in a data file are written plain: a dictionary would only
+  // fill up and fall back. The sequence number is one per record; a data file belongs to one
+  // sorted run (one record per key) of one partition, so a key of one field (trimmed of the
+  // partition) is unique too, in `_KEY_<k>` and in the value column `<k>`.
+  w->writer_options_.parquet_plain_columns = {kSequenceNumberColumn};
+  std::vector<std::string> keys = schema.TrimmedPrimaryKeys();
+  if (keys.empty()) keys = schema.primary_keys;
+  if (keys.size() == 1) {
+    w->writer_options_.parquet_plain_columns.push_back("_KEY_" + keys[0]);
+    w->writer_options_.parquet_plain_columns.push_back(keys[0]);
+  }
+  // Row groups held and written column after column: merged output is gathered anyway, and
+  // staging would copy it once more into one batch (DataFileWriterOptions).
+  w->writer_options_.parquet_hold_row_group = true;
   w->dense_stats_ = options.metadata_stats_dense_store();
   w->target_file_size_ = options.target_file_size(/*has_primary_key=*/true);
   return w;
