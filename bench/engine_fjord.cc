@@ -4,6 +4,7 @@
 //
 //   engine_fjord WORKLOAD --dir DIR [--rows N] [--keys K] [--commits C] [--block B]
 //                [--threads T] [--buckets B] [--light 1] [--paths 1] [--files F] [--partitions P]
+//                [--option KEY=VALUE]...
 //
 // --threads: the writer's, the reader's and the compaction's threads (0 = one per core, the
 // default); --buckets: buckets of the primary-key tables (1 by default). bench/thread_scaling.py
@@ -12,6 +13,8 @@
 // to the JSON line: bench/read_limits.py has DuckDB read the same files. plan-setup writes the
 // planning table (--files files in --partitions partitions), plan and plan-filtered plan a read of
 // all of it or of one partition (bench/plan_bench.py; --threads: scan.manifest.parallelism).
+// --option adds a table option to the tables the workload creates (e.g. write-buffer-size=4 gb;
+// bench/README.md, `make bench-scale`).
 //
 // WORKLOAD: append-write, read-filtered, read-append, pk-write, plan-setup, plan, plan-filtered,
 // read-pk, compact, commits, and the upserts with the writer's own compaction (bench/README.md,
@@ -41,6 +44,7 @@ struct Args {
   int threads = 0, buckets = 1;
   int64_t files = 100'000, partitions = 10'000;  // plan-setup
   bool light = false, paths = false;
+  std::vector<std::pair<std::string, std::string>> options;  // --option KEY=VALUE
 };
 
 constexpr int64_t kBatch = 8192;
@@ -92,6 +96,7 @@ Result<std::unique_ptr<Table>> CreateTable(
     spec.options.emplace_back("write-buffer-spillable", "true");
   }
   for (const auto& kv : extra) spec.options.push_back(kv);
+  for (const auto& kv : a.options) spec.options.push_back(kv);
   FJORD_ASSIGN_OR_RAISE(auto id, TableIdentifier::Parse("bench." + name));
   FJORD_RETURN_NOT_OK(catalog->CreateTable(id, spec));
   return catalog->GetTable(id);
@@ -351,6 +356,14 @@ int main(int argc, char** argv) {
     if (f == "--files") a.files = std::stoll(v);
     if (f == "--partitions") a.partitions = std::stoll(v);
     if (f == "--paths") a.paths = v == "1";
+    if (f == "--option") {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "engine_fjord: --option %s: expected KEY=VALUE\n", v.c_str());
+        return 2;
+      }
+      a.options.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    }
   }
   Status st;
   if (a.dir.empty()) {
