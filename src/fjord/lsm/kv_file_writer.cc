@@ -88,11 +88,10 @@ Result<std::unique_ptr<KvFileWriter>> KvFileWriter::Make(
   // sorted run (one record per key) of one partition, so a key of one field (trimmed of the
   // partition) is unique too, in `_KEY_<k>` and in the value column `<k>`.
   w->writer_options_.parquet_plain_columns = {kSequenceNumberColumn};
-  std::vector<std::string> keys = schema.TrimmedPrimaryKeys();
-  if (keys.empty()) keys = schema.primary_keys;
-  if (keys.size() == 1) {
-    w->writer_options_.parquet_plain_columns.push_back("_KEY_" + keys[0]);
-    w->writer_options_.parquet_plain_columns.push_back(keys[0]);
+  if (w->layout_.key_columns.size() == 1) {
+    const std::string& key = w->layout_.fields[static_cast<size_t>(w->layout_.key_columns[0])].name;
+    w->writer_options_.parquet_plain_columns.push_back("_KEY_" + key);
+    w->writer_options_.parquet_plain_columns.push_back(key);
   }
   // Row groups held and written column after column: merged output is gathered anyway, and
   // staging would copy it once more into one batch (DataFileWriterOptions).
