@@ -100,9 +100,7 @@ class Runner:
     def run(self, engine, workload, d):
         argv = self.argv(engine, workload, d)
         self.commands.setdefault((engine, workload), " ".join(argv).replace(d, "$DIR"))
-        # The files the last run wrote go to disk before this one starts, not during it (the
-        # 50M-row upsert write of `make bench-scale` took 162 s right after the 50M-row append
-        # write and the reads of its table, 118 s alone).
+        # The files the last run wrote go to disk before this one starts, not during it.
         os.sync()
         start = time.monotonic()
         with tempfile.TemporaryFile(mode="w+") as errf:

@@ -236,6 +236,10 @@ Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
 
 }  // namespace
 
+int64_t SortChunkBytes(int64_t write_buffer_size) {
+  return std::clamp<int64_t>(write_buffer_size / 8, int64_t{4} << 20, int64_t{32} << 20);
+}
+
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
     : layout_(std::move(layout)), options_(std::move(options)) {
   for (const auto& field : layout_.schema->fields()) {

@@ -155,6 +155,14 @@ TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
   ASSERT_EQ(out, expected) << written << " spills written elsewhere";
 }
 
+TEST(SortBufferTest, SortChunksAreAnEighthOfTheBufferWithinFourToThirtyTwoMegabytes) {
+  constexpr int64_t kMb = int64_t{1} << 20;
+  EXPECT_EQ(SortChunkBytes(256 * kMb), 32 * kMb);  // the default write-buffer-size
+  EXPECT_EQ(SortChunkBytes(8 * 1024 * kMb), 32 * kMb);
+  EXPECT_EQ(SortChunkBytes(128 * kMb), 16 * kMb);
+  EXPECT_EQ(SortChunkBytes(1 * kMb), 4 * kMb);
+}
+
 TEST(SortBufferTest, MemoryIsCountedAndReleasedBySpill) {
   testing::TempDir dir;
   ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));

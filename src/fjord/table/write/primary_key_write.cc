@@ -177,6 +177,7 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   w->spill_options_.compression = core.spill_compression();
   w->spill_options_.zstd_level = core.spill_compression_zstd_level();
   w->spill_options_.max_spill_files = std::max(2, core.local_sort_max_num_file_handles());
+  w->spill_options_.sort_chunk_bytes = SortChunkBytes(w->buffer_limit_);
   if (w->router_->dynamic() && options.assigner) {
     w->shared_assigner_ = std::move(options.assigner);
   } else if (w->router_->dynamic()) {
