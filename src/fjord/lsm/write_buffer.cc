@@ -8,8 +8,13 @@
 #include <arrow/util/compression.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/gather_rows.h"
@@ -124,6 +129,65 @@ class SpillRunReader : public KvRunReader {
   std::shared_ptr<arrow::io::InputStream> in_;
   std::shared_ptr<arrow::ipc::RecordBatchStreamReader> reader_;
   bool done_ = false;
+};
+
+// A run read ahead on a thread of its own, up to kDepth batches: a flush merging spill files on
+// one thread spent a third of its time decompressing and decoding them while the other core
+// waited (docs/performance.md, "Spill files read ahead").
+class ReadAheadRun : public KvRunReader {
+ public:
+  explicit ReadAheadRun(std::unique_ptr<KvRunReader> run) : run_(std::move(run)) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~ReadAheadRun() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (final_) return *final_;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !queue_.empty(); });
+    Result<std::shared_ptr<arrow::RecordBatch>> next = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    cv_.notify_all();
+    if (!next.ok() || *next == nullptr) final_ = next;  // the end or an error, for every later call
+    return next;
+  }
+
+ private:
+  static constexpr size_t kDepth = 2;
+
+  void Loop() {
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || queue_.size() < kDepth; });
+        if (stop_) return;
+      }
+      Result<std::shared_ptr<arrow::RecordBatch>> next = run_->Next();
+      const bool last = !next.ok() || *next == nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        queue_.push_back(std::move(next));
+      }
+      cv_.notify_all();
+      if (last) return;
+    }
+  }
+
+  std::unique_ptr<KvRunReader> run_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Result<std::shared_ptr<arrow::RecordBatch>>> queue_;
+  bool stop_ = false;
+  std::optional<Result<std::shared_ptr<arrow::RecordBatch>>> final_;  // the consumer's
+  std::thread thread_;
 };
 
 // A merged stream as a run (its output is in merge order).
@@ -438,8 +502,15 @@ Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns() {
   sorted_.clear();
   memory_bytes_ = 0;
   records_in_memory_ = 0;
-  for (const std::string& f : spill_files_)
-    runs.push_back(std::make_unique<SpillRunReader>(f, spill_codec_));
+  const bool read_ahead = options_.read_ahead && spill_files_.size() <= kMaxReadAheadRuns;
+  for (const std::string& f : spill_files_) {
+    auto run = std::make_unique<SpillRunReader>(f, spill_codec_);
+    if (read_ahead) {
+      runs.push_back(std::make_unique<ReadAheadRun>(std::move(run)));
+    } else {
+      runs.push_back(std::move(run));
+    }
+  }
   spill_files_.clear();
   records_spilled_ = 0;
   spilled_bytes_.store(0);

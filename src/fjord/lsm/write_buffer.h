@@ -30,6 +30,9 @@ struct SpillOptions {
   int32_t max_spill_files = 128;                // local-sort.max-num-file-handles
   int64_t chunk_rows = 4096;                    // rows per batch in spill files and sorted runs
   int64_t sort_chunk_bytes = int64_t{4} << 20;  // records sorted together as they arrive
+  // TakeRuns reads spill files ahead, each on a thread of its own (a writer of several threads),
+  // when there are at most kMaxReadAheadRuns of them.
+  bool read_ahead = false;
 };
 
 // The sort chunk for a writer whose buffers share `write_buffer_size`: an eighth of it, within
@@ -104,6 +107,7 @@ class SortBuffer {
   Status AppendSmall(const arrow::RecordBatch& records);
   Status FinishSmall();
   static constexpr int64_t kSmallBatchRows = 1024;
+  static constexpr size_t kMaxReadAheadRuns = 16;
   // A new spill file's path (the directory made, the codec chosen).
   Result<std::string> NextSpillPath();
   // The in-memory records now live in the spill file `path` (written or being written).

@@ -25,6 +25,7 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
     options.max_spill_files = 3;  // forces merging of spill files too
     options.chunk_rows = 1 + static_cast<int64_t>(rng() % 50);
     options.compression = round % 3 == 0 ? "none" : (round % 3 == 1 ? "zstd" : "lz4");
+    options.read_ahead = round % 2 == 0;  // spill files read on threads of their own
     SortBuffer buffer(layout, options);
     std::map<int32_t, Record> model;
     int64_t seq = 0;
@@ -61,6 +62,37 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
         ++left;
     }
     EXPECT_EQ(left, 0u);
+  }
+}
+
+// Runs read ahead on their own threads may be dropped unread or half read: their threads stop
+// and their spill files are deleted.
+TEST(SortBufferTest, RunsReadAheadCanBeDroppedBeforeTheEnd) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  for (int read_batches : {0, 1, 3}) {
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill");
+    options.chunk_rows = 10;
+    options.read_ahead = true;
+    SortBuffer buffer(layout, options);
+    for (int s = 0; s < 4; ++s) {
+      std::vector<Record> batch;
+      for (int i = 0; i < 200; ++i) batch.push_back(Record{i, s * 200 + i, 0, i});
+      ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+      ASSERT_OK(buffer.Spill());
+    }
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    ASSERT_EQ(runs.size(), 4u);
+    for (int b = 0; b < read_batches; ++b) {
+      ASSERT_OK_AND_ASSIGN(auto batch, runs[0]->Next());
+      ASSERT_NE(batch, nullptr);
+      EXPECT_EQ(batch->num_rows(), 10);
+    }
+    runs.clear();
+    size_t left = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(options.spill_dir)) ++left;
+    EXPECT_EQ(left, 0u) << read_batches;
   }
 }
 

@@ -220,6 +220,7 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
     w->spill_options_.spill_dir = options.spill_dir;
   }
   w->threads_ = options.threads > 0 ? options.threads : DefaultThreads();
+  w->spill_options_.read_ahead = w->threads_ > 1;
   if (w->threads_ > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
     w->lanes_ = std::make_unique<Lanes>(w->threads_, 2 * w->threads_);
