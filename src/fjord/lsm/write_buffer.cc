@@ -301,7 +301,7 @@ Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
 }  // namespace
 
 int64_t SortChunkBytes(int64_t write_buffer_size) {
-  return std::clamp<int64_t>(write_buffer_size / 8, int64_t{4} << 20, int64_t{32} << 20);
+  return std::clamp<int64_t>(write_buffer_size / 16, int64_t{4} << 20, int64_t{16} << 20);
 }
 
 SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)

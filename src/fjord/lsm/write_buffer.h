@@ -35,11 +35,12 @@ struct SpillOptions {
   bool read_ahead = false;
 };
 
-// The sort chunk for a writer whose buffers share `write_buffer_size`: an eighth of it, within
-// 4-32 MB. Larger chunks leave fewer sorted runs for the spill's and the flush's merge (a 256 MB
-// buffer held 64 chunks of 4 MB, each merge step choosing among them); a chunk is held twice
-// while it is sorted, hence the eighth. Sorted while it is still in the processor's cache (32
-// MB), a chunk's rows are copied in key order at a fraction of the cost of copying them later.
+// The sort chunk for a writer whose buffers share `write_buffer_size`: a sixteenth of it, within
+// 4-16 MB (16 MB at the default 256 MB). Larger chunks leave fewer sorted runs for the spill's and
+// the flush's merge (a 256 MB buffer held 64 chunks of 4 MB), and a chunk still in the processor's
+// cache when sorted has its rows copied in key order at a fraction of the cost of a cold one; but
+// the rows after the last full chunk are sorted at the flush, on the committing thread, so 32 MB
+// chunks made small commits slower (docs/performance.md, "Sort chunks").
 int64_t SortChunkBytes(int64_t write_buffer_size);
 
 // One spill taken out of a SortBuffer (TakeSpill): its sorted chunks, merged and written to the

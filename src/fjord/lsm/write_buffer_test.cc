@@ -187,11 +187,11 @@ TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
   ASSERT_EQ(out, expected) << written << " spills written elsewhere";
 }
 
-TEST(SortBufferTest, SortChunksAreAnEighthOfTheBufferWithinFourToThirtyTwoMegabytes) {
+TEST(SortBufferTest, SortChunksAreASixteenthOfTheBufferWithinFourToSixteenMegabytes) {
   constexpr int64_t kMb = int64_t{1} << 20;
-  EXPECT_EQ(SortChunkBytes(256 * kMb), 32 * kMb);  // the default write-buffer-size
-  EXPECT_EQ(SortChunkBytes(8 * 1024 * kMb), 32 * kMb);
-  EXPECT_EQ(SortChunkBytes(128 * kMb), 16 * kMb);
+  EXPECT_EQ(SortChunkBytes(256 * kMb), 16 * kMb);  // the default write-buffer-size
+  EXPECT_EQ(SortChunkBytes(8 * 1024 * kMb), 16 * kMb);
+  EXPECT_EQ(SortChunkBytes(128 * kMb), 8 * kMb);
   EXPECT_EQ(SortChunkBytes(1 * kMb), 4 * kMb);
 }
 
