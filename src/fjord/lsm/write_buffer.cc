@@ -496,13 +496,13 @@ Status SortBuffer::MergeSpillFiles() {
   return Status::OK();
 }
 
-Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns() {
+Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns(bool read_ahead) {
   FJORD_RETURN_NOT_OK(SealPending());
   std::vector<std::unique_ptr<KvRunReader>> runs = ChunkRuns(sorted_, options_.chunk_rows);
   sorted_.clear();
   memory_bytes_ = 0;
   records_in_memory_ = 0;
-  const bool read_ahead = options_.read_ahead && spill_files_.size() <= kMaxReadAheadRuns;
+  read_ahead = read_ahead && spill_files_.size() <= kMaxReadAheadRuns;
   for (const std::string& f : spill_files_) {
     auto run = std::make_unique<SpillRunReader>(f, spill_codec_);
     if (read_ahead) {

@@ -30,9 +30,6 @@ struct SpillOptions {
   int32_t max_spill_files = 128;                // local-sort.max-num-file-handles
   int64_t chunk_rows = 4096;                    // rows per batch in spill files and sorted runs
   int64_t sort_chunk_bytes = int64_t{4} << 20;  // records sorted together as they arrive
-  // TakeRuns reads spill files ahead, each on a thread of its own (a writer of several threads),
-  // when there are at most kMaxReadAheadRuns of them.
-  bool read_ahead = false;
 };
 
 // The sort chunk for a writer whose buffers share `write_buffer_size`: a sixteenth of it, within
@@ -97,8 +94,10 @@ class SortBuffer {
   Result<std::unique_ptr<SpillJob>> TakeSpill();
 
   // The buffered records as sorted runs (the in-memory part sorted, then each spill file) and
-  // empties the buffer. Readers delete their spill file when done.
-  Result<std::vector<std::unique_ptr<KvRunReader>>> TakeRuns();
+  // empties the buffer. Readers delete their spill file when done. With `read_ahead`, spill files
+  // (at most kMaxReadAheadRuns of them) are read ahead, each on a thread of its own: for a
+  // writer with a core to spare.
+  Result<std::vector<std::unique_ptr<KvRunReader>>> TakeRuns(bool read_ahead = false);
 
  private:
   // Sorts the records that arrived since the last sealed chunk into a new sorted chunk.

@@ -25,7 +25,6 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
     options.max_spill_files = 3;  // forces merging of spill files too
     options.chunk_rows = 1 + static_cast<int64_t>(rng() % 50);
     options.compression = round % 3 == 0 ? "none" : (round % 3 == 1 ? "zstd" : "lz4");
-    options.read_ahead = round % 2 == 0;  // spill files read on threads of their own
     SortBuffer buffer(layout, options);
     std::map<int32_t, Record> model;
     int64_t seq = 0;
@@ -47,7 +46,8 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
     }
     EXPECT_LE(buffer.spill_file_count(), 3);
     EXPECT_EQ(buffer.record_count(), seq);
-    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    // Even rounds: spill files read on threads of their own.
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns(/*read_ahead=*/round % 2 == 0));
     EXPECT_TRUE(buffer.empty());
     ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
     ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
@@ -74,7 +74,6 @@ TEST(SortBufferTest, RunsReadAheadCanBeDroppedBeforeTheEnd) {
     SpillOptions options;
     options.spill_dir = dir.Join("spill");
     options.chunk_rows = 10;
-    options.read_ahead = true;
     SortBuffer buffer(layout, options);
     for (int s = 0; s < 4; ++s) {
       std::vector<Record> batch;
@@ -82,7 +81,7 @@ TEST(SortBufferTest, RunsReadAheadCanBeDroppedBeforeTheEnd) {
       ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
       ASSERT_OK(buffer.Spill());
     }
-    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns(/*read_ahead=*/true));
     ASSERT_EQ(runs.size(), 4u);
     for (int b = 0; b < read_batches; ++b) {
       ASSERT_OK_AND_ASSIGN(auto batch, runs[0]->Next());

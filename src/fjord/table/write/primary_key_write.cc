@@ -220,7 +220,6 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
     w->spill_options_.spill_dir = options.spill_dir;
   }
   w->threads_ = options.threads > 0 ? options.threads : DefaultThreads();
-  w->spill_options_.read_ahead = w->threads_ > 1;
   if (w->threads_ > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
     w->lanes_ = std::make_unique<Lanes>(w->threads_, 2 * w->threads_);
@@ -536,7 +535,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
     std::lock_guard<std::mutex> lock(metrics_mu_);
     metrics_.spills++;
   }
-  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns());
+  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns(flush_read_ahead_));
   FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
   std::unique_ptr<KvFileWriter> changelog_writer;
   if (core_->changelog_producer() == ChangelogProducer::kInput) {
@@ -838,10 +837,14 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
   order.reserve(writers_.size());
   for (auto& [key, w] : writers_) order.push_back(w.get());
   std::vector<std::vector<DataFileMeta>> flushed(order.size());
-  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
+  // Fewer buckets than threads leave cores idle: their spill files are read ahead on them.
+  flush_read_ahead_ = static_cast<int>(order.size()) < threads_;
+  Status flushes = ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
     FJORD_ASSIGN_OR_RAISE(flushed[i], Flush(*order[i]));
     return Status::OK();
-  }));
+  });
+  flush_read_ahead_ = false;
+  FJORD_RETURN_NOT_OK(flushes);
   std::vector<CommitMessage> messages;
   size_t index = 0;
   for (auto& [key, w] : writers_) {

@@ -181,6 +181,7 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
   std::shared_ptr<BucketAssigner> shared_assigner_;  // TableWriteOptions::assigner
   SpillOptions spill_options_;
+  bool flush_read_ahead_ = false;  // PrepareCommit's flushes, fewer buckets than threads
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;
   bool spillable_ = true;
