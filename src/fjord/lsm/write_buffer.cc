@@ -131,9 +131,9 @@ class SpillRunReader : public KvRunReader {
   bool done_ = false;
 };
 
-// A run read ahead on a thread of its own, up to kDepth batches: a flush merging spill files on
-// one thread spent a third of its time decompressing and decoding them while the other core
-// waited (docs/performance.md, "Spill files read ahead").
+// A run read ahead on a thread of its own, up to kDepth batches: a flush of one bucket merging
+// spill files on one thread spent about a fifth of its time decompressing and decoding them
+// while the other core waited (docs/performance.md, "Spill files read ahead").
 class ReadAheadRun : public KvRunReader {
  public:
   explicit ReadAheadRun(std::unique_ptr<KvRunReader> run) : run_(std::move(run)) {
