@@ -23,10 +23,13 @@ import run_bench  # noqa: E402
 # The append table goes once its read is measured: at 50M rows its 12 GB of files filled the page
 # cache, and the upsert write after it spent 27 s more in the kernel (43 s of system time against
 # 16 s alone, user time equal) taking pages back from the cache for its spill files -- a cost of
-# what ran before, not of the size (docs/performance.md, "Scale").
+# what ran before, not of the size (docs/performance.md, "Sort chunks, spills read ahead, the page
+# cache").
 WORKLOADS = [("append-write", "append-write", None), ("read-filtered", "read-filtered", "append"),
              ("pk-write", "pk-write", None), ("read-mor", "read-pk", None),
              ("compact", "compact", None), ("read-compacted", "read-pk", None)]
+# Sizes under this many rows run --small-reps times (runs of a second or two vary most).
+SMALL_ROWS = 5_000_000
 
 
 def main():
@@ -34,8 +37,8 @@ def main():
     p.add_argument("--sizes", default="1000000,10000000,50000000")
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--small-reps", type=int, default=3,
-                   help="repetitions of the sizes under 5M rows, whose runs of a second or two "
-                        "vary most (the figure is their median)")
+                   help=f"repetitions of the sizes under {SMALL_ROWS:,} rows (the figure is "
+                        "their median)")
     p.add_argument("--build-dir", default="build/bench")
     p.add_argument("--scratch", default="/tmp/fjord-bench-scale")
     p.add_argument("--out", help="results file (default bench/results/<date>-scale.md)")
@@ -46,7 +49,7 @@ def main():
     r = run_bench.Runner(args)
     results, loads = {}, []
     started = datetime.datetime.now(datetime.timezone.utc)
-    reps = lambda rows: max(args.reps, args.small_reps) if rows < 5_000_000 else args.reps
+    reps = lambda rows: max(args.reps, args.small_reps) if rows < SMALL_ROWS else args.reps
     for rows in sizes:
         for rep in range(reps(rows)):
             args.rows, args.keys = rows, max(rows // 10, 1)
@@ -82,7 +85,8 @@ def write_results(args, r, sizes, results, loads, started):
         f"`bench/scale_bench.py --sizes {args.sizes} --reps {args.reps} --small-reps "
         f"{args.small_reps}` at commit {r.git}; {os.cpu_count()} cores; keys = rows / 10. Each "
         f"figure a median over {args.reps} repetition(s), {max(args.reps, args.small_reps)} for "
-        "sizes under 5M rows; rows/s from wall time; `x first`: rows/s against the smallest size "
+        f"sizes under {SMALL_ROWS:,} rows; rows/s from wall time; `x first`: rows/s against "
+        "the smallest size "
         "(1.00 = the cost per row does not grow). The reads' rows are the rows they return. "
         "The append table is dropped after its filtered read, before the upsert write.",
         "",

@@ -524,7 +524,8 @@ Status PrimaryKeyTableWrite::EnforceMemoryBudget() {
   }
 }
 
-Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writer) {
+Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writer,
+                                                              bool read_ahead) {
   if (writer.buffer.empty()) return std::vector<DataFileMeta>{};
   if (spillable_ && writer.buffer.spill_file_count() > 0 && writer.buffer.memory_bytes() > 0) {
     // The merge below holds every in-memory chunk until its end, next to the file writer's
@@ -535,7 +536,7 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
     std::lock_guard<std::mutex> lock(metrics_mu_);
     metrics_.spills++;
   }
-  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns(flush_read_ahead_));
+  FJORD_ASSIGN_OR_RAISE(auto runs, writer.buffer.TakeRuns(read_ahead));
   FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(schema_));
   std::unique_ptr<KvFileWriter> changelog_writer;
   if (core_->changelog_producer() == ChangelogProducer::kInput) {
@@ -838,13 +839,11 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
   for (auto& [key, w] : writers_) order.push_back(w.get());
   std::vector<std::vector<DataFileMeta>> flushed(order.size());
   // Fewer buckets than threads leave cores idle: their spill files are read ahead on them.
-  flush_read_ahead_ = static_cast<int>(order.size()) < threads_;
-  Status flushes = ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
-    FJORD_ASSIGN_OR_RAISE(flushed[i], Flush(*order[i]));
+  const bool read_ahead = static_cast<int>(order.size()) < threads_;
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
+    FJORD_ASSIGN_OR_RAISE(flushed[i], Flush(*order[i], read_ahead));
     return Status::OK();
-  });
-  flush_read_ahead_ = false;
-  FJORD_RETURN_NOT_OK(flushes);
+  }));
   std::vector<CommitMessage> messages;
   size_t index = 0;
   for (auto& [key, w] : writers_) {

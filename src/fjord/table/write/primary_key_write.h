@@ -152,7 +152,8 @@ class PrimaryKeyTableWrite {
   Result<std::shared_ptr<arrow::RecordBatch>> BucketRecords(
       const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
       const std::vector<int64_t>& indices, int64_t first_sequence) const;
-  Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer);
+  // `read_ahead`: spill files read ahead on threads of their own (SortBuffer::TakeRuns).
+  Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer, bool read_ahead = false);
   // Compaction runs on a pool of background threads shared by all buckets, one at a time per
   // bucket.
   // Trigger picks a unit (universal, or everything when `full`) and submits it; Collect applies a
@@ -181,7 +182,6 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
   std::shared_ptr<BucketAssigner> shared_assigner_;  // TableWriteOptions::assigner
   SpillOptions spill_options_;
-  bool flush_read_ahead_ = false;  // PrepareCommit's flushes, fewer buckets than threads
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;
   bool spillable_ = true;
