@@ -22,13 +22,15 @@ namespace bit_util = arrow::bit_util;
 // The output's validity bitmap (nullptr when no source has a null) and its null count.
 Result<std::shared_ptr<arrow::Buffer>> GatherValidity(const std::vector<const ArrayData*>& cols,
                                                       const std::vector<RowRef>& refs,
+                                                      arrow::MemoryPool* pool,
                                                       int64_t* null_count) {
   *null_count = 0;
   bool any = false;
   for (const ArrayData* c : cols) any = any || (c != nullptr && c->GetNullCount() > 0);
   if (!any) return std::shared_ptr<arrow::Buffer>();
   const auto n = static_cast<int64_t>(refs.size());
-  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits, arrow::AllocateEmptyBitmap(n));
+  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits,
+                              arrow::AllocateEmptyBitmap(n, pool));
   uint8_t* out = bits->mutable_data();
   for (int64_t i = 0; i < n; ++i) {
     const ArrayData& c = *cols[static_cast<size_t>(refs[static_cast<size_t>(i)].source)];
@@ -54,7 +56,8 @@ void CopyFixed(const std::vector<const uint8_t*>& values, const std::vector<int6
 }
 
 Result<std::shared_ptr<arrow::Buffer>> GatherFixed(const std::vector<const ArrayData*>& cols,
-                                                   const std::vector<RowRef>& refs, int width) {
+                                                   const std::vector<RowRef>& refs, int width,
+                                                   arrow::MemoryPool* pool) {
   std::vector<const uint8_t*> values(cols.size(), nullptr);
   std::vector<int64_t> offsets(cols.size(), 0);
   for (size_t s = 0; s < cols.size(); ++s) {
@@ -62,8 +65,9 @@ Result<std::shared_ptr<arrow::Buffer>> GatherFixed(const std::vector<const Array
     values[s] = cols[s]->buffers[1] ? cols[s]->buffers[1]->data() : nullptr;
     offsets[s] = cols[s]->offset;
   }
-  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buf,
-                              arrow::AllocateBuffer(static_cast<int64_t>(refs.size()) * width));
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      std::shared_ptr<arrow::Buffer> buf,
+      arrow::AllocateBuffer(static_cast<int64_t>(refs.size()) * width, pool));
   uint8_t* out = buf->mutable_data();
   switch (width) {
     case 1:
@@ -89,9 +93,11 @@ Result<std::shared_ptr<arrow::Buffer>> GatherFixed(const std::vector<const Array
 }
 
 Result<std::shared_ptr<arrow::Buffer>> GatherBits(const std::vector<const ArrayData*>& cols,
-                                                  const std::vector<RowRef>& refs) {
+                                                  const std::vector<RowRef>& refs,
+                                                  arrow::MemoryPool* pool) {
   const auto n = static_cast<int64_t>(refs.size());
-  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits, arrow::AllocateEmptyBitmap(n));
+  FJORD_ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits,
+                              arrow::AllocateEmptyBitmap(n, pool));
   uint8_t* out = bits->mutable_data();
   for (int64_t i = 0; i < n; ++i) {
     const RowRef& r = refs[static_cast<size_t>(i)];
@@ -104,7 +110,7 @@ Result<std::shared_ptr<arrow::Buffer>> GatherBits(const std::vector<const ArrayD
 // Offsets and data of a (large) binary or string column.
 template <typename Offset>
 Status GatherBinary(const std::vector<const ArrayData*>& cols, const std::vector<RowRef>& refs,
-                    std::shared_ptr<arrow::Buffer>* offsets_out,
+                    arrow::MemoryPool* pool, std::shared_ptr<arrow::Buffer>* offsets_out,
                     std::shared_ptr<arrow::Buffer>* data_out) {
   std::vector<const Offset*> offsets(cols.size(), nullptr);
   std::vector<const uint8_t*> data(cols.size(), nullptr);
@@ -124,8 +130,8 @@ Status GatherBinary(const std::vector<const ArrayData*>& cols, const std::vector
   }
   const auto n = static_cast<int64_t>(refs.size());
   FJORD_ARROW_ASSIGN_OR_RAISE(
-      *offsets_out, arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(Offset))));
-  FJORD_ARROW_ASSIGN_OR_RAISE(*data_out, arrow::AllocateBuffer(total));
+      *offsets_out, arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(Offset)), pool));
+  FJORD_ARROW_ASSIGN_OR_RAISE(*data_out, arrow::AllocateBuffer(total, pool));
   auto* out_offsets = reinterpret_cast<Offset*>((*offsets_out)->mutable_data());
   uint8_t* out = (*data_out)->mutable_data();
   Offset pos = 0;
@@ -172,28 +178,30 @@ Result<std::shared_ptr<arrow::Array>> GatherByTake(
 
 Result<std::shared_ptr<arrow::Array>> GatherColumn(
     const std::shared_ptr<arrow::DataType>& type,
-    const std::vector<std::shared_ptr<arrow::Array>>& arrays, const std::vector<RowRef>& refs) {
+    const std::vector<std::shared_ptr<arrow::Array>>& arrays, const std::vector<RowRef>& refs,
+    arrow::MemoryPool* pool) {
   std::vector<const ArrayData*> cols(arrays.size(), nullptr);
   for (size_t s = 0; s < arrays.size(); ++s) cols[s] = arrays[s]->data().get();
   const arrow::Type::type id = type->id();
   const auto n = static_cast<int64_t>(refs.size());
   std::vector<std::shared_ptr<arrow::Buffer>> buffers(1);
   if (id == arrow::Type::BOOL) {
-    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits, GatherBits(cols, refs));
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> bits, GatherBits(cols, refs, pool));
     buffers.push_back(std::move(bits));
   } else if (arrow::is_primitive(id) || id == arrow::Type::FIXED_SIZE_BINARY ||
              id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256) {
     const int width = type->byte_width();
     if (width <= 0) return GatherByTake(arrays, refs);
-    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> values, GatherFixed(cols, refs, width));
+    FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> values,
+                          GatherFixed(cols, refs, width, pool));
     buffers.push_back(std::move(values));
   } else if (id == arrow::Type::STRING || id == arrow::Type::BINARY ||
              id == arrow::Type::LARGE_STRING || id == arrow::Type::LARGE_BINARY) {
     std::shared_ptr<arrow::Buffer> offsets, data;
     if (id == arrow::Type::STRING || id == arrow::Type::BINARY) {
-      FJORD_RETURN_NOT_OK(GatherBinary<int32_t>(cols, refs, &offsets, &data));
+      FJORD_RETURN_NOT_OK(GatherBinary<int32_t>(cols, refs, pool, &offsets, &data));
     } else {
-      FJORD_RETURN_NOT_OK(GatherBinary<int64_t>(cols, refs, &offsets, &data));
+      FJORD_RETURN_NOT_OK(GatherBinary<int64_t>(cols, refs, pool, &offsets, &data));
     }
     buffers.push_back(std::move(offsets));
     buffers.push_back(std::move(data));
@@ -201,7 +209,7 @@ Result<std::shared_ptr<arrow::Array>> GatherColumn(
     return GatherByTake(arrays, refs);
   }
   int64_t null_count = 0;
-  FJORD_ASSIGN_OR_RAISE(buffers[0], GatherValidity(cols, refs, &null_count));
+  FJORD_ASSIGN_OR_RAISE(buffers[0], GatherValidity(cols, refs, pool, &null_count));
   return arrow::MakeArray(ArrayData::Make(type, n, std::move(buffers), null_count));
 }
 
@@ -210,7 +218,8 @@ Result<std::shared_ptr<arrow::Array>> GatherColumn(
 Result<std::shared_ptr<arrow::RecordBatch>> GatherRows(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
-    const std::vector<RowRef>& refs) {
+    const std::vector<RowRef>& refs, arrow::MemoryPool* pool) {
+  if (pool == nullptr) pool = arrow::default_memory_pool();
   for (const RowRef& r : refs) {
     if (r.source < 0 || static_cast<size_t>(r.source) >= sources.size() || r.row < 0 ||
         r.row >= sources[static_cast<size_t>(r.source)]->num_rows()) {
@@ -229,7 +238,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> GatherRows(
     arrays.reserve(sources.size());
     for (const auto& b : sources) arrays.push_back(b->column(c));
     FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Array> column,
-                          GatherColumn(schema->field(c)->type(), arrays, refs));
+                          GatherColumn(schema->field(c)->type(), arrays, refs, pool));
     columns.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(schema, static_cast<int64_t>(refs.size()), std::move(columns));

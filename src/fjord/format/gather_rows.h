@@ -23,10 +23,10 @@ struct RowRef {
 // The rows `refs` point at, in that order, as one batch of `schema`; every source has `schema`'s
 // columns (types equal). Fixed-width, boolean and (large) binary/string columns are copied value
 // by value; other types (nested, dictionary, ...) go through Arrow's Concatenate and Take of
-// the ranges used.
+// the ranges used. The copied columns' buffers come from `pool` (null: Arrow's default pool).
 Result<std::shared_ptr<arrow::RecordBatch>> GatherRows(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
-    const std::vector<RowRef>& refs);
+    const std::vector<RowRef>& refs, arrow::MemoryPool* pool = nullptr);
 
 }  // namespace fjord

@@ -538,7 +538,7 @@ class KvMergeReader::Impl {
       out = all_sources[static_cast<size_t>(refs[0].source)]->Slice(
           refs[0].row, static_cast<int64_t>(refs.size()));
     } else {
-      FJORD_ASSIGN_OR_RAISE(out, GatherRows(layout_.schema, all_sources, refs));
+      FJORD_ASSIGN_OR_RAISE(out, GatherRows(layout_.schema, all_sources, refs, options_.pool));
     }
     return out;
   }

@@ -67,6 +67,8 @@ struct KvMergeOptions {
   bool keep_all_records = false;
   // Rows per output batch (a batch that passes through whole may be larger).
   int64_t batch_rows = 4096;
+  // The output batches' buffers, when copied (null: Arrow's default pool).
+  arrow::MemoryPool* pool = nullptr;
   // The changelog of a full compaction (full_changelog.h): each key's changelog records are
   // produced beside its result, handed out by TakeChangelog. Not with keep_all_records.
   std::optional<FullChangelogOptions> full_changelog;

@@ -81,8 +81,11 @@ Status WriteSpillStream(KvRunReader* run, const std::shared_ptr<arrow::Schema>& 
 
 class SpillRunReader : public KvRunReader {
  public:
-  SpillRunReader(std::string path, std::shared_ptr<arrow::util::Codec> codec)
-      : path_(std::move(path)), codec_(std::move(codec)) {}
+  SpillRunReader(std::string path, std::shared_ptr<arrow::util::Codec> codec,
+                 arrow::MemoryPool* pool)
+      : path_(std::move(path)),
+        codec_(std::move(codec)),
+        pool_(pool != nullptr ? pool : arrow::default_memory_pool()) {}
   ~SpillRunReader() override { Remove(); }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
@@ -100,13 +103,17 @@ class SpillRunReader : public KvRunReader {
 
  private:
   Status Open() {
-    FJORD_ARROW_ASSIGN_OR_RAISE(file_, arrow::io::ReadableFile::Open(path_));
+    FJORD_ARROW_ASSIGN_OR_RAISE(file_, arrow::io::ReadableFile::Open(path_, pool_));
     std::shared_ptr<arrow::io::InputStream> in = file_;
     if (codec_) {
-      FJORD_ARROW_ASSIGN_OR_RAISE(in, arrow::io::CompressedInputStream::Make(codec_.get(), file_));
+      FJORD_ARROW_ASSIGN_OR_RAISE(
+          in, arrow::io::CompressedInputStream::Make(codec_.get(), file_, pool_));
     }
     in_ = in;
-    FJORD_ARROW_ASSIGN_OR_RAISE(reader_, arrow::ipc::RecordBatchStreamReader::Open(in_));
+    arrow::ipc::IpcReadOptions read_options;
+    read_options.memory_pool = pool_;
+    FJORD_ARROW_ASSIGN_OR_RAISE(reader_,
+                                arrow::ipc::RecordBatchStreamReader::Open(in_, read_options));
     return Status::OK();
   }
 
@@ -125,6 +132,7 @@ class SpillRunReader : public KvRunReader {
 
   std::string path_;
   std::shared_ptr<arrow::util::Codec> codec_;
+  arrow::MemoryPool* pool_;
   std::shared_ptr<arrow::io::ReadableFile> file_;
   std::shared_ptr<arrow::io::InputStream> in_;
   std::shared_ptr<arrow::ipc::RecordBatchStreamReader> reader_;
@@ -279,10 +287,12 @@ std::vector<std::unique_ptr<KvRunReader>> ChunkRuns(
 // is removed.
 Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
                              std::vector<std::unique_ptr<KvRunReader>> runs, int64_t chunk_rows,
-                             const std::shared_ptr<arrow::util::Codec>& codec) {
+                             const std::shared_ptr<arrow::util::Codec>& codec,
+                             arrow::MemoryPool* pool) {
   KvMergeOptions merge_options;
   merge_options.keep_all_records = true;
   merge_options.batch_rows = chunk_rows;
+  merge_options.pool = pool;
   FJORD_ASSIGN_OR_RAISE(auto merged,
                         KvMergeReader::Make(layout, nullptr, std::move(runs), merge_options));
   MergedRun run(merged.get());
@@ -406,7 +416,7 @@ Status SortBuffer::SealPending() {
     if (c != 0) return c < 0;
     return a.source != b.source ? a.source < b.source : a.row < b.row;  // arrival order
   });
-  FJORD_ASSIGN_OR_RAISE(auto sorted, GatherRows(layout_.schema, pending_, refs));
+  FJORD_ASSIGN_OR_RAISE(auto sorted, GatherRows(layout_.schema, pending_, refs, options_.pool));
   FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorted));
   memory_bytes_ += bytes - pending_bytes_;
   pending_.clear();
@@ -439,7 +449,7 @@ Status SortBuffer::Spill() {
   // On error nothing is lost: the sorted chunks stay in memory.
   FJORD_ASSIGN_OR_RAISE(int64_t bytes,
                         WriteRunFile(path, layout_, ChunkRuns(sorted_, options_.chunk_rows),
-                                     options_.chunk_rows, spill_codec_));
+                                     options_.chunk_rows, spill_codec_, options_.pool));
   spilled_bytes_ += bytes;
   MarkSpilled(std::move(path));
   if (static_cast<int32_t>(spill_files_.size()) >= options_.max_spill_files) {
@@ -462,6 +472,7 @@ Result<std::unique_ptr<SpillJob>> SortBuffer::TakeSpill() {
   job->chunks_ = std::move(sorted_);
   job->path_ = path;
   job->codec_ = spill_codec_;
+  job->pool_ = options_.pool;
   job->memory_bytes_ = memory_bytes_;
   job->spilled_bytes_ = &spilled_bytes_;
   MarkSpilled(std::move(path));
@@ -478,7 +489,7 @@ void SortBuffer::MarkSpilled(std::string path) {
 
 Status SpillJob::Write() {
   FJORD_ASSIGN_OR_RAISE(file_bytes_, WriteRunFile(path_, layout_, ChunkRuns(chunks_, chunk_rows_),
-                                                  chunk_rows_, codec_));
+                                                  chunk_rows_, codec_, pool_));
   *spilled_bytes_ += file_bytes_;
   return Status::OK();
 }
@@ -486,11 +497,12 @@ Status SpillJob::Write() {
 Status SortBuffer::MergeSpillFiles() {
   std::vector<std::unique_ptr<KvRunReader>> runs;
   for (const std::string& f : spill_files_)
-    runs.push_back(std::make_unique<SpillRunReader>(f, spill_codec_));
+    runs.push_back(std::make_unique<SpillRunReader>(f, spill_codec_, options_.pool));
   spill_files_.clear();
   FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
-  FJORD_ASSIGN_OR_RAISE(int64_t bytes, WriteRunFile(path, layout_, std::move(runs),
-                                                    options_.chunk_rows, spill_codec_));
+  FJORD_ASSIGN_OR_RAISE(
+      int64_t bytes, WriteRunFile(path, layout_, std::move(runs), options_.chunk_rows, spill_codec_,
+                                  options_.pool));
   spilled_bytes_ += bytes;
   spill_files_.push_back(path);
   return Status::OK();
@@ -504,7 +516,7 @@ Result<std::vector<std::unique_ptr<KvRunReader>>> SortBuffer::TakeRuns(bool read
   records_in_memory_ = 0;
   read_ahead = read_ahead && spill_files_.size() <= kMaxReadAheadRuns;
   for (const std::string& f : spill_files_) {
-    auto run = std::make_unique<SpillRunReader>(f, spill_codec_);
+    auto run = std::make_unique<SpillRunReader>(f, spill_codec_, options_.pool);
     if (read_ahead) {
       runs.push_back(std::make_unique<ReadAheadRun>(std::move(run)));
     } else {

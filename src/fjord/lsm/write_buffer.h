@@ -30,6 +30,9 @@ struct SpillOptions {
   int32_t max_spill_files = 128;                // local-sort.max-num-file-handles
   int64_t chunk_rows = 4096;                    // rows per batch in spill files and sorted runs
   int64_t sort_chunk_bytes = int64_t{4} << 20;  // records sorted together as they arrive
+  // Sorted chunks, merged batches and spill files read back (null: Arrow's default pool); must
+  // outlive the buffer and its runs (a RecyclingPool does).
+  arrow::MemoryPool* pool = nullptr;
 };
 
 // The sort chunk for a writer whose buffers share `write_buffer_size`: a sixteenth of it, within
@@ -60,6 +63,7 @@ class SpillJob {
   std::vector<std::shared_ptr<arrow::RecordBatch>> chunks_;
   std::string path_;
   std::shared_ptr<arrow::util::Codec> codec_;
+  arrow::MemoryPool* pool_ = nullptr;
   int64_t memory_bytes_ = 0;
   int64_t file_bytes_ = 0;
   std::atomic<int64_t>* spilled_bytes_ = nullptr;  // the buffer's count

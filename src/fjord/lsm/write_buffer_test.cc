@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "fjord/common/recycling_pool.h"
 #include "fjord/lsm/kv_test_util.h"
 #include "fjord/testing/test_util.h"
 
@@ -62,6 +63,51 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
         ++left;
     }
     EXPECT_EQ(left, 0u);
+  }
+}
+
+// With a RecyclingPool the sorted chunks, the spill files read back and the merged batches all
+// come from its arenas; a second round of the same size maps nothing more (its pages are those
+// the first round freed), and every buffer is back once the runs are read.
+TEST(SortBufferTest, ARecyclingPoolServesEveryRoundFromTheSamePages) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  RecyclingPool::Handle pool = RecyclingPool::Make();
+  int64_t mapped_after_first = 0;
+  for (int round = 0; round < 3; ++round) {
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill");
+    options.pool = pool.get();
+    options.sort_chunk_bytes = int64_t{1} << 20;
+    SortBuffer buffer(layout, options);
+    std::map<int32_t, Record> model;
+    std::mt19937_64 rng(round);
+    int64_t seq = 0;
+    for (int b = 0; b < 6; ++b) {
+      std::vector<Record> batch;
+      for (int i = 0; i < 30000; ++i) {
+        Record r{static_cast<int32_t>(rng() % 100000), seq++, 0, static_cast<int64_t>(rng())};
+        batch.push_back(r);
+        model[r.key] = r;
+      }
+      ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+      if (b == 1 || b == 3) ASSERT_OK(buffer.Spill());
+    }
+    EXPECT_GT(pool->bytes_allocated(), 0);  // the last chunks, in memory
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns(/*read_ahead=*/round == 1));
+    KvMergeOptions merge_options;
+    merge_options.pool = pool.get();
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         KvMergeReader::Make(layout, nullptr, std::move(runs), merge_options));
+    ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+    std::vector<Record> expected;
+    for (const auto& [k, r] : model) expected.push_back(r);
+    ASSERT_EQ(out, expected) << "round " << round;
+    reader.reset();
+    EXPECT_EQ(pool->bytes_allocated(), 0) << "round " << round;
+    EXPECT_GT(pool->mapped_bytes(), 0);
+    if (round == 0) mapped_after_first = pool->mapped_bytes();
+    EXPECT_EQ(pool->mapped_bytes(), mapped_after_first) << "round " << round;
   }
 }
 

@@ -178,6 +178,8 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   w->spill_options_.zstd_level = core.spill_compression_zstd_level();
   w->spill_options_.max_spill_files = std::max(2, core.local_sort_max_num_file_handles());
   w->spill_options_.sort_chunk_bytes = SortChunkBytes(w->buffer_limit_);
+  w->buffer_pool_ = RecyclingPool::Make();
+  w->spill_options_.pool = w->buffer_pool_.get();
   if (w->router_->dynamic() && options.assigner) {
     w->shared_assigner_ = std::move(options.assigner);
   } else if (w->router_->dynamic()) {
@@ -547,13 +549,16 @@ Result<std::vector<DataFileMeta>> PrimaryKeyTableWrite::Flush(BucketWriter& writ
                                              &writer.changelog_namer));
     KvMergeOptions all;
     all.keep_all_records = true;
+    all.pool = buffer_pool_.get();
     FJORD_ASSIGN_OR_RAISE(auto records,
                           KvMergeReader::Make(layout_, nullptr, std::move(runs), all));
     runs.clear();
     runs.push_back(TeeRun(std::move(records), changelog_writer.get()));
   }
-  FJORD_ASSIGN_OR_RAISE(auto reader,
-                        KvMergeReader::Make(layout_, std::move(merge), std::move(runs)));
+  KvMergeOptions merge_options;
+  merge_options.pool = buffer_pool_.get();
+  FJORD_ASSIGN_OR_RAISE(
+      auto reader, KvMergeReader::Make(layout_, std::move(merge), std::move(runs), merge_options));
   FJORD_ASSIGN_OR_RAISE(auto file_writer, KvFileWriter::Make(table_->io(), schema_, *core_,
                                                              writer.bucket_dir, 0, &writer.namer));
   while (true) {

@@ -36,6 +36,7 @@
 
 #include "fjord/common/executor.h"
 #include "fjord/common/lanes.h"
+#include "fjord/common/recycling_pool.h"
 #include "fjord/lsm/compact_strategy.h"
 #include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_reader.h"
@@ -181,6 +182,9 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<RowRouter> router_;
   std::unique_ptr<DynamicBucketAssigner> assigner_;  // dynamic-bucket tables only
   std::shared_ptr<BucketAssigner> shared_assigner_;  // TableWriteOptions::assigner
+  // The buffers' sorted chunks, the flushes' merged batches and spill files read back: kept from
+  // commit to commit instead of fresh pages each time (recycling_pool.h).
+  RecyclingPool::Handle buffer_pool_;
   SpillOptions spill_options_;
   bool own_spill_dir_ = false;
   int64_t buffer_limit_ = 0;

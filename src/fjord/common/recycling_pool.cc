@@ -1,0 +1,257 @@
+#include "fjord/common/recycling_pool.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <vector>
+
+namespace fjord {
+
+RecyclingPool::Handle RecyclingPool::Make(arrow::MemoryPool* base) {
+  return Handle(new RecyclingPool(base));
+}
+
+RecyclingPool::RecyclingPool(arrow::MemoryPool* base) : base_(base) {}
+
+RecyclingPool::~RecyclingPool() {
+  for (const auto& [start, bytes] : arenas_) {
+    munmap(reinterpret_cast<void*>(start), static_cast<size_t>(bytes));
+  }
+}
+
+bool RecyclingPool::FromArena(int64_t size, int64_t alignment) {
+  return size >= kMinBlockBytes && alignment <= kPageBytes;
+}
+
+int64_t RecyclingPool::PageRound(int64_t size) {
+  return (size + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+
+std::map<uintptr_t, int64_t>::const_iterator RecyclingPool::ArenaOfLocked(uintptr_t address) const {
+  return std::prev(arenas_.upper_bound(address));
+}
+
+void RecyclingPool::EraseFreeLocked(std::map<uintptr_t, int64_t>::iterator it) {
+  free_by_size_.erase({it->second, it->first});
+  free_.erase(it);
+}
+
+arrow::Status RecyclingPool::TakeLocked(int64_t bytes, uintptr_t* out) {
+  auto best = free_by_size_.lower_bound({bytes, 0});
+  if (best == free_by_size_.end()) {
+    const int64_t arena_bytes = std::max(kArenaBytes, bytes);
+    void* p = mmap(nullptr, static_cast<size_t>(arena_bytes), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      return arrow::Status::OutOfMemory("cannot map ", arena_bytes,
+                                        " bytes: ", std::strerror(errno));
+    }
+    const auto start = reinterpret_cast<uintptr_t>(p);
+    arenas_.emplace(start, arena_bytes);
+    mapped_ += arena_bytes;
+    free_.emplace(start, arena_bytes);
+    free_by_size_.emplace(arena_bytes, start);
+    free_total_ += arena_bytes;
+    best = free_by_size_.lower_bound({bytes, 0});
+  }
+  const auto [range_bytes, start] = *best;
+  EraseFreeLocked(free_.find(start));
+  if (range_bytes > bytes) {  // the rest stays free (its neighbours are in use: ranges are merged)
+    free_.emplace(start + static_cast<uintptr_t>(bytes), range_bytes - bytes);
+    free_by_size_.emplace(range_bytes - bytes, start + static_cast<uintptr_t>(bytes));
+  }
+  free_total_ -= bytes;
+  *out = start;
+  return arrow::Status::OK();
+}
+
+void RecyclingPool::PutLocked(uintptr_t start, int64_t bytes) {
+  free_total_ += bytes;
+  const auto arena = ArenaOfLocked(start);
+  const uintptr_t arena_end = arena->first + static_cast<uintptr_t>(arena->second);
+  auto next = free_.lower_bound(start);
+  if (next != free_.end() && next->first == start + static_cast<uintptr_t>(bytes) &&
+      next->first < arena_end) {
+    bytes += next->second;
+    auto after = std::next(next);
+    EraseFreeLocked(next);
+    next = after;
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + static_cast<uintptr_t>(prev->second) == start &&
+        prev->first >= arena->first) {
+      start = prev->first;
+      bytes += prev->second;
+      EraseFreeLocked(prev);
+    }
+  }
+  free_.emplace(start, bytes);
+  free_by_size_.emplace(bytes, start);
+}
+
+void RecyclingPool::UnmapFreeArenasLocked() {
+  for (auto a = arenas_.begin(); a != arenas_.end();) {
+    auto f = free_.find(a->first);
+    if (f == free_.end() || f->second != a->second) {
+      ++a;
+      continue;
+    }
+    EraseFreeLocked(f);
+    free_total_ -= a->second;
+    mapped_ -= a->second;
+    munmap(reinterpret_cast<void*>(a->first), static_cast<size_t>(a->second));
+    a = arenas_.erase(a);
+  }
+}
+
+void RecyclingPool::CountLocked(int64_t grown) {
+  in_use_ += grown;
+  peak_ = std::max(peak_, in_use_);
+  total_ += std::max<int64_t>(grown, 0);
+  ++count_;
+}
+
+arrow::Status RecyclingPool::Allocate(int64_t size, int64_t alignment, uint8_t** out) {
+  if (!FromArena(size, alignment)) {
+    ARROW_RETURN_NOT_OK(base_->Allocate(size, alignment, out));
+    std::lock_guard<std::mutex> lock(mu_);
+    ++base_live_;
+    CountLocked(size);
+    return arrow::Status::OK();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  uintptr_t start = 0;
+  ARROW_RETURN_NOT_OK(TakeLocked(PageRound(size), &start));
+  ++live_blocks_;
+  CountLocked(size);
+  *out = reinterpret_cast<uint8_t*>(start);
+  return arrow::Status::OK();
+}
+
+arrow::Status RecyclingPool::Reallocate(int64_t old_size, int64_t new_size, int64_t alignment,
+                                        uint8_t** ptr) {
+  const bool old_arena = FromArena(old_size, alignment);
+  const bool new_arena = FromArena(new_size, alignment);
+  if (!old_arena && !new_arena) {
+    ARROW_RETURN_NOT_OK(base_->Reallocate(old_size, new_size, alignment, ptr));
+    std::lock_guard<std::mutex> lock(mu_);
+    CountLocked(new_size - old_size);
+    return arrow::Status::OK();
+  }
+  if (old_arena && new_arena) {
+    const auto start = reinterpret_cast<uintptr_t>(*ptr);
+    const int64_t have = PageRound(old_size), want = PageRound(new_size);
+    std::lock_guard<std::mutex> lock(mu_);
+    bool in_place = want <= have;
+    if (in_place && want < have) {
+      PutLocked(start + static_cast<uintptr_t>(want), have - want);
+    } else if (!in_place) {
+      // Grows into the free range right after it, if that is in its arena and large enough.
+      const auto arena = ArenaOfLocked(start);
+      const uintptr_t end = start + static_cast<uintptr_t>(have);
+      auto next = free_.find(end);
+      if (next != free_.end() && end < arena->first + static_cast<uintptr_t>(arena->second) &&
+          next->second >= want - have) {
+        const int64_t rest = next->second - (want - have);
+        EraseFreeLocked(next);
+        if (rest > 0) {
+          const uintptr_t rest_start = start + static_cast<uintptr_t>(want);
+          free_.emplace(rest_start, rest);
+          free_by_size_.emplace(rest, rest_start);
+        }
+        free_total_ -= want - have;
+        in_place = true;
+      }
+    }
+    if (in_place) {
+      CountLocked(new_size - old_size);
+      return arrow::Status::OK();
+    }
+  }
+  uint8_t* moved = nullptr;
+  ARROW_RETURN_NOT_OK(Allocate(new_size, alignment, &moved));
+  std::memcpy(moved, *ptr, static_cast<size_t>(std::min(old_size, new_size)));
+  Free(*ptr, old_size, alignment);
+  *ptr = moved;
+  return arrow::Status::OK();
+}
+
+void RecyclingPool::Free(uint8_t* buffer, int64_t size, int64_t alignment) {
+  bool done = false;
+  if (!FromArena(size, alignment)) {
+    base_->Free(buffer, size, alignment);
+    std::lock_guard<std::mutex> lock(mu_);
+    --base_live_;
+    in_use_ -= size;
+    done = DoneLocked();
+  } else {
+    std::lock_guard<std::mutex> lock(mu_);
+    PutLocked(reinterpret_cast<uintptr_t>(buffer), PageRound(size));
+    --live_blocks_;
+    in_use_ -= size;
+    if (closed_) UnmapFreeArenasLocked();
+    done = DoneLocked();
+  }
+  if (done) delete this;
+}
+
+void RecyclingPool::ReleaseUnused() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    UnmapFreeArenasLocked();
+    for (const auto& [start, bytes] : free_) {
+      madvise(reinterpret_cast<void*>(start), static_cast<size_t>(bytes), MADV_DONTNEED);
+    }
+  }
+  base_->ReleaseUnused();
+}
+
+void RecyclingPool::Close() {
+  bool done = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    UnmapFreeArenasLocked();
+    done = DoneLocked();
+  }
+  if (done) delete this;
+}
+
+int64_t RecyclingPool::bytes_allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return in_use_;
+}
+
+int64_t RecyclingPool::max_memory() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_;
+}
+
+int64_t RecyclingPool::total_bytes_allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return total_;
+}
+
+int64_t RecyclingPool::num_allocations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return count_;
+}
+
+std::string RecyclingPool::backend_name() const {
+  return "recycling(" + base_->backend_name() + ")";
+}
+
+int64_t RecyclingPool::mapped_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return mapped_;
+}
+
+int64_t RecyclingPool::free_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return free_total_;
+}
+
+}  // namespace fjord

@@ -1,0 +1,133 @@
+#include "fjord/common/recycling_pool.h"
+
+#include <arrow/buffer.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace fjord {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+TEST(RecyclingPoolTest, FreedPagesServeLaterRequestsOfAnySize) {
+  RecyclingPool::Handle pool = RecyclingPool::Make();
+  // A sort's phase: 40 blocks of 1 MB.
+  std::vector<uint8_t*> chunks(40);
+  for (uint8_t*& p : chunks) {
+    ASSERT_TRUE(pool->Allocate(kMiB, &p).ok());
+    std::memset(p, 1, kMiB);
+  }
+  EXPECT_EQ(pool->bytes_allocated(), 40 * kMiB);
+  EXPECT_EQ(pool->mapped_bytes(), RecyclingPool::kArenaBytes);
+  const int64_t free_before = pool->free_bytes();
+  for (uint8_t* p : chunks) pool->Free(p, kMiB);
+  EXPECT_EQ(pool->free_bytes(), RecyclingPool::kArenaBytes);
+  // A merge's phase: 2,000 blocks of 20 KB (not a multiple of the page) fit the same pages.
+  std::vector<uint8_t*> batches(2000);
+  for (uint8_t*& p : batches) ASSERT_TRUE(pool->Allocate(20000, &p).ok());
+  EXPECT_EQ(pool->mapped_bytes(), RecyclingPool::kArenaBytes);
+  EXPECT_EQ(pool->free_bytes(), free_before + 40 * kMiB - 2000 * 20480);
+  for (uint8_t* p : batches) pool->Free(p, 20000);
+  // Freed ranges merged again: one 48 MB block fits without a new arena.
+  uint8_t* big = nullptr;
+  ASSERT_TRUE(pool->Allocate(48 * kMiB, &big).ok());
+  EXPECT_EQ(pool->mapped_bytes(), RecyclingPool::kArenaBytes);
+  pool->Free(big, 48 * kMiB);
+  EXPECT_EQ(pool->bytes_allocated(), 0);
+  EXPECT_EQ(pool->max_memory(), 48 * kMiB);
+}
+
+TEST(RecyclingPoolTest, RandomFreesMergeBackToWholeArenas) {
+  RecyclingPool::Handle pool = RecyclingPool::Make();
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<uint8_t*, int64_t>> live;
+  for (int round = 0; round < 20; ++round) {
+    while (pool->bytes_allocated() < 100 * kMiB) {
+      const int64_t size = RecyclingPool::kMinBlockBytes + static_cast<int64_t>(rng() % (3 * kMiB));
+      uint8_t* p = nullptr;
+      ASSERT_TRUE(pool->Allocate(size, &p).ok());
+      p[0] = 1;
+      p[size - 1] = 2;
+      live.emplace_back(p, size);
+    }
+    std::shuffle(live.begin(), live.end(), rng);
+    while (live.size() > 10) {
+      pool->Free(live.back().first, live.back().second);
+      live.pop_back();
+    }
+  }
+  // Twenty rounds of 100 MB in use mapped a few arenas, not twenty rounds' worth.
+  EXPECT_LE(pool->mapped_bytes(), 3 * RecyclingPool::kArenaBytes);
+  for (auto& [p, size] : live) pool->Free(p, size);
+  EXPECT_EQ(pool->bytes_allocated(), 0);
+  EXPECT_EQ(pool->free_bytes(), pool->mapped_bytes());
+  pool->ReleaseUnused();  // every arena is one free range again: all unmapped
+  EXPECT_EQ(pool->mapped_bytes(), 0);
+}
+
+TEST(RecyclingPoolTest, LargeRequestsGetAnArenaOfTheirOwnAndSmallOnesTheBasePool) {
+  arrow::MemoryPool* base = arrow::default_memory_pool();
+  const int64_t base_before = base->bytes_allocated();
+  RecyclingPool::Handle pool = RecyclingPool::Make(base);
+  uint8_t* huge = nullptr;
+  ASSERT_TRUE(pool->Allocate(100 * kMiB + 1, &huge).ok());
+  huge[100 * kMiB] = 3;
+  EXPECT_EQ(pool->mapped_bytes(), 100 * kMiB + RecyclingPool::kPageBytes);
+  uint8_t* tiny = nullptr;
+  ASSERT_TRUE(pool->Allocate(100, &tiny).ok());
+  EXPECT_EQ(base->bytes_allocated() - base_before, 100);
+  EXPECT_EQ(pool->bytes_allocated(), 100 * kMiB + 1 + 100);
+  pool->Free(tiny, 100);
+  pool->Free(huge, 100 * kMiB + 1);
+  EXPECT_EQ(base->bytes_allocated(), base_before);
+}
+
+TEST(RecyclingPoolTest, ReallocateGrowsInPlaceWhenThePagesAfterAreFree) {
+  RecyclingPool::Handle pool = RecyclingPool::Make();
+  uint8_t* p = nullptr;
+  ASSERT_TRUE(pool->Allocate(20000, &p).ok());
+  std::memset(p, 7, 20000);
+  uint8_t* q = p;
+  ASSERT_TRUE(pool->Reallocate(20000, 20400, &q).ok());
+  EXPECT_EQ(q, p);  // same pages
+  ASSERT_TRUE(pool->Reallocate(20400, 100000, &q).ok());
+  EXPECT_EQ(q, p);  // the pages after it were free
+  EXPECT_EQ(q[19999], 7);
+  uint8_t* blocker = nullptr;
+  ASSERT_TRUE(pool->Allocate(RecyclingPool::kMinBlockBytes, &blocker).ok());
+  ASSERT_TRUE(pool->Reallocate(100000, 300000, &q).ok());
+  EXPECT_NE(q, p);  // moved past the block in the way, contents kept
+  EXPECT_EQ(q[0], 7);
+  EXPECT_EQ(q[19999], 7);
+  ASSERT_TRUE(pool->Reallocate(300000, 50, &q).ok());  // down to a base-pool block
+  EXPECT_EQ(q[49], 7);
+  EXPECT_EQ(pool->bytes_allocated(), 50 + RecyclingPool::kMinBlockBytes);
+  pool->Free(q, 50);
+  pool->Free(blocker, RecyclingPool::kMinBlockBytes);
+  EXPECT_EQ(pool->bytes_allocated(), 0);
+  EXPECT_EQ(pool->free_bytes(), pool->mapped_bytes());
+}
+
+TEST(RecyclingPoolTest, BuffersMayOutliveTheHandle) {
+  arrow::MemoryPool* base = arrow::default_memory_pool();
+  const int64_t base_before = base->bytes_allocated();
+  RecyclingPool::Handle pool = RecyclingPool::Make(base);
+  auto kept = arrow::AllocateBuffer(kMiB, pool.get());
+  ASSERT_TRUE(kept.ok());
+  auto small = arrow::AllocateBuffer(64, pool.get());
+  ASSERT_TRUE(small.ok());
+  RecyclingPool* raw = pool.get();
+  pool.reset();  // closed: the pool lives on for the two buffers
+  EXPECT_EQ(raw->mapped_bytes(), RecyclingPool::kArenaBytes);
+  std::memset((*kept)->mutable_data(), 1, kMiB);
+  small->reset();
+  kept->reset();  // the last buffer: the pool and its arena are gone with it (ASan sees a leak)
+  EXPECT_EQ(base->bytes_allocated(), base_before);
+}
+
+}  // namespace
+}  // namespace fjord
