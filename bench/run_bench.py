@@ -97,9 +97,10 @@ class Runner:
             return [*self.java, workload, *common]
         return [self.arrow, workload, *common]
 
-    def run(self, engine, workload, d):
-        argv = self.argv(engine, workload, d)
-        self.commands.setdefault((engine, workload), " ".join(argv).replace(d, "$DIR"))
+    def run(self, engine, workload, d, extra=()):
+        argv = self.argv(engine, workload, d) + list(extra)
+        self.commands.setdefault((engine, workload, *extra[:1]),
+                                 " ".join(argv).replace(d, "$DIR"))
         # The files the last run wrote go to disk before this one starts, not during it.
         os.sync()
         start = time.monotonic()
@@ -118,7 +119,8 @@ class Runner:
         if not lines:
             sys.exit(f"run_bench: {' '.join(argv)} printed no result:\n{out[-2000:]}")
         result = json.loads(lines[-1])
-        result.update(wall=wall, cpu=ru.ru_utime + ru.ru_stime, rss_mb=ru.ru_maxrss / 1024.0)
+        result.update(wall=wall, cpu=ru.ru_utime + ru.ru_stime, user=ru.ru_utime, sys=ru.ru_stime,
+                      rss_mb=ru.ru_maxrss / 1024.0)
         return result
 
 

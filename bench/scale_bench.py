@@ -19,15 +19,31 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_bench  # noqa: E402
 
-# (name, engine_fjord workload, table dropped after it); each after the one writing its table.
+# (name, engine_fjord workload, table dropped before it, if there); each after the one writing its
+# table.
 # The append table goes once its read is measured: at 50M rows its 12 GB of files filled the page
 # cache, and the upsert write after it spent 27 s more in the kernel (43 s of system time against
 # 16 s alone, user time equal) taking pages back from the cache for its spill files -- a cost of
 # what ran before, not of the size (docs/performance.md, "Sort chunks, spills read ahead, the page
 # cache").
-WORKLOADS = [("append-write", "append-write", None), ("read-filtered", "read-filtered", "append"),
-             ("pk-write", "pk-write", None), ("read-mor", "read-pk", None),
-             ("compact", "compact", None), ("read-compacted", "read-pk", None)]
+# The upsert write runs twice: in make bench's 5 commits (commits of rows / 5 upserts, which
+# spill more the larger they are) and in commits of a fixed COMMIT_ROWS upserts (rows / COMMIT_ROWS
+# of them), the size of a streaming job's checkpoints. That series draws its keys from 10 x rows
+# keys, so that every commit, whatever the size, holds about as many distinct keys (95-100% of
+# its rows; keys = rows / 10 would fold a 1M commit 10:1 at the first size and 1.6:1 at 10M).
+COMMIT_ROWS = 1_000_000
+WORKLOADS = [("append-write", "append-write", None), ("read-filtered", "read-filtered", None),
+             ("pk-write", "pk-write", "append"), ("read-mor", "read-pk", None),
+             ("compact", "compact", None), ("read-compacted", "read-pk", None),
+             ("pk-write 1M/commit", "pk-write", "pk")]
+
+
+def extra_args(name, rows):
+    if name == "pk-write 1M/commit":
+        return ("--runs", str(max(rows // COMMIT_ROWS, 1)), "--keys", str(10 * rows))
+    return ()
+
+
 # Sizes under this many rows run --small-reps times (runs of a second or two vary most).
 SMALL_ROWS = 5_000_000
 
@@ -43,9 +59,16 @@ def main():
     p.add_argument("--scratch", default="/tmp/fjord-bench-scale")
     p.add_argument("--out", help="results file (default bench/results/<date>-scale.md)")
     p.add_argument("--note", default="")
+    p.add_argument("--workloads", help="comma-separated names of the workloads to run (default "
+                   "all; a read needs the write before it)")
     args = p.parse_args()
     args.commits, args.block, args.jar, args.java_opts = 0, 0, "", ""
     sizes = [int(s) for s in args.sizes.split(",")]
+    names = [name for name, _, _ in WORKLOADS]
+    chosen = args.workloads.split(",") if args.workloads else names
+    unknown = [n for n in chosen if n not in names]
+    if unknown:
+        sys.exit(f"scale_bench: unknown workloads {unknown}; known: {names}")
     r = run_bench.Runner(args)
     results, loads = {}, []
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -56,23 +79,22 @@ def main():
             shutil.rmtree(args.scratch, ignore_errors=True)
             loads.append((f"{rows:,} rows, repetition {rep + 1}", run_bench.load()))
             for name, workload, drop in WORKLOADS:
-                res = r.run("fjord", workload, args.scratch)
+                if name not in chosen:
+                    continue
+                if drop:
+                    shutil.rmtree(os.path.join(args.scratch, "bench.db", drop), ignore_errors=True)
+                res = r.run("fjord", workload, args.scratch, extra_args(name, rows))
                 results.setdefault((name, rows), []).append(res)
                 print(f"rep {rep + 1} {rows:>11,} {name:15s} {res['wall']:8.2f} s wall "
                       f"{res['cpu']:8.2f} s cpu {res['rss_mb']:8.0f} MB "
                       f"{res['rows'] / res['wall']:>12,.0f} rows/s  load {run_bench.load()}",
                       flush=True)
-                if drop:
-                    table = os.path.join(args.scratch, "bench.db", drop)
-                    if not os.path.isdir(table):
-                        sys.exit(f"scale_bench: no table {table} to drop after {name}")
-                    shutil.rmtree(table)
     loads.append(("end", run_bench.load()))
     shutil.rmtree(args.scratch, ignore_errors=True)
-    write_results(args, r, sizes, results, loads, started)
+    write_results(args, r, sizes, results, loads, started, chosen)
 
 
-def write_results(args, r, sizes, results, loads, started):
+def write_results(args, r, sizes, results, loads, started, chosen):
     out = args.out or run_bench.fresh_path(
         os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-scale.md"))
     med = lambda name, n, k: statistics.median(x[k] for x in results[(name, n)])
@@ -88,16 +110,34 @@ def write_results(args, r, sizes, results, loads, started):
         f"sizes under {SMALL_ROWS:,} rows; rows/s from wall time; `x first`: rows/s against "
         "the smallest size "
         "(1.00 = the cost per row does not grow). The reads' rows are the rows they return. "
-        "The append table is dropped after its filtered read, before the upsert write.",
+        "The append table is dropped after its filtered read, before the upsert write; the "
+        "upsert table after the compacted read, before the upsert write in commits of "
+        f"{COMMIT_ROWS:,} rows (`pk-write 1M/commit`: `--runs rows / {COMMIT_ROWS:,} --keys "
+        "10 x rows`, so that each commit holds about as many distinct keys at every size).",
         "",
         f"| workload | {head} |",
         "|---|" + "---:|" * len(sizes),
     ]
-    for name, _, _ in WORKLOADS:
+    for name in chosen:
         cells = []
         for n in sizes:
             cells.append(f"{rate(name, n):,.0f} ({rate(name, n) / rate(name, sizes[0]):.2f}) / "
                          f"{cpu_rate(name, n):,.0f} / {med(name, n, 'rss_mb'):,.0f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    # User time is the engine's own work; system time is mostly the kernel's, much of it copying
+    # the files written into the page cache, which on a virtual machine costs more once the
+    # guest's free memory has been handed back to the host (docs/performance.md, "Recycled
+    # pages").
+    lines += [
+        "",
+        "CPU per row (median run): user us / system us.",
+        "",
+        "| workload | " + " | ".join(f"{n:,} rows" for n in sizes) + " |",
+        "|---|" + "---:|" * len(sizes),
+    ]
+    for name in chosen:
+        cells = [f"{med(name, n, 'user') * 1e6 / med(name, n, 'rows'):.2f} / "
+                 f"{med(name, n, 'sys') * 1e6 / med(name, n, 'rows'):.2f}" for n in sizes]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands (at the first size; the others differ in --rows and --keys):")
     print(f"scale_bench: wrote {out}")
