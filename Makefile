@@ -158,7 +158,7 @@ bench-plan: bootstrap
 SCALE_QUICK_SIZES := 100000,1000000,5000000
 bench-scale: bootstrap
 	@$(BENCH_CONFIGURE)
-	@cmake --build build/bench --target engine_fjord -j $(JOBS)
+	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
 	@python3 bench/scale_bench.py \
 	  $(if $(filter 1,$(BENCH_QUICK)),--sizes $(SCALE_QUICK_SIZES) \
 	    --out bench/results/$$(date -u +%Y-%m-%d)-scale-quick.md) $(BENCH_ARGS)
