@@ -65,7 +65,8 @@ def can_drop_caches():
 
 
 def drop_caches():
-    """Writes the page cache's clean pages back to free memory (the dirty ones after a sync)."""
+    """Empties the page cache: dirty pages are written first, then every clean page (and the
+    dentry and inode caches) is freed."""
     os.sync()
     with open(DROP_CACHES, "w") as fh:
         fh.write("3\n")
