@@ -153,8 +153,9 @@ bench-plan: bootstrap
 	    --out bench/results/$$(date -u +%Y-%m-%d)-plan-quick.md) $(BENCH_ARGS)
 
 # Issue 20 point 4 (bench/README.md, `make bench-scale`): Fjord's `make bench` workloads at 1M,
-# 10M and 50M rows, rows/s per size (bench/scale_bench.py); writes bench/results/<date>-scale.md.
-# Not part of `make test`; about 15 minutes on 2 idle cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
+# 10M and 50M rows, rows/s per size, each write beside its Arrow limit (bench/scale_bench.py);
+# writes bench/results/<date>-scale.md. Empties the page cache before every write when run as root.
+# Not part of `make test`; about 25 minutes on 2 idle cores (BENCH_QUICK=1: 100k, 1M and 5M rows).
 SCALE_QUICK_SIZES := 100000,1000000,5000000
 bench-scale: bootstrap
 	@$(BENCH_CONFIGURE)
