@@ -2,7 +2,6 @@
 
 #include <arrow/api.h>
 #include <arrow/io/interfaces.h>
-#include <arrow/util/byte_size.h>
 #include <arrow/util/compression.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/batch_bytes.h"
 #include "fjord/common/calendar.h"
 #include "fjord/common/json.h"
 #include "fjord/common/strings.h"
@@ -235,7 +235,7 @@ class ParquetImpl : public DataFileWriter::Impl {
   // encoded batch by batch.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
     if (group_bytes_ >= block_size_) FJORD_RETURN_NOT_OK(CloseGroup());
-    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
+    FJORD_ASSIGN_OR_RAISE(int64_t bytes, RowBytes(*batch));
     group_bytes_ += bytes;
     if (batch->num_rows() == 0) return Status::OK();
     if (hold_) {

@@ -138,6 +138,12 @@ class KvMergeReader::Impl {
     EncodedRows order;
     const int8_t* kinds = nullptr;
     int64_t row = 0;
+    // The current row's encodings' first 8 bytes and sizes (EncodedPrefix): most comparisons of
+    // two cursors end on them.
+    uint64_t key_prefix = 0;
+    uint64_t order_prefix = 0;
+    size_t key_size = 0;
+    size_t order_size = 0;
   };
   using Ref = RowRef;  // a row of sources_ (source -1: of merged_ until Materialize)
   struct ChangelogRef {
@@ -153,11 +159,44 @@ class KvMergeReader::Impl {
   bool Less(size_t a, size_t b) const {
     const Cursor& x = cursors_[a];
     const Cursor& y = cursors_[b];
-    int c = Compare(x.keys[x.row], y.keys[y.row]);
+    if (x.key_prefix != y.key_prefix) return x.key_prefix < y.key_prefix;
+    int c = PrefixTie(x.keys, x, x.key_size, y.keys, y, y.key_size);
     if (c != 0) return c < 0;
-    c = Compare(x.order[x.row], y.order[y.row]);
+    if (x.order_prefix != y.order_prefix) return x.order_prefix < y.order_prefix;
+    c = PrefixTie(x.order, x, x.order_size, y.order, y, y.order_size);
     if (c != 0) return c < 0;
     return a < b;  // equal order: the earlier run first
+  }
+
+  // Two encodings with equal prefixes: of at most 8 bytes each, the shorter first; else by bytes.
+  static int PrefixTie(const EncodedRows& xe, const Cursor& x, size_t x_size, const EncodedRows& ye,
+                       const Cursor& y, size_t y_size) {
+    if (x_size <= 8 && y_size <= 8) return x_size < y_size ? -1 : (x_size > y_size ? 1 : 0);
+    return Compare(xe[x.row], ye[y.row]);
+  }
+
+  static void CachePrefixes(Cursor& c) {
+    std::string_view k = c.keys[c.row], o = c.order[c.row];
+    c.key_prefix = EncodedPrefix(k);
+    c.key_size = k.size();
+    c.order_prefix = EncodedPrefix(o);
+    c.order_size = o.size();
+  }
+
+  // Restores the heap's order below `pos` after heap_[pos]'s cursor moved on (a min-heap on
+  // Less: one pass down instead of a pop and a push).
+  void SiftDown(size_t pos) {
+    const size_t n = heap_.size();
+    const size_t moving = heap_[pos];
+    while (true) {
+      size_t child = 2 * pos + 1;
+      if (child >= n) break;
+      if (child + 1 < n && Less(heap_[child + 1], heap_[child])) ++child;
+      if (!Less(heap_[child], moving)) break;
+      heap_[pos] = heap_[child];
+      pos = child;
+    }
+    heap_[pos] = moving;
   }
 
   // Moves `c` to its next non-empty batch; false at the end of its run.
@@ -170,6 +209,7 @@ class KvMergeReader::Impl {
       FJORD_ASSIGN_OR_RAISE(c.order, order_encoder_.Encode(*c.batch));
       c.kinds = c.batch->column(layout_.value_kind_column())->data()->GetValues<int8_t>(1);
       c.row = 0;
+      CachePrefixes(c);
       c.source = static_cast<int>(sources_.size());
       sources_.push_back(c.batch);
       return true;
@@ -207,18 +247,18 @@ class KvMergeReader::Impl {
   Status NextGroup() {
     group_.clear();
     group_runs_.clear();
-    std::pop_heap(heap_.begin(), heap_.end(), HeapLess{this});
-    size_t first = heap_.back();
-    heap_.pop_back();
-    key_.assign(cursors_[first].keys[cursors_[first].row]);
-    FJORD_RETURN_NOT_OK(TakeCurrent(first));
+    const Cursor& first = cursors_[heap_.front()];
+    key_.assign(first.keys[first.row]);
+    const uint64_t key_prefix = first.key_prefix;
+    FJORD_RETURN_NOT_OK(TakeTop());
     while (!heap_.empty()) {
       const Cursor& top = cursors_[heap_.front()];
-      if (Compare(top.keys[top.row], key_) != 0) break;
-      std::pop_heap(heap_.begin(), heap_.end(), HeapLess{this});
-      size_t i = heap_.back();
-      heap_.pop_back();
-      FJORD_RETURN_NOT_OK(TakeCurrent(i));
+      if (top.key_prefix != key_prefix) break;
+      if ((top.key_size > 8 || key_.size() > 8 || top.key_size != key_.size()) &&
+          Compare(top.keys[top.row], key_) != 0) {
+        break;
+      }
+      FJORD_RETURN_NOT_OK(TakeTop());
     }
     records_in += static_cast<int64_t>(group_.size());
     if (options_.lookup) return LookupGroup();
@@ -406,8 +446,10 @@ class KvMergeReader::Impl {
                       options_.full_changelog->compared_fields);
   }
 
-  // Records cursor `i`'s current row in the group, advances it and puts it back in the heap.
-  Status TakeCurrent(size_t i) {
+  // Records the current row of the heap's top cursor in the group, advances it and restores the
+  // heap (the cursor leaves it at the end of its run).
+  Status TakeTop() {
+    const size_t i = heap_.front();
     Cursor& c = cursors_[i];
     group_.push_back(Ref{c.source, c.row});
     group_runs_.push_back(i);
@@ -417,10 +459,16 @@ class KvMergeReader::Impl {
     }
     if (++c.row >= c.batch->num_rows()) {
       FJORD_ASSIGN_OR_RAISE(bool live, Load(c));
-      if (!live) return Status::OK();
+      if (!live) {
+        heap_.front() = heap_.back();
+        heap_.pop_back();
+        if (!heap_.empty()) SiftDown(0);
+        return Status::OK();
+      }
+    } else {
+      CachePrefixes(c);
     }
-    heap_.push_back(i);
-    std::push_heap(heap_.begin(), heap_.end(), HeapLess{this});
+    SiftDown(0);
     return Status::OK();
   }
 

@@ -13,6 +13,7 @@
 #include <arrow/type_fwd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,15 @@ class EncodedRows {
   std::string bytes_;
   std::vector<size_t> ends_;
 };
+
+// The first 8 bytes of an encoding as a big-endian number, zero-padded: two encodings whose
+// prefixes differ compare as their prefixes do; equal prefixes need the whole bytes (or, when
+// both are at most 8 bytes long, their lengths: the shorter is a prefix of the other).
+inline uint64_t EncodedPrefix(std::string_view bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes.data(), bytes.size() < 8 ? bytes.size() : 8);
+  return __builtin_bswap64(v);
+}
 
 class SortKeyEncoder {
  public:

@@ -283,14 +283,14 @@ std::vector<std::unique_ptr<KvRunReader>> ChunkRuns(
   return runs;
 }
 
-// Merges `runs` (every record kept) into a new spill file at `path`; its size. On error the file
-// is removed.
+// Merges `runs` into a new spill file at `path` (every record kept, or with `last_record_wins`
+// only each key's last); its size. On error the file is removed.
 Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
                              std::vector<std::unique_ptr<KvRunReader>> runs, int64_t chunk_rows,
                              const std::shared_ptr<arrow::util::Codec>& codec,
-                             arrow::MemoryPool* pool) {
+                             arrow::MemoryPool* pool, bool last_record_wins) {
   KvMergeOptions merge_options;
-  merge_options.keep_all_records = true;
+  merge_options.keep_all_records = !last_record_wins;
   merge_options.batch_rows = chunk_rows;
   merge_options.pool = pool;
   FJORD_ASSIGN_OR_RAISE(auto merged,
@@ -399,23 +399,53 @@ Status SortBuffer::SealPending() {
   FJORD_ASSIGN_OR_RAISE(SortKeyEncoder order_encoder, layout_.OrderEncoder());
   std::vector<EncodedRows> keys, order;
   std::vector<RowRef> refs;
+  // Sorted as entries holding the first 8 bytes of both encodings: most comparisons end there,
+  // without reaching into the encodings (a key of up to 8 bytes never does).
+  struct Entry {
+    uint64_t key_prefix;
+    uint64_t order_prefix;
+    uint32_t key_size;
+    uint32_t order_size;
+    size_t ref;  // index into refs, which are in arrival order
+  };
+  int64_t total_rows = 0;
+  for (const auto& batch : pending_) total_rows += batch->num_rows();
+  std::vector<Entry> entries;
+  entries.reserve(static_cast<size_t>(total_rows));
+  refs.reserve(static_cast<size_t>(total_rows));
   for (size_t s = 0; s < pending_.size(); ++s) {
     FJORD_ASSIGN_OR_RAISE(EncodedRows k, key_encoder.Encode(*pending_[s]));
     FJORD_ASSIGN_OR_RAISE(EncodedRows o, order_encoder.Encode(*pending_[s]));
-    keys.push_back(std::move(k));
-    order.push_back(std::move(o));
     for (int64_t r = 0; r < pending_[s]->num_rows(); ++r) {
+      std::string_view kb = k[r], ob = o[r];
+      entries.push_back({EncodedPrefix(kb), EncodedPrefix(ob), static_cast<uint32_t>(kb.size()),
+                         static_cast<uint32_t>(ob.size()), refs.size()});
       refs.push_back({static_cast<int>(s), r});
     }
+    keys.push_back(std::move(k));
+    order.push_back(std::move(o));
   }
-  std::sort(refs.begin(), refs.end(), [&](const RowRef& a, const RowRef& b) {
-    const auto sa = static_cast<size_t>(a.source), sb = static_cast<size_t>(b.source);
-    int c = CompareBytes(keys[sa][a.row], keys[sb][b.row]);
+  auto tail = [&](const std::vector<EncodedRows>& enc, const Entry& a, const Entry& b,
+                  uint32_t a_size, uint32_t b_size) {
+    if (a_size <= 8 && b_size <= 8) return a_size < b_size ? -1 : (a_size > b_size ? 1 : 0);
+    const RowRef& ra = refs[a.ref];
+    const RowRef& rb = refs[b.ref];
+    return CompareBytes(enc[static_cast<size_t>(ra.source)][ra.row],
+                        enc[static_cast<size_t>(rb.source)][rb.row]);
+  };
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if (a.key_prefix != b.key_prefix) return a.key_prefix < b.key_prefix;
+    int c = tail(keys, a, b, a.key_size, b.key_size);
     if (c != 0) return c < 0;
-    c = CompareBytes(order[sa][a.row], order[sb][b.row]);
+    if (a.order_prefix != b.order_prefix) return a.order_prefix < b.order_prefix;
+    c = tail(order, a, b, a.order_size, b.order_size);
     if (c != 0) return c < 0;
-    return a.source != b.source ? a.source < b.source : a.row < b.row;  // arrival order
+    return a.ref < b.ref;  // arrival order
   });
+  std::vector<RowRef> sorted_refs;
+  sorted_refs.reserve(entries.size());
+  for (const Entry& e : entries) sorted_refs.push_back(refs[e.ref]);
+  refs = std::move(sorted_refs);
   FJORD_ASSIGN_OR_RAISE(auto sorted, GatherRows(layout_.schema, pending_, refs, options_.pool));
   FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorted));
   memory_bytes_ += bytes - pending_bytes_;
@@ -447,9 +477,10 @@ Status SortBuffer::Spill() {
   if (sorted_.empty()) return Status::OK();
   FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
   // On error nothing is lost: the sorted chunks stay in memory.
-  FJORD_ASSIGN_OR_RAISE(int64_t bytes,
-                        WriteRunFile(path, layout_, ChunkRuns(sorted_, options_.chunk_rows),
-                                     options_.chunk_rows, spill_codec_, options_.pool));
+  FJORD_ASSIGN_OR_RAISE(
+      int64_t bytes,
+      WriteRunFile(path, layout_, ChunkRuns(sorted_, options_.chunk_rows), options_.chunk_rows,
+                   spill_codec_, options_.pool, options_.last_record_wins));
   spilled_bytes_ += bytes;
   MarkSpilled(std::move(path));
   if (static_cast<int32_t>(spill_files_.size()) >= options_.max_spill_files) {
@@ -473,6 +504,7 @@ Result<std::unique_ptr<SpillJob>> SortBuffer::TakeSpill() {
   job->path_ = path;
   job->codec_ = spill_codec_;
   job->pool_ = options_.pool;
+  job->last_record_wins_ = options_.last_record_wins;
   job->memory_bytes_ = memory_bytes_;
   job->spilled_bytes_ = &spilled_bytes_;
   MarkSpilled(std::move(path));
@@ -489,7 +521,7 @@ void SortBuffer::MarkSpilled(std::string path) {
 
 Status SpillJob::Write() {
   FJORD_ASSIGN_OR_RAISE(file_bytes_, WriteRunFile(path_, layout_, ChunkRuns(chunks_, chunk_rows_),
-                                                  chunk_rows_, codec_, pool_));
+                                                  chunk_rows_, codec_, pool_, last_record_wins_));
   *spilled_bytes_ += file_bytes_;
   return Status::OK();
 }
@@ -502,7 +534,7 @@ Status SortBuffer::MergeSpillFiles() {
   FJORD_ASSIGN_OR_RAISE(std::string path, NextSpillPath());
   FJORD_ASSIGN_OR_RAISE(
       int64_t bytes, WriteRunFile(path, layout_, std::move(runs), options_.chunk_rows, spill_codec_,
-                                  options_.pool));
+                                  options_.pool, options_.last_record_wins));
   spilled_bytes_ += bytes;
   spill_files_.push_back(path);
   return Status::OK();

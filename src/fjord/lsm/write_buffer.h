@@ -33,6 +33,10 @@ struct SpillOptions {
   // Sorted chunks, merged batches and spill files read back (null: Arrow's default pool); must
   // outlive the buffer and its runs (a RecyclingPool does).
   arrow::MemoryPool* pool = nullptr;
+  // The table's merge keeps each key's last record (deduplicate without ignore-delete) and no
+  // reader needs the others (no input changelog): a spill then writes only the last record of
+  // each key among the records it holds, which is what the flush's merge would keep of them.
+  bool last_record_wins = false;
 };
 
 // The sort chunk for a writer whose buffers share `write_buffer_size`: a sixteenth of it, within
@@ -64,6 +68,7 @@ class SpillJob {
   std::string path_;
   std::shared_ptr<arrow::util::Codec> codec_;
   arrow::MemoryPool* pool_ = nullptr;
+  bool last_record_wins_ = false;
   int64_t memory_bytes_ = 0;
   int64_t file_bytes_ = 0;
   std::atomic<int64_t>* spilled_bytes_ = nullptr;  // the buffer's count

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -356,6 +357,117 @@ TEST(SortBufferTest, UnwritableSpillDirectoryIsAClearErrorAndKeepsTheRecords) {
   ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
   ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
   EXPECT_EQ(out, (std::vector<Record>{{1, 0, 0, 1}, {2, 1, 0, 2}}));
+}
+
+// A deduplicating table's buffer (last_record_wins) spills only the last record of each key among
+// the records it holds: a spill of everything leaves one record per key, the newest, and the flush
+// merges to the same result as a buffer that kept every record.
+TEST(SortBufferTest, ALastRecordWinsSpillKeepsOnlyEachKeysNewestRecord) {
+  std::mt19937_64 rng(11);
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  for (int round = 0; round < 6; ++round) {
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill" + std::to_string(round));
+    options.max_spill_files = 2;  // merging spill files keeps the last record too
+    options.chunk_rows = 1 + static_cast<int64_t>(rng() % 40);
+    options.last_record_wins = true;
+    SortBuffer buffer(layout, options);
+    std::map<int32_t, Record> model;
+    int64_t seq = 0;
+    for (int b = 0; b < 12; ++b) {
+      std::vector<Record> batch;
+      for (int i = 0; i < 80; ++i) {
+        Record r{static_cast<int32_t>(rng() % 60), seq++, static_cast<int8_t>(rng() % 4),
+                 static_cast<int64_t>(rng())};
+        batch.push_back(r);
+        model[r.key] = r;
+      }
+      ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
+      if (round % 2 == 0 || b == 11) ASSERT_OK(buffer.Spill());
+    }
+    std::vector<Record> expected;
+    for (const auto& [k, r] : model) expected.push_back(r);
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    KvMergeOptions all;
+    all.keep_all_records = true;
+    ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs), all));
+    ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+    if (round % 2 == 1) {
+      // One spill of all 960 records: each of the 60 keys once, its newest record.
+      EXPECT_EQ(out, expected) << "round " << round;
+    } else {
+      // A spill per batch (merged as they pass two files): at most one record per key and file,
+      // fewer than were added, and the newest of each key among them.
+      EXPECT_LT(static_cast<int64_t>(out.size()), seq);
+      std::map<int32_t, Record> last;
+      for (const Record& r : out) last[r.key] = r;
+      std::vector<Record> merged;
+      for (const auto& [k, r] : last) merged.push_back(r);
+      EXPECT_EQ(merged, expected) << "round " << round;
+    }
+  }
+}
+
+// Sort chunks compare keys by their first 8 encoded bytes first: keys that share those bytes,
+// keys that are prefixes of others, and keys with zero bytes in them still come out in byte order
+// (the encoding's order), equal keys in arrival order.
+TEST(SortBufferTest, KeysSharingTheirFirstBytesSortInByteOrder) {
+  testing::TempDir dir;
+  TableSchema schema;
+  schema.version = 3;
+  schema.fields = {DataField{0, "k", DataType::String(false), {}, {}},
+                   DataField{1, "v", DataType::BigInt(), {}, {}}};
+  schema.highest_field_id = 1;
+  schema.primary_keys = {"k"};
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(schema));
+  SpillOptions options;
+  options.spill_dir = dir.Join("spill");
+  SortBuffer buffer(layout, options);
+  std::mt19937_64 rng(3);
+  const std::vector<std::string> stems = {
+      "",         "a",        std::string("a\0", 2),        "abcdefg",     "abcdefgh", "abcdefghi",
+      "abcdefgh", "abcdefgz", std::string("abcdefgh\0", 9), "zzzzzzzzzzzz"};
+  std::vector<std::pair<std::string, int64_t>> added;
+  arrow::StringBuilder k;
+  arrow::Int64Builder v, seq;
+  arrow::Int8Builder kind;
+  for (int64_t i = 0; i < 2000; ++i) {
+    std::string key = stems[rng() % stems.size()];
+    if (rng() % 2 == 0) key += std::string(1, static_cast<char>(rng() % 3));
+    added.emplace_back(key, i);
+    ASSERT_TRUE(k.Append(key).ok());
+    ASSERT_TRUE(v.Append(i).ok());
+    // Sequence numbers repeat: equal (key, sequence) pairs keep their arrival order.
+    ASSERT_TRUE(seq.Append(i % 7).ok());
+    ASSERT_TRUE(kind.Append(0).ok());
+  }
+  ASSERT_OK(buffer.Add(
+      arrow::RecordBatch::Make(layout.schema, 2000,
+                               {k.Finish().ValueOrDie(), v.Finish().ValueOrDie(),
+                                seq.Finish().ValueOrDie(), kind.Finish().ValueOrDie()})));
+  std::stable_sort(added.begin(), added.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return a.second % 7 < b.second % 7;
+  });
+  ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+  KvMergeOptions all;
+  all.keep_all_records = true;
+  ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs), all));
+  std::vector<std::pair<std::string, int64_t>> out;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (!batch) break;
+    auto keys = std::static_pointer_cast<arrow::StringArray>(batch->column(0));
+    auto values = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      out.emplace_back(std::string(keys->GetView(r)), values->Value(r));
+    }
+  }
+  ASSERT_EQ(out.size(), added.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    ASSERT_EQ(out[i], added[i]) << "row " << i;
+  }
 }
 
 }  // namespace

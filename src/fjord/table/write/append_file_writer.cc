@@ -1,11 +1,11 @@
 #include "fjord/table/write/append_file_writer.h"
 
 #include <arrow/api.h>
-#include <arrow/util/byte_size.h>
 
 #include <algorithm>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/batch_bytes.h"
 #include "fjord/common/local_time.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/column_stats.h"
@@ -95,7 +95,7 @@ Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
   // cycling through every column's dictionary and write twice as slowly).
   constexpr int64_t kCheckRows = 1000;
   const int64_t rows = batch.num_rows();
-  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(batch));
+  FJORD_ASSIGN_OR_RAISE(int64_t bytes, RowBytes(batch));
   const int64_t row_bytes = std::max<int64_t>(1, bytes / std::max<int64_t>(1, rows));
   for (int64_t offset = 0; offset < rows;) {
     if (!writer_) {

@@ -3,7 +3,6 @@
 #include "fjord/table/write/write_input.h"
 
 #include <arrow/api.h>
-#include <arrow/compute/api.h>
 
 #include <chrono>
 
@@ -15,6 +14,7 @@
 #include "fjord/format/column_stats.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/data_file_writer.h"
+#include "fjord/format/gather_rows.h"
 #include "fjord/meta/partition_path.h"
 #include "fjord/table/write/row_router.h"
 
@@ -77,11 +77,11 @@ Status WriteShare(RollingAppendFileWriter& writer, const std::shared_ptr<arrow::
     // Every row in one bucket: the batch as it is, not a copy.
     return writer.Write(*batch);
   }
-  arrow::Int64Builder b;
-  FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
-  FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(batch, idx));
-  return writer.Write(*taken.record_batch());
+  std::vector<RowRef> refs;
+  refs.reserve(indices.size());
+  for (int64_t i : indices) refs.push_back({0, i});
+  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(batch->schema(), {batch}, refs));
+  return writer.Write(*share);
 }
 
 }  // namespace

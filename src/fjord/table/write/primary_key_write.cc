@@ -169,7 +169,7 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   // Fail early on key or sequence types that cannot be ordered.
   FJORD_RETURN_NOT_OK(w->layout_.KeyEncoder().status());
   FJORD_RETURN_NOT_OK(w->layout_.OrderEncoder().status());
-  FJORD_RETURN_NOT_OK(CreateKvMergeFunction(w->schema_).status());
+  FJORD_ASSIGN_OR_RAISE(std::unique_ptr<MergeFunction> merge, CreateKvMergeFunction(w->schema_));
 
   const CoreOptions& core = *w->core_;
   w->buffer_limit_ = core.write_buffer_size();
@@ -180,6 +180,10 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   w->spill_options_.sort_chunk_bytes = SortChunkBytes(w->buffer_limit_);
   w->buffer_pool_ = RecyclingPool::Make();
   w->spill_options_.pool = w->buffer_pool_.get();
+  // The flush keeps each key's last record: a spill may drop the others already, unless the input
+  // producer's changelog needs every record.
+  w->spill_options_.last_record_wins =
+      merge == nullptr && core.changelog_producer() != ChangelogProducer::kInput;
   if (w->router_->dynamic() && options.assigner) {
     w->shared_assigner_ = std::move(options.assigner);
   } else if (w->router_->dynamic()) {
