@@ -32,13 +32,6 @@ class BatchRunReader : public KvRunReader {
   size_t next_ = 0;
 };
 
-int Compare(std::string_view a, std::string_view b) {
-  size_t n = std::min(a.size(), b.size());
-  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
-  if (c != 0) return c;
-  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-}
-
 bool IsRetractByte(int8_t kind) { return kind == 1 || kind == 3; }
 
 }  // namespace
@@ -168,11 +161,10 @@ class KvMergeReader::Impl {
     return a < b;  // equal order: the earlier run first
   }
 
-  // Two encodings with equal prefixes: of at most 8 bytes each, the shorter first; else by bytes.
   static int PrefixTie(const EncodedRows& xe, const Cursor& x, size_t x_size, const EncodedRows& ye,
                        const Cursor& y, size_t y_size) {
-    if (x_size <= 8 && y_size <= 8) return x_size < y_size ? -1 : (x_size > y_size ? 1 : 0);
-    return Compare(xe[x.row], ye[y.row]);
+    return CompareAfterEqualPrefix(
+        x_size, y_size, [&] { return xe[x.row]; }, [&] { return ye[y.row]; });
   }
 
   static void CachePrefixes(Cursor& c) {
@@ -255,7 +247,7 @@ class KvMergeReader::Impl {
       const Cursor& top = cursors_[heap_.front()];
       if (top.key_prefix != key_prefix) break;
       if ((top.key_size > 8 || key_.size() > 8 || top.key_size != key_.size()) &&
-          Compare(top.keys[top.row], key_) != 0) {
+          CompareEncoded(top.keys[top.row], key_) != 0) {
         break;
       }
       FJORD_RETURN_NOT_OK(TakeTop());
@@ -340,7 +332,7 @@ class KvMergeReader::Impl {
           // Java's insertInto: before the first candidate that orders after it.
           insert_at = group_.size();
           for (size_t k = 0; k < group_.size(); ++k) {
-            if (Compare(order[0], group_order_[k]) < 0) {
+            if (CompareEncoded(order[0], group_order_[k]) < 0) {
               insert_at = k;
               break;
             }

@@ -57,6 +57,22 @@ inline uint64_t EncodedPrefix(std::string_view bytes) {
   return __builtin_bswap64(v);
 }
 
+// The order of two encodings: memcmp, a prefix first.
+inline int CompareEncoded(std::string_view a, std::string_view b) {
+  size_t n = a.size() < b.size() ? a.size() : b.size();
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// The order of two encodings of `a_size` and `b_size` bytes whose EncodedPrefix values are equal:
+// by size when both are at most 8 bytes, else by their bytes (`a()` and `b()` give them).
+template <typename GetA, typename GetB>
+int CompareAfterEqualPrefix(size_t a_size, size_t b_size, GetA a, GetB b) {
+  if (a_size <= 8 && b_size <= 8) return a_size < b_size ? -1 : (a_size > b_size ? 1 : 0);
+  return CompareEncoded(a(), b());
+}
+
 class SortKeyEncoder {
  public:
   // NotImplemented for column types without an order (ARRAY, MAP, MULTISET, ROW, VARIANT, ...).

@@ -23,17 +23,6 @@ namespace fjord {
 
 namespace {
 
-int CompareBytes(std::string_view a, std::string_view b) {
-  size_t n = std::min(a.size(), b.size());
-  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
-  if (c != 0) return c;
-  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-}
-
-}  // namespace
-
-namespace {
-
 // Reads a spill file batch by batch and deletes it at the end or on destruction.
 // A spill file is an Arrow IPC stream, compressed as a whole (one zstd or LZ4 frame stream):
 // compressing each buffer of each batch on its own, as IPC's own compression does, made a codec
@@ -427,11 +416,11 @@ Status SortBuffer::SealPending() {
   }
   auto tail = [&](const std::vector<EncodedRows>& enc, const Entry& a, const Entry& b,
                   uint32_t a_size, uint32_t b_size) {
-    if (a_size <= 8 && b_size <= 8) return a_size < b_size ? -1 : (a_size > b_size ? 1 : 0);
     const RowRef& ra = refs[a.ref];
     const RowRef& rb = refs[b.ref];
-    return CompareBytes(enc[static_cast<size_t>(ra.source)][ra.row],
-                        enc[static_cast<size_t>(rb.source)][rb.row]);
+    return CompareAfterEqualPrefix(
+        a_size, b_size, [&] { return enc[static_cast<size_t>(ra.source)][ra.row]; },
+        [&] { return enc[static_cast<size_t>(rb.source)][rb.row]; });
   };
   std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     if (a.key_prefix != b.key_prefix) return a.key_prefix < b.key_prefix;
