@@ -21,6 +21,7 @@
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
+#include "fjord/format/dictionary_probe.h"
 #include "fjord/format/orc/orc_writer.h"
 #include "fjord/format/parquet_footer_stats.h"
 
@@ -170,25 +171,37 @@ class ParquetImpl : public DataFileWriter::Impl {
                                             const DataFileWriterOptions& options) {
     auto impl = std::make_unique<ParquetImpl>();
     impl->stream_ = std::move(stream);
+    impl->fields_ = fields;
+    impl->options_ = options;
     impl->block_size_ = options.parquet_block_size;
     impl->hold_ = options.parquet_hold_row_group;
     impl->stage_bytes_ = options.parquet_stage_bytes;
     FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
-    FJORD_ASSIGN_OR_RAISE(arrow::Compression::type codec, ArrowCompression(options.compression));
+    FJORD_ASSIGN_OR_RAISE(impl->codec_, ArrowCompression(options.compression));
+    return std::unique_ptr<Impl>(std::move(impl));
+  }
+
+  // Starts the file when its first rows are encoded (or, with none, when it is finished): with
+  // dictionaries on, the columns whose values in `first` are all distinct are written plain
+  // (dictionary_probe.h), as are options_.parquet_plain_columns.
+  Status Start(const std::vector<std::shared_ptr<arrow::RecordBatch>>& first) {
     parquet::WriterProperties::Builder builder;
     builder.version(parquet::ParquetVersion::PARQUET_1_0)
         ->data_page_version(parquet::ParquetDataPageVersion::V1)
-        ->compression(codec)
-        ->data_pagesize(options.parquet_page_size)
+        ->compression(codec_)
+        ->data_pagesize(options_.parquet_page_size)
         ->max_row_group_length(std::numeric_limits<int32_t>::max())
         // Whole bounds, however long, as parquet-mr writes them (and as the file's own stats
         // are read back from them: parquet_footer_stats.h).
         ->max_statistics_size(std::numeric_limits<size_t>::max())
         ->enable_store_decimal_as_integer();
-    if (codec == arrow::Compression::ZSTD) builder.compression_level(options.zstd_level);
-    if (options.parquet_dictionary) {
+    if (codec_ == arrow::Compression::ZSTD) builder.compression_level(options_.zstd_level);
+    if (options_.parquet_dictionary) {
       builder.enable_dictionary();
-      for (const std::string& column : options.parquet_plain_columns) {
+      for (const std::string& column : options_.parquet_plain_columns) {
+        builder.disable_dictionary(column);
+      }
+      for (const std::string& column : DistinctValueColumns(first)) {
         builder.disable_dictionary(column);
       }
     } else {
@@ -200,34 +213,30 @@ class ParquetImpl : public DataFileWriter::Impl {
     auto arrow_props = parquet::ArrowWriterProperties::Builder().build();
     std::shared_ptr<parquet::SchemaDescriptor> descr;
     FJORD_ARROW_RETURN_NOT_OK(
-        parquet::arrow::ToParquetSchema(impl->schema_.get(), *props, *arrow_props, &descr));
+        parquet::arrow::ToParquetSchema(schema_.get(), *props, *arrow_props, &descr));
     // The parquet schema classes report errors by throwing.
     try {
-      return Init(fields, descr->group_node(), props, arrow_props, std::move(impl));
+      return Init(descr->group_node(), props, arrow_props);
     } catch (const std::exception& e) {
       return Status::IOError("cannot start Parquet file: ", e.what());
     }
   }
 
-  static Result<std::unique_ptr<Impl>> Init(
-      const std::vector<DataField>& fields, const GroupNode* root,
-      std::shared_ptr<parquet::WriterProperties> props,
-      std::shared_ptr<parquet::ArrowWriterProperties> arrow_props,
-      std::unique_ptr<ParquetImpl> impl) {
+  Status Init(const GroupNode* root, std::shared_ptr<parquet::WriterProperties> props,
+              std::shared_ptr<parquet::ArrowWriterProperties> arrow_props) {
     parquet::schema::NodeVector columns;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      FJORD_ASSIGN_OR_RAISE(NodePtr n, RebuildNode(*root->field(static_cast<int>(i)),
-                                                   *fields[i].type, fields[i].id, fields[i].id, 0));
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      FJORD_ASSIGN_OR_RAISE(
+          NodePtr n, RebuildNode(*root->field(static_cast<int>(i)), *fields_[i].type, fields_[i].id,
+                                 fields_[i].id, 0));
       columns.push_back(n);
     }
     auto message = std::static_pointer_cast<GroupNode>(
         GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
-    auto file_writer = parquet::ParquetFileWriter::Open(impl->stream_, message, props);
-    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    auto file_writer = parquet::ParquetFileWriter::Open(stream_, message, props);
     FJORD_ARROW_RETURN_NOT_OK(parquet::arrow::FileWriter::Make(
-        arrow::default_memory_pool(), std::move(file_writer), impl->schema_, arrow_props, &writer));
-    impl->writer_ = std::move(writer);
-    return std::unique_ptr<Impl>(std::move(impl));
+        arrow::default_memory_pool(), std::move(file_writer), schema_, arrow_props, &writer_));
+    return Status::OK();
   }
 
   // A row group closes at the first Write after it reached block_size_ bytes of rows. Held
@@ -256,6 +265,7 @@ class ParquetImpl : public DataFileWriter::Impl {
     if (staged_.size() > 1) {
       FJORD_ARROW_ASSIGN_OR_RAISE(rows, arrow::ConcatenateRecordBatches(staged_));
     }
+    if (!writer_) FJORD_RETURN_NOT_OK(Start(staged_));
     staged_.clear();
     staged_bytes_ = 0;
     FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*rows));
@@ -265,11 +275,12 @@ class ParquetImpl : public DataFileWriter::Impl {
   Status CloseGroup() {
     FJORD_RETURN_NOT_OK(WriteStaged());
     if (!held_.empty()) {
+      if (!writer_) FJORD_RETURN_NOT_OK(Start(held_));
       FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
                                   arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
       FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
       held_.clear();
-    } else if (!hold_ && group_bytes_ > 0) {
+    } else if (!hold_ && group_bytes_ > 0 && writer_) {
       FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
     }
     flushed_bytes_ += group_bytes_;
@@ -290,6 +301,7 @@ class ParquetImpl : public DataFileWriter::Impl {
 
   Result<int64_t> Finish() override {
     FJORD_RETURN_NOT_OK(hold_ ? CloseGroup() : WriteStaged());
+    if (!writer_) FJORD_RETURN_NOT_OK(Start({}));
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
   }
@@ -299,8 +311,11 @@ class ParquetImpl : public DataFileWriter::Impl {
 
  private:
   std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::vector<DataField> fields_;
+  DataFileWriterOptions options_;
+  arrow::Compression::type codec_ = arrow::Compression::UNCOMPRESSED;
   std::shared_ptr<arrow::Schema> schema_;
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;  // from the first rows encoded (Start)
   bool hold_ = false;
   std::vector<std::shared_ptr<arrow::RecordBatch>> held_;  // rows of the open row group
   // Buffered row groups: batches not encoded yet, up to stage_bytes_.
