@@ -91,12 +91,18 @@ BENCH_CONFIGURE = cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
 # C++), interleaved, in one invocation; writes bench/results/<date>.md and the summary table of
 # docs/performance.md. Not part of `make test`. Full scale by default (10M rows, 1M keys, 10,000
 # commits, 2 repetitions; hours on 2 cores); BENCH_QUICK=1 for 1M rows, 100k keys, 1,000 commits.
-# BENCH_ARGS passes more (e.g. --reps 3, --workloads pk-write,read-mor, --scratch DIR).
+# BENCH_ARGS passes more (e.g. --reps 3, --workloads pk-write,read-mor, --scratch DIR). Then the
+# JSON-lines decode of `make bench-json` (issue 20 point 5; bench/results/<date>-json.md;
+# BENCH_JSON_ARGS passes more to it, e.g. --rows, --reps).
 bench: bootstrap
 	@$(BENCH_CONFIGURE)
-	@cmake --build build/bench --target engine_fjord engine_arrow -j $(JOBS)
+	@cmake --build build/bench --target engine_fjord engine_arrow fjord json_lines_bench -j $(JOBS)
 	@interop/java/build.sh >/dev/null
 	@python3 bench/run_bench.py $(if $(filter 1,$(BENCH_QUICK)),--quick) $(BENCH_ARGS)
+	@python3 bench/json_decode_bench.py --fjord build/bench/tools/fjord \
+	  --decoder build/bench/bench/json_lines_bench --python .deps/python-venv/bin/python \
+	  $(if $(filter 1,$(BENCH_QUICK)),--rows 100000 --reps 1 \
+	    --out bench/results/$$(date -u +%Y-%m-%d)-json-quick.md) $(BENCH_JSON_ARGS)
 
 # Issue 19 point 7 (bench/README.md, `make bench-lookup`): upserts with the writer's compaction,
 # with deletion vectors and with the lookup changelog producer, against the same table without
