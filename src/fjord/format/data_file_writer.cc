@@ -173,9 +173,6 @@ class ParquetImpl : public DataFileWriter::Impl {
     impl->stream_ = std::move(stream);
     impl->fields_ = fields;
     impl->options_ = options;
-    impl->block_size_ = options.parquet_block_size;
-    impl->hold_ = options.parquet_hold_row_group;
-    impl->stage_bytes_ = options.parquet_stage_bytes;
     FJORD_ASSIGN_OR_RAISE(impl->schema_, ToArrowSchema(fields));
     FJORD_ASSIGN_OR_RAISE(impl->codec_, ArrowCompression(options.compression));
     return std::unique_ptr<Impl>(std::move(impl));
@@ -239,21 +236,21 @@ class ParquetImpl : public DataFileWriter::Impl {
     return Status::OK();
   }
 
-  // A row group closes at the first Write after it reached block_size_ bytes of rows. Held
+  // A row group closes at the first Write after it reached parquet_block_size bytes of rows. Held
   // groups (DataFileWriterOptions::parquet_hold_row_group) are written then; buffered ones are
   // encoded batch by batch.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    if (group_bytes_ >= block_size_) FJORD_RETURN_NOT_OK(CloseGroup());
+    if (group_bytes_ >= options_.parquet_block_size) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ASSIGN_OR_RAISE(int64_t bytes, RowBytes(*batch));
     group_bytes_ += bytes;
     if (batch->num_rows() == 0) return Status::OK();
-    if (hold_) {
+    if (options_.parquet_hold_row_group) {
       held_.push_back(batch);
       return Status::OK();
     }
     staged_.push_back(batch);
     staged_bytes_ += bytes;
-    if (staged_bytes_ >= stage_bytes_) return WriteStaged();
+    if (staged_bytes_ >= options_.parquet_stage_bytes) return WriteStaged();
     return Status::OK();
   }
 
@@ -280,7 +277,7 @@ class ParquetImpl : public DataFileWriter::Impl {
                                   arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
       FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
       held_.clear();
-    } else if (!hold_ && group_bytes_ > 0 && writer_) {
+    } else if (!options_.parquet_hold_row_group && group_bytes_ > 0 && writer_) {
       FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
     }
     flushed_bytes_ += group_bytes_;
@@ -294,13 +291,14 @@ class ParquetImpl : public DataFileWriter::Impl {
   }
 
   // Within a row group the estimate grows by the rows' bytes; the next Write starts a new group
-  // once block_size_ is reached, so a group holds at most block_size_ before that.
+  // once parquet_block_size is reached, so a group holds at most that before it.
   int64_t PredictableBytes() const override {
-    return group_bytes_ >= block_size_ ? block_size_ : block_size_ - group_bytes_;
+    const int64_t block = options_.parquet_block_size;
+    return group_bytes_ >= block ? block : block - group_bytes_;
   }
 
   Result<int64_t> Finish() override {
-    FJORD_RETURN_NOT_OK(hold_ ? CloseGroup() : WriteStaged());
+    FJORD_RETURN_NOT_OK(options_.parquet_hold_row_group ? CloseGroup() : WriteStaged());
     if (!writer_) FJORD_RETURN_NOT_OK(Start({}));
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
@@ -315,14 +313,11 @@ class ParquetImpl : public DataFileWriter::Impl {
   DataFileWriterOptions options_;
   arrow::Compression::type codec_ = arrow::Compression::UNCOMPRESSED;
   std::shared_ptr<arrow::Schema> schema_;
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;  // from the first rows encoded (Start)
-  bool hold_ = false;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;     // from the first rows encoded (Start)
   std::vector<std::shared_ptr<arrow::RecordBatch>> held_;  // rows of the open row group
-  // Buffered row groups: batches not encoded yet, up to stage_bytes_.
+  // Buffered row groups: batches not encoded yet, up to parquet_stage_bytes.
   std::vector<std::shared_ptr<arrow::RecordBatch>> staged_;
   int64_t staged_bytes_ = 0;
-  int64_t stage_bytes_ = 0;
-  int64_t block_size_ = 0;
   int64_t group_bytes_ = 0;
   int64_t flushed_bytes_ = 0;
 };
