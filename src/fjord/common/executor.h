@@ -101,6 +101,62 @@ inline Status ParallelFor(ThreadPool* pool, size_t n, const std::function<Status
   return Status::OK();
 }
 
+// Somewhere to run work off the caller's thread (e.g. Lanes::Spawn); the work's error is the
+// executor's to report, and its owner learns of it through a ClaimableTask.
+using BackgroundExecutor = std::function<void(std::function<Status()>)>;
+
+// Work handed to a background thread that someone will wait for: it runs exactly once, on the
+// first thread to claim it. Run() (the background thread's part) claims it if nobody has; Wait()
+// claims it if it has not started and runs it on the waiting thread, so that a waiter on a pool's
+// thread never waits for a task still queued behind it. A task never run (its executor dropped
+// it) runs in Wait().
+class ClaimableTask {
+ public:
+  explicit ClaimableTask(std::function<Status()> work) : work_(std::move(work)) {}
+  ClaimableTask(const ClaimableTask&) = delete;
+  ClaimableTask& operator=(const ClaimableTask&) = delete;
+
+  // Runs the work unless another thread claimed it; its status, or OK when not run here.
+  Status Run() {
+    if (!Claim()) return Status::OK();
+    return Complete();
+  }
+
+  // The work's status, once it has run (here, if nobody had started it).
+  Status Wait() {
+    if (Claim()) return Complete();
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return done_; });
+    return status_;
+  }
+
+ private:
+  bool Claim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (claimed_) return false;
+    claimed_ = true;
+    return true;
+  }
+  Status Complete() {
+    Status st = work_();
+    work_ = nullptr;  // what the work holds goes before the waiter wakes
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      status_ = st;
+    }
+    done_cv_.notify_all();
+    return st;
+  }
+
+  std::function<Status()> work_;
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool claimed_ = false;
+  bool done_ = false;
+  Status status_;
+};
+
 // The threads a writer or reader uses when asked for 0 ("one per core").
 inline int DefaultThreads() {
   unsigned cores = std::thread::hardware_concurrency();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -68,6 +69,54 @@ TEST(ThreadPool, RunsTasksOnSeveralThreadsAndDrainsAtDestruction) {
   }
   EXPECT_EQ(done.load(), 20);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(results[static_cast<size_t>(i)].get(), i * i);
+}
+
+// A ClaimableTask runs once: on the background thread if it gets there first, else in Wait on
+// the waiting thread; one its executor dropped runs in Wait; Wait returns its status either way.
+TEST(ClaimableTask, RunsOnceWhereverItIsClaimedFirst) {
+  {
+    std::atomic<int> runs{0};
+    ClaimableTask task([&] {
+      ++runs;
+      return Status::IOError("disk full");
+    });
+    EXPECT_TRUE(task.Wait().IsIOError());  // not started: runs here
+    EXPECT_TRUE(task.Run().ok());          // claimed already: does not run again
+    EXPECT_TRUE(task.Wait().IsIOError());
+    EXPECT_EQ(runs.load(), 1);
+  }
+  {
+    std::atomic<int> runs{0};
+    std::atomic<bool> started{false}, release{false};
+    auto task = std::make_shared<ClaimableTask>([&] {
+      started = true;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ++runs;
+      return Status::OK();
+    });
+    ThreadPool pool(1);
+    auto ran = pool.Submit([task] { return task->Run(); });
+    while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      release = true;
+    });
+    EXPECT_TRUE(task->Wait().ok());  // waits for the pool's thread
+    EXPECT_EQ(runs.load(), 1);
+    releaser.join();
+    EXPECT_TRUE(ran.get().ok());
+  }
+  {
+    int runs = 0;
+    BackgroundExecutor drop = [](std::function<Status()>) {};
+    auto task = std::make_shared<ClaimableTask>([&] {
+      ++runs;
+      return Status::OK();
+    });
+    drop([task] { return task->Run(); });
+    EXPECT_TRUE(task->Wait().ok());
+    EXPECT_EQ(runs, 1);
+  }
 }
 
 }  // namespace

@@ -46,9 +46,16 @@ void Lanes::Spawn(std::function<Status()> run) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++tasks_in_flight_;
+    ++spawned_waiting_;
   }
   pool_->Submit([this, run = std::move(run)]() mutable {
-    Status st = error().ok() ? run() : Status::OK();
+    bool ok;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --spawned_waiting_;
+      ok = error_.ok();
+    }
+    Status st = ok ? run() : Status::OK();
     run = nullptr;  // what the task holds goes before the waiters wake
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -59,6 +66,9 @@ void Lanes::Spawn(std::function<Status()> run) {
   });
 }
 
+// A lane runs its queue until it is empty, or until work was Spawned meanwhile: then it goes
+// back to the end of the pool's queue, so that the spawned work gets a thread instead of waiting
+// for a busy lane's queue to run dry.
 void Lanes::RunLane(const void* key) {
   while (true) {
     Pending next;
@@ -77,13 +87,19 @@ void Lanes::RunLane(const void* key) {
     }
     Status st = skip ? Status::OK() : next.run();
     next.run = nullptr;  // what the task holds (rows) goes before the waiters wake
+    bool yield;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!st.ok() && error_.ok()) error_ = st;
       if (--*next.batch_left == 0) --batches_in_flight_;
       --tasks_in_flight_;
+      yield = spawned_waiting_ > 0 && !lanes_[key].queue.empty();
     }
     changed_.notify_all();
+    if (yield) {
+      pool_->Submit([this, key] { RunLane(key); });
+      return;
+    }
   }
 }
 

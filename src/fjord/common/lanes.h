@@ -44,7 +44,9 @@ class Lanes {
 
   // Runs `run` on the pool's threads outside any lane and any batch (SubmitBatch does not wait
   // for it), e.g. the slow end of a lane's task, so that the lane goes on meanwhile. Drain waits
-  // for it; its error is the lanes' error. May be called from a task.
+  // for it; its error is the lanes' error. May be called from a task. A lane running on the
+  // pool lets spawned work that waits for a thread go first (between two of its tasks). After
+  // an error `run` is dropped without running.
   void Spawn(std::function<Status()> run);
 
   // Waits until no task is queued or running; the first error of any task, or OK. The error
@@ -71,6 +73,7 @@ class Lanes {
   std::unordered_map<const void*, Lane> lanes_;
   int batches_in_flight_ = 0;
   int tasks_in_flight_ = 0;
+  int spawned_waiting_ = 0;  // Spawned, not started yet
   const int max_batches_;
   Status error_;
   std::unique_ptr<ThreadPool> pool_;  // last: its threads stop before the members above go

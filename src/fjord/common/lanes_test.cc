@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -128,6 +130,45 @@ TEST(Lanes, SpawnedTasksRunBesideTheLanesAndDrainWaitsForThem) {
   EXPECT_TRUE(spawned_done.load());  // Drain returned only after it
   EXPECT_TRUE(drained.IsIOError()) << drained.ToString();
   t.join();
+}
+
+// A lane runs one task per turn on the pool: work spawned while a lane has a long queue runs
+// before that queue is through (one thread: the lane's later tasks wait behind it).
+TEST(Lanes, SpawnedWorkIsNotStarvedByABusyLane) {
+  Lanes lanes(1, 64);
+  int lane = 0;
+  std::mutex mu;
+  std::vector<int> order;
+  auto record = [&](int what) {
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back(what);
+  };
+  std::atomic<bool> all_queued{false};
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(lanes
+                    .Submit(&lane,
+                            [&, i] {
+                              if (i == 0) {
+                                while (!all_queued) {
+                                  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                }
+                                lanes.Spawn([&] {
+                                  record(-1);
+                                  return Status::OK();
+                                });
+                              }
+                              record(i);
+                              return Status::OK();
+                            })
+                    .ok());
+  }
+  all_queued = true;
+  ASSERT_TRUE(lanes.Drain().ok());
+  ASSERT_EQ(order.size(), 21u);
+  auto spawned = std::find(order.begin(), order.end(), -1);
+  EXPECT_LT(spawned - order.begin(), 5) << "the spawned task waited for the lane's queue";
+  order.erase(spawned);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(order[static_cast<size_t>(i)], i);
 }
 
 }  // namespace

@@ -10,12 +10,14 @@
 #include <parquet/schema.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/batch_bytes.h"
 #include "fjord/common/calendar.h"
+#include "fjord/common/executor.h"
 #include "fjord/common/json.h"
 #include "fjord/common/strings.h"
 #include "fjord/format/arrow_types.h"
@@ -151,6 +153,8 @@ class DataFileWriter::Impl {
   virtual Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
   virtual int64_t EstimatedSize() const = 0;
   virtual int64_t PredictableBytes() const { return 0; }
+  virtual Status Settle() { return Status::OK(); }
+  virtual int64_t BufferedBytes() const { return 0; }
   // Closes the file; returns its exact size.
   virtual Result<int64_t> Finish() = 0;
 };
@@ -240,7 +244,7 @@ class ParquetImpl : public DataFileWriter::Impl {
   // groups (DataFileWriterOptions::parquet_hold_row_group) are written then; buffered ones are
   // encoded batch by batch.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    if (group_bytes_ >= options_.parquet_block_size) FJORD_RETURN_NOT_OK(CloseGroup());
+    if (group_bytes_ >= GroupLimit()) FJORD_RETURN_NOT_OK(CloseGroup());
     FJORD_ASSIGN_OR_RAISE(int64_t bytes, RowBytes(*batch));
     group_bytes_ += bytes;
     if (batch->num_rows() == 0) return Status::OK();
@@ -269,36 +273,77 @@ class ParquetImpl : public DataFileWriter::Impl {
     return Status::OK();
   }
 
-  Status CloseGroup() {
+  ~ParquetImpl() override { (void)Settle(); }
+
+  // Writes held rows as one row group (the first one starts the file).
+  Status WriteHeld(const std::vector<std::shared_ptr<arrow::RecordBatch>>& rows) {
+    if (!writer_) FJORD_RETURN_NOT_OK(Start(rows));
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
+                                arrow::Table::FromRecordBatches(rows[0]->schema(), rows));
+    FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
+    return Status::OK();
+  }
+
+  // While a group is encoded in the background only that task touches writer_ and stream_.
+  Status Settle() override {
+    if (!encoding_) return Status::OK();
+    Status st = encoding_->Wait();
+    encoding_.reset();
+    encoding_bytes_ = 0;
+    return st;
+  }
+
+  // `background`: a held group goes to parquet_background if there is one (not when the file is
+  // finished: its caller would only wait for it).
+  Status CloseGroup(bool background = true) {
     FJORD_RETURN_NOT_OK(WriteStaged());
-    if (!held_.empty()) {
-      if (!writer_) FJORD_RETURN_NOT_OK(Start(held_));
-      FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
-                                  arrow::Table::FromRecordBatches(held_[0]->schema(), held_));
-      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));
+    FJORD_RETURN_NOT_OK(Settle());
+    if (!held_.empty() && background && options_.parquet_background) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(encoding_from_, stream_->Tell());
+      encoding_bytes_ = group_bytes_;
+      encoding_ = std::make_shared<ClaimableTask>(
+          [this, rows = std::move(held_)] { return WriteHeld(rows); });
+      held_.clear();
+      options_.parquet_background([task = encoding_] { return task->Run(); });
+    } else if (!held_.empty()) {
+      FJORD_RETURN_NOT_OK(WriteHeld(held_));
       held_.clear();
     } else if (!options_.parquet_hold_row_group && group_bytes_ > 0 && writer_) {
       FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
     }
     flushed_bytes_ += group_bytes_;
     group_bytes_ = 0;
+    ++groups_closed_;
     return Status::OK();
   }
 
+  // The size at which the open row group closes.
+  int64_t GroupLimit() const {
+    const int64_t first = options_.parquet_first_block_size;
+    const int64_t block = options_.parquet_block_size;
+    return groups_closed_ == 0 && first > 0 ? std::min(first, block) : block;
+  }
+
+  int64_t BufferedBytes() const override {
+    return options_.parquet_hold_row_group ? encoding_bytes_ + group_bytes_ : staged_bytes_;
+  }
+
   int64_t EstimatedSize() const override {
+    if (encoding_) return encoding_from_ + encoding_bytes_ + group_bytes_;
     auto pos = stream_->Tell();
     return (pos.ok() ? *pos : flushed_bytes_) + group_bytes_;
   }
 
   // Within a row group the estimate grows by the rows' bytes; the next Write starts a new group
-  // once parquet_block_size is reached, so a group holds at most that before it.
+  // once its limit is reached, so a group holds at most that before it.
   int64_t PredictableBytes() const override {
-    const int64_t block = options_.parquet_block_size;
-    return group_bytes_ >= block ? block : block - group_bytes_;
+    const int64_t limit = GroupLimit();
+    return group_bytes_ >= limit ? options_.parquet_block_size : limit - group_bytes_;
   }
 
   Result<int64_t> Finish() override {
-    FJORD_RETURN_NOT_OK(options_.parquet_hold_row_group ? CloseGroup() : WriteStaged());
+    FJORD_RETURN_NOT_OK(options_.parquet_hold_row_group ? CloseGroup(/*background=*/false)
+                                                        : WriteStaged());
     if (!writer_) FJORD_RETURN_NOT_OK(Start({}));
     FJORD_ARROW_RETURN_NOT_OK(writer_->Close());
     return CloseStream(stream_.get());
@@ -320,6 +365,12 @@ class ParquetImpl : public DataFileWriter::Impl {
   int64_t staged_bytes_ = 0;
   int64_t group_bytes_ = 0;
   int64_t flushed_bytes_ = 0;
+  int64_t groups_closed_ = 0;
+  // The row group being encoded by parquet_background, its rows' bytes, and the stream's
+  // position when it closed.
+  std::shared_ptr<ClaimableTask> encoding_;
+  int64_t encoding_bytes_ = 0;
+  int64_t encoding_from_ = 0;
 };
 
 }  // namespace
@@ -744,6 +795,14 @@ DataFileWriter::DataFileWriter(std::unique_ptr<Impl> impl, std::string path, Fil
 
 DataFileWriter::~DataFileWriter() = default;
 
+int64_t StaggeredFirstBlockSize(int64_t index, int64_t block) {
+  constexpr double kGolden = 0.6180339887498949;  // (sqrt(5) - 1) / 2
+  double fraction = static_cast<double>(index) * kGolden;
+  fraction -= std::floor(fraction);
+  if (fraction == 0) fraction = 1;
+  return std::max(block / 16, static_cast<int64_t>(fraction * static_cast<double>(block)));
+}
+
 Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(FileIO* io, const std::string& path,
                                                              FileFormat format,
                                                              std::vector<DataField> fields,
@@ -847,6 +906,13 @@ Status DataFileWriter::Write(const arrow::Table& table) {
 
 int64_t DataFileWriter::EstimatedSize() const { return impl_->EstimatedSize(); }
 int64_t DataFileWriter::PredictableBytes() const { return impl_->PredictableBytes(); }
+
+int64_t DataFileWriter::BufferedBytes() const { return impl_->BufferedBytes(); }
+
+Status DataFileWriter::Settle() {
+  Status st = impl_->Settle();
+  return st.ok() ? st : st.WithContext(path_);
+}
 
 Result<DataFileWriteResult> DataFileWriter::Finish() {
   if (finished_) return Status::Invalid(path_, ": writer already finished");

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/common/executor.h"
 #include "fjord/data_type.h"
 #include "fjord/file_io.h"
 #include "fjord/format/column_stats.h"
@@ -30,6 +31,11 @@ struct DataFileWriterOptions {
   int32_t zstd_level = 1;
   // Parquet row group size target in bytes (parquet.block.size; Java 128 MB).
   int64_t parquet_block_size = int64_t{128} << 20;
+  // Parquet: when positive and below parquet_block_size, the size of the file's first row group
+  // instead (later groups are parquet_block_size). Writers of several buckets at once give their
+  // files different first groups, so that the buckets' groups, filled by evenly spread rows, are
+  // not all encoded at the same moment (docs/performance.md, "Staggered row groups").
+  int64_t parquet_first_block_size = 0;
   // Parquet page size (parquet.page.size; Java 1 MB).
   int64_t parquet_page_size = int64_t{1} << 20;
   // parquet.enable.dictionary.
@@ -48,6 +54,11 @@ struct DataFileWriterOptions {
   // staged batches (below) would be copied into one batch of the same size (a copy of every row
   // and a quarter of the upsert write's page faults; docs/performance.md, "Row groups held").
   bool parquet_hold_row_group = false;
+  // Parquet, held row groups: when set, a closed row group is encoded by a task handed to it
+  // (e.g. Lanes::Spawn) while the writer takes the next group's rows; the writer waits for that
+  // task before the next group closes, at Finish, in Settle, and when destroyed. Meanwhile
+  // EstimatedSize counts the group being encoded by its rows' bytes.
+  BackgroundExecutor parquet_background;
   // Parquet buffered row groups (the default): batches are gathered up to this many bytes of
   // rows and encoded as one batch, so that each column's dictionary hash table is probed for many
   // rows in a row while it is in the cache. Writers hand over a thousand rows at a time (the
@@ -71,6 +82,12 @@ struct DataFileWriterOptions {
                                                    const std::vector<DataField>& fields,
                                                    FileFormat format);
 };
+
+// The first row group size for the `index`-th (from 0) of several files written at once with
+// row groups of `block` bytes, for DataFileWriterOptions::parquet_first_block_size: `block` for
+// the first file, then fractions of it spread evenly over (0, 1] whatever the number of files
+// (the golden-ratio sequence), at least block / 16.
+int64_t StaggeredFirstBlockSize(int64_t index, int64_t block);
 
 struct DataFileWriteResult {
   std::string path;
@@ -106,6 +123,12 @@ class DataFileWriter {
   // parquet.block.size bytes). 0 when the growth is not tied to those bytes (ORC and Avro encode
   // as they go): callers then write small batches and check EstimatedSize() after each.
   int64_t PredictableBytes() const;
+  // Bytes of rows taken but not in the file yet (a held or staged Parquet row group, one being
+  // encoded in the background included): what Finish has left to encode. 0 for ORC and Avro.
+  int64_t BufferedBytes() const;
+  // Waits until no row group is being encoded in the background (parquet_background); its
+  // error, if it failed. EstimatedSize is then exact until the next group closes.
+  Status Settle();
   int64_t row_count() const { return row_count_; }
 
   // Closes the file and returns its exact size and statistics. The writer is unusable afterwards.

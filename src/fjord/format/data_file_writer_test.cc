@@ -6,13 +6,18 @@
 #include <parquet/metadata.h>
 #include <parquet/schema.h>
 
+#include <atomic>
 #include <filesystem>
+#include <set>
 
+#include "fjord/common/batch_bytes.h"
+#include "fjord/common/executor.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/avro/container.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/orc/orc_tail.h"
+#include "fjord/io/fault_injection_file_io.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -233,6 +238,102 @@ TEST(DataFileWriterTest, ParquetHeldRowGroupsAsBuffered) {
   auto concatenated = arrow::ConcatenateTables({table, table, table, table});
   ASSERT_TRUE(concatenated.ok());
   EXPECT_TRUE(reads[0]->Equals(**concatenated)) << reads[0]->ToString();
+}
+
+// Held row groups encoded by a background executor: the same file contents as encoded in
+// place; a first row group of its own size; a task the executor never ran is run by Finish; an
+// encoding error reaches the writer's caller with the file's path.
+TEST(DataFileWriterTest, ParquetHeldRowGroupsEncodedInTheBackground) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  auto cols = AllTypes(true);
+  auto fields = FieldsOf(cols);
+  auto table = TableOf(cols);
+  ThreadPool pool(1);
+  std::atomic<int> handed{0};
+  BackgroundExecutor on_pool = [&](std::function<Status()> run) {
+    ++handed;
+    pool.Submit([run = std::move(run)] { (void)run(); });
+  };
+  BackgroundExecutor dropping = [&](std::function<Status()>) { ++handed; };
+  auto write = [&](const std::string& name, BackgroundExecutor background, FileIO* to) {
+    DataFileWriterOptions options;
+    options.parquet_hold_row_group = true;
+    options.parquet_block_size = 1;        // a row group per write, after the first
+    options.parquet_first_block_size = 0;  // (none of its own)
+    options.parquet_background = std::move(background);
+    std::string path = dir.Join(name);
+    auto w = DataFileWriter::Open(to, path, FileFormat::kParquet, fields, options);
+    if (!w.ok()) return Result<DataFileWriteResult>(w.status());
+    for (int i = 0; i < 5; ++i) {
+      Status st = (*w)->Write(*table);
+      if (!st.ok()) return Result<DataFileWriteResult>(st);
+    }
+    return (*w)->Finish();
+  };
+  ASSERT_OK_AND_ASSIGN(auto inline_written, write("inline.parquet", nullptr, io.get()));
+  ASSERT_OK_AND_ASSIGN(auto pooled, write("pooled.parquet", on_pool, io.get()));
+  EXPECT_EQ(handed.load(), 4);  // the groups closed by the next write (Finish writes the last)
+  ASSERT_OK_AND_ASSIGN(auto dropped, write("dropped.parquet", dropping, io.get()));
+  EXPECT_EQ(handed.load(), 8);
+  ASSERT_OK_AND_ASSIGN(auto expected, ReadDataFile(io.get(), dir.Join("inline.parquet"),
+                                                   FileFormat::kParquet, fields));
+  for (const auto* written : {&pooled, &dropped}) {
+    EXPECT_EQ(written->file_size, DiskSize(written->path));
+    EXPECT_EQ(written->row_count, inline_written.row_count);
+    EXPECT_EQ(written->stats, inline_written.stats);
+    EXPECT_EQ(parquet::ParquetFileReader::OpenFile(written->path)->metadata()->num_row_groups(), 5);
+    ASSERT_OK_AND_ASSIGN(auto read,
+                         ReadDataFile(io.get(), written->path, FileFormat::kParquet, fields));
+    EXPECT_TRUE(read->Equals(*expected)) << written->path;
+  }
+
+  // The first row group closes at parquet_first_block_size, the others at parquet.block.size.
+  {
+    DataFileWriterOptions options;
+    options.parquet_hold_row_group = true;
+    ASSERT_OK_AND_ASSIGN(int64_t bytes, RowBytes(*table->CombineChunksToBatch().ValueOrDie()));
+    options.parquet_block_size = 3 * bytes;
+    options.parquet_first_block_size = 1;
+    options.parquet_background = on_pool;
+    std::string path = dir.Join("first.parquet");
+    ASSERT_OK_AND_ASSIGN(
+        auto w, DataFileWriter::Open(io.get(), path, FileFormat::kParquet, fields, options));
+    for (int i = 0; i < 7; ++i) ASSERT_OK(w->Write(*table));
+    ASSERT_OK(w->Finish().status());
+    auto footer = parquet::ParquetFileReader::OpenFile(path)->metadata();
+    ASSERT_EQ(footer->num_row_groups(), 3);
+    EXPECT_EQ(footer->RowGroup(0)->num_rows(), table->num_rows());
+    EXPECT_EQ(footer->RowGroup(1)->num_rows(), 3 * table->num_rows());
+    EXPECT_EQ(footer->RowGroup(2)->num_rows(), 3 * table->num_rows());
+  }
+
+  // Every output operation fails from the second on: the first group's encoding, in the
+  // background, fails; the next write (or Finish) says so.
+  auto faulty = std::make_shared<FaultInjectionFileIO>(io);
+  faulty->FailAt(2, FaultInjectionFileIO::Mode::kCrash);
+  auto failed = write("failed.parquet", on_pool, faulty.get());
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().ToString().find("failed.parquet"), std::string::npos)
+      << failed.status().ToString();
+}
+
+// Several files written at once get first row groups spread over the block: the first file the
+// whole block, none below a sixteenth of it, no two alike among the first ten.
+TEST(DataFileWriterTest, StaggeredFirstBlockSizes) {
+  const int64_t block = int64_t{128} << 20;
+  EXPECT_EQ(StaggeredFirstBlockSize(0, block), block);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < 10; ++i) {
+    int64_t size = StaggeredFirstBlockSize(i, block);
+    EXPECT_GE(size, block / 16);
+    EXPECT_LE(size, block);
+    seen.insert(size);
+  }
+  EXPECT_EQ(seen.size(), 10u);
+  // Spread out: sorted, no gap wider than a fifth of the block.
+  std::vector<int64_t> sorted(seen.begin(), seen.end());
+  for (size_t i = 1; i < sorted.size(); ++i) EXPECT_LT(sorted[i] - sorted[i - 1], block / 5);
 }
 
 TEST(DataFileWriterTest, RejectsNullsInNotNullColumnsAndWrongTypes) {

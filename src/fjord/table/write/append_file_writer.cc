@@ -68,6 +68,7 @@ RollingAppendFileWriter::~RollingAppendFileWriter() {
 }
 
 void RollingAppendFileWriter::Abort() {
+  (void)AwaitClosing();
   writer_.reset();
   for (const std::string& path : paths_) (void)io_->Delete(path);
   paths_.clear();
@@ -75,14 +76,32 @@ void RollingAppendFileWriter::Abort() {
   finished_ = true;
 }
 
+Status RollingAppendFileWriter::AwaitClosing() {
+  if (!closing_) return Status::OK();
+  Status st = closing_->Wait();
+  closing_.reset();
+  if (st.ok()) files_.push_back(std::move(*closing_meta_));
+  closing_meta_.reset();
+  return st;
+}
+
 Status RollingAppendFileWriter::CloseFile() {
-  FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer_->Finish());
-  writer_.reset();
-  FJORD_ASSIGN_OR_RAISE(DataFileMeta f, AppendFileMeta(name_, written, *schema_,
-                                                       settings_->dense_stats, next_sequence_));
-  f.file_source = file_source_;
-  next_sequence_ += written.row_count;
-  files_.push_back(std::move(f));
+  FJORD_RETURN_NOT_OK(AwaitClosing());
+  std::shared_ptr<DataFileWriter> writer = std::move(writer_);
+  const int64_t first_sequence = next_sequence_;
+  next_sequence_ += writer->row_count();
+  auto meta = std::make_shared<DataFileMeta>();
+  auto finish = [this, writer, meta, first_sequence, name = name_]() -> Status {
+    FJORD_ASSIGN_OR_RAISE(DataFileWriteResult written, writer->Finish());
+    FJORD_ASSIGN_OR_RAISE(
+        *meta, AppendFileMeta(name, written, *schema_, settings_->dense_stats, first_sequence));
+    meta->file_source = file_source_;
+    return Status::OK();
+  };
+  closing_meta_ = meta;
+  closing_ = std::make_shared<ClaimableTask>(std::move(finish));
+  if (!settings_->background) return AwaitClosing();
+  settings_->background([task = closing_] { return task->Run(); });
   return Status::OK();
 }
 
@@ -101,9 +120,11 @@ Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
     if (!writer_) {
       name_ = namer_->Next();
       paths_.push_back(JoinPath(dir_, name_));
+      DataFileWriterOptions options = settings_->writer_options;
+      if (paths_.size() == 1) options.parquet_first_block_size = first_row_group_bytes_;
       FJORD_ASSIGN_OR_RAISE(writer_,
                             DataFileWriter::Open(io_.get(), paths_.back(), settings_->format,
-                                                 schema_->fields, settings_->writer_options));
+                                                 schema_->fields, options));
     }
     const int64_t room = std::min(settings_->target_file_size - writer_->EstimatedSize(),
                                   writer_->PredictableBytes());
@@ -111,13 +132,18 @@ Status RollingAppendFileWriter::Write(const arrow::RecordBatch& batch) {
     const int64_t n = std::min(checks * kCheckRows, rows - offset);
     FJORD_RETURN_NOT_OK(writer_->Write(n == rows ? batch : *batch.Slice(offset, n)));
     offset += n;
-    if (writer_->EstimatedSize() >= settings_->target_file_size) FJORD_RETURN_NOT_OK(CloseFile());
+    if (writer_->EstimatedSize() >= settings_->target_file_size) {
+      // A row group encoded in the background is counted by its rows' bytes until it is done.
+      FJORD_RETURN_NOT_OK(writer_->Settle());
+      if (writer_->EstimatedSize() >= settings_->target_file_size) FJORD_RETURN_NOT_OK(CloseFile());
+    }
   }
   return Status::OK();
 }
 
 Result<std::vector<DataFileMeta>> RollingAppendFileWriter::Finish() {
   if (writer_) FJORD_RETURN_NOT_OK(CloseFile());
+  FJORD_RETURN_NOT_OK(AwaitClosing());
   finished_ = true;
   return std::move(files_);
 }

@@ -4,6 +4,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "fjord/common/arrow_status.h"
@@ -59,6 +60,13 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   if (threads > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(threads - 1);
     w->lanes_ = std::make_unique<Lanes>(threads, 2 * threads);
+    // A bucket's closed row groups and rolled files are encoded beside its lane, which goes on
+    // with the next rows.
+    BackgroundExecutor spawn = [lanes = w->lanes_.get()](std::function<Status()> run) {
+      lanes->Spawn(std::move(run));
+    };
+    w->settings_.writer_options.parquet_background = spawn;
+    w->settings_.background = spawn;
   }
   w->namer_ = std::make_unique<DataFileNamer>(w->settings_.prefix,
                                               std::string(FileFormatName(w->settings_.format)));
@@ -138,6 +146,14 @@ Result<RollingAppendFileWriter*> AppendTableWrite::WriterFor(const PartitionBuck
   if (check_bucket_count_) FJORD_RETURN_NOT_OK(bucket_count_->Check(key));
   auto writer = std::make_unique<RollingAppendFileWriter>(
       table_->io(), &table_->schema(), &settings_, dir, namer_.get(), first_seq, kFileSourceAppend);
+  // On the lanes the buckets' row groups, filled at the same pace by evenly spread rows, would
+  // all close (and be encoded) at once, the caller's thread waiting meanwhile and the lanes idling
+  // between: their first groups differ in size so that the encoding is spread out.
+  if (lanes_) {
+    writer->set_first_row_group_bytes(
+        StaggeredFirstBlockSize(writers_opened_, settings_.writer_options.parquet_block_size));
+  }
+  ++writers_opened_;
   return writers_.emplace(key, std::move(writer)).first->second.get();
 }
 
@@ -222,12 +238,18 @@ Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
   std::map<PartitionBucket, CommitMessage> messages;
   auto writers = std::move(writers_);
   writers_.clear();
-  // Every bucket's open file finished at once (with held row groups, most of the encoding).
+  // Every bucket's open file finished at once (with held row groups, most of the encoding), the
+  // most rows first so that the threads end together.
   std::vector<RollingAppendFileWriter*> open;
   for (auto& [key, writer] : writers) open.push_back(writer.get());
+  std::vector<size_t> order(open.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return open[a]->BufferedBytes() > open[b]->BufferedBytes();
+  });
   std::vector<std::vector<DataFileMeta>> finished(open.size());
-  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), open.size(), [&](size_t i) -> Status {
-    FJORD_ASSIGN_OR_RAISE(finished[i], open[i]->Finish());
+  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
+    FJORD_ASSIGN_OR_RAISE(finished[order[i]], open[order[i]]->Finish());
     return Status::OK();
   }));
   size_t index = 0;

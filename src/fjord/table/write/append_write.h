@@ -91,6 +91,7 @@ class AppendTableWrite {
   // (stored partition row, bucket) -> its open rolling writer; unfinished ones delete their
   // files when destroyed (a writer discarded after an error leaves nothing behind).
   std::map<PartitionBucket, std::unique_ptr<RollingAppendFileWriter>> writers_;
+  int64_t writers_opened_ = 0;              // over the writer's life, for StaggeredFirstBlockSize
   std::unique_ptr<ThreadPool> foreground_;  // helps the caller with several buckets
   std::mutex metrics_mu_;                   // compact_metrics_, updated by parallel compactions
   std::map<std::pair<std::string, int32_t>, int64_t> next_sequence_;

@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/array/concatenate.h>
 
+#include <algorithm>
 #include <map>
 
 #include "fjord/table/catalog/catalog.h"
@@ -55,6 +56,80 @@ TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
   auto reopened = std::move(FileStoreTable::Open(table->path())).value();
   ASSERT_OK_AND_ASSIGN(auto result, reopened->Read(ReadRequest{}));
   EXPECT_EQ(result.rows->num_rows(), 2 * n);
+}
+
+// With two threads the partitions' row groups are encoded and their rolled files finished beside
+// the lanes (first row groups staggered): every bucket still gets all its rows, in the order
+// written, in files with contiguous sequence numbers, and no file bigger than with one thread.
+TEST(AppendWriteTest, TwoThreadsWriteEachBucketsRowsInOrder) {
+  const int64_t n = 60000;
+  arrow::Int64Builder ids;
+  arrow::Int32Builder ps;
+  arrow::StringBuilder s;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    ASSERT_TRUE(ps.Append(static_cast<int32_t>(i * 2654435761 % 4)).ok());
+    ASSERT_TRUE(s.Append("row-" + std::to_string(i * 7919 % 100003)).ok());
+  }
+  auto rows = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("p", arrow::int32()),
+                     arrow::field("s", arrow::utf8())}),
+      {ids.Finish().ValueOrDie(), ps.Finish().ValueOrDie(), s.Finish().ValueOrDie()});
+  std::map<int, std::map<std::string, std::vector<int64_t>>> files_by_threads;
+  for (int threads : {1, 2}) {
+    testing::TempDir dir;
+    auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+    ASSERT_OK(catalog->CreateDatabase("db"));
+    TableSpec spec;
+    spec.fields = ParseColumnList("id BIGINT NOT NULL, p INT, s STRING").value();
+    spec.partition_keys = {"p"};
+    spec.options = {{"target-file-size", "24 kb"}, {"parquet.block.size", "8 kb"}};
+    auto id = TableIdentifier::Parse("db.t").value();
+    ASSERT_OK(catalog->CreateTable(id, spec));
+    auto table = std::move(catalog->GetTable(id)).value();
+    AppendWriteOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), options));
+    for (int64_t offset = 0; offset < n; offset += 4000) {
+      ASSERT_OK(writer->Write(rows->Slice(offset, 4000)));
+    }
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+    ASSERT_EQ(messages.size(), 4u);
+    int64_t total = 0;
+    for (const CommitMessage& m : messages) {
+      EXPECT_GT(m.new_files.size(), 3u);
+      int64_t expected_seq = 0;
+      for (const DataFileMeta& f : m.new_files) {
+        EXPECT_EQ(f.min_sequence_number, expected_seq);
+        EXPECT_EQ(f.max_sequence_number, expected_seq + f.row_count - 1);
+        expected_seq += f.row_count;
+        files_by_threads[threads][m.partition].push_back(f.file_size);
+      }
+      total += expected_seq;
+    }
+    EXPECT_EQ(total, n);
+    FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(committer.Commit(messages, 1).status());
+    for (int32_t p = 0; p < 4; ++p) {
+      ReadRequest request;
+      request.where = "p = " + std::to_string(p);
+      request.in_split_order = true;
+      ASSERT_OK_AND_ASSIGN(auto result, table->Read(request));
+      auto combined = result.rows->CombineChunksToBatch().ValueOrDie();
+      auto got = std::static_pointer_cast<arrow::Int64Array>(combined->GetColumnByName("id"));
+      int64_t expected = 0, count = 0;
+      for (int64_t i = 0; i < got->length(); ++i, ++expected, ++count) {
+        while (expected * 2654435761 % 4 != p) ++expected;
+        ASSERT_EQ(got->Value(i), expected) << "partition " << p << " row " << i;
+      }
+      EXPECT_GT(count, n / 5);
+    }
+  }
+  for (const auto& [partition, sizes] : files_by_threads[2]) {
+    int64_t largest_one_thread = *std::max_element(files_by_threads[1][partition].begin(),
+                                                   files_by_threads[1][partition].end());
+    for (int64_t size : sizes) EXPECT_LE(size, largest_one_thread + 16 * 1024);
+  }
 }
 
 // Rows go to data files as they are written, not at prepare-commit; a writer dropped without
