@@ -297,6 +297,65 @@ Result<int64_t> WriteRunFile(const std::string& path, const KvLayout& layout,
   return static_cast<int64_t>(std::filesystem::file_size(path, ec));
 }
 
+// Sorts `batches` by (key, order, arrival) into one batch. The batches are sorted as they are
+// and the rows copied once, in order, into the result (no concatenation first).
+Result<std::shared_ptr<arrow::RecordBatch>> SortChunk(
+    const KvLayout& layout, const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+    arrow::MemoryPool* pool) {
+  FJORD_ASSIGN_OR_RAISE(SortKeyEncoder key_encoder, layout.KeyEncoder());
+  FJORD_ASSIGN_OR_RAISE(SortKeyEncoder order_encoder, layout.OrderEncoder());
+  std::vector<EncodedRows> keys, order;
+  std::vector<RowRef> refs;
+  // Sorted as entries holding the first 8 bytes of both encodings: most comparisons end there,
+  // without reaching into the encodings (a key of up to 8 bytes never does).
+  struct Entry {
+    uint64_t key_prefix;
+    uint64_t order_prefix;
+    uint32_t key_size;
+    uint32_t order_size;
+    size_t ref;  // index into refs, which are in arrival order
+  };
+  int64_t total_rows = 0;
+  for (const auto& batch : batches) total_rows += batch->num_rows();
+  std::vector<Entry> entries;
+  entries.reserve(static_cast<size_t>(total_rows));
+  refs.reserve(static_cast<size_t>(total_rows));
+  for (size_t s = 0; s < batches.size(); ++s) {
+    FJORD_ASSIGN_OR_RAISE(EncodedRows k, key_encoder.Encode(*batches[s]));
+    FJORD_ASSIGN_OR_RAISE(EncodedRows o, order_encoder.Encode(*batches[s]));
+    for (int64_t r = 0; r < batches[s]->num_rows(); ++r) {
+      std::string_view kb = k[r], ob = o[r];
+      entries.push_back({EncodedPrefix(kb), EncodedPrefix(ob), static_cast<uint32_t>(kb.size()),
+                         static_cast<uint32_t>(ob.size()), refs.size()});
+      refs.push_back({static_cast<int>(s), r});
+    }
+    keys.push_back(std::move(k));
+    order.push_back(std::move(o));
+  }
+  auto tail = [&](const std::vector<EncodedRows>& enc, const Entry& a, const Entry& b,
+                  uint32_t a_size, uint32_t b_size) {
+    const RowRef& ra = refs[a.ref];
+    const RowRef& rb = refs[b.ref];
+    return CompareAfterEqualPrefix(
+        a_size, b_size, [&] { return enc[static_cast<size_t>(ra.source)][ra.row]; },
+        [&] { return enc[static_cast<size_t>(rb.source)][rb.row]; });
+  };
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if (a.key_prefix != b.key_prefix) return a.key_prefix < b.key_prefix;
+    int c = tail(keys, a, b, a.key_size, b.key_size);
+    if (c != 0) return c < 0;
+    if (a.order_prefix != b.order_prefix) return a.order_prefix < b.order_prefix;
+    c = tail(order, a, b, a.order_size, b.order_size);
+    if (c != 0) return c < 0;
+    return a.ref < b.ref;  // arrival order
+  });
+  std::vector<RowRef> sorted_refs;
+  sorted_refs.reserve(entries.size());
+  for (const Entry& e : entries) sorted_refs.push_back(refs[e.ref]);
+  refs = std::move(sorted_refs);
+  return GatherRows(layout.schema, batches, refs, pool);
+}
+
 }  // namespace
 
 int64_t SortChunkBytes(int64_t write_buffer_size) {
@@ -311,6 +370,7 @@ SortBuffer::SortBuffer(KvLayout layout, SpillOptions options)
 }
 
 SortBuffer::~SortBuffer() {
+  (void)CollectSorts();  // the tasks use the buffer's layout and pool
   for (const std::string& f : spill_files_) {
     std::error_code ec;
     std::filesystem::remove(f, ec);
@@ -329,7 +389,7 @@ Status SortBuffer::Add(std::shared_ptr<arrow::RecordBatch> records) {
     FJORD_RETURN_NOT_OK(FinishSmall());  // the rows that came first stay first
     pending_.push_back(std::move(records));
   }
-  if (pending_bytes_ >= options_.sort_chunk_bytes) return SealPending();
+  if (pending_bytes_ >= options_.sort_chunk_bytes) return SealPending(/*background=*/true);
   return Status::OK();
 }
 
@@ -379,69 +439,52 @@ Status SortBuffer::FinishSmall() {
   return Status::OK();
 }
 
-Status SortBuffer::SealPending() {
+Status SortBuffer::SealPending(bool background) {
   FJORD_RETURN_NOT_OK(FinishSmall());
-  if (pending_.empty()) return Status::OK();
-  // The pending batches are sorted as they are and the rows copied once, in order, into the
-  // sealed chunk (no concatenation first).
-  FJORD_ASSIGN_OR_RAISE(SortKeyEncoder key_encoder, layout_.KeyEncoder());
-  FJORD_ASSIGN_OR_RAISE(SortKeyEncoder order_encoder, layout_.OrderEncoder());
-  std::vector<EncodedRows> keys, order;
-  std::vector<RowRef> refs;
-  // Sorted as entries holding the first 8 bytes of both encodings: most comparisons end there,
-  // without reaching into the encodings (a key of up to 8 bytes never does).
-  struct Entry {
-    uint64_t key_prefix;
-    uint64_t order_prefix;
-    uint32_t key_size;
-    uint32_t order_size;
-    size_t ref;  // index into refs, which are in arrival order
-  };
-  int64_t total_rows = 0;
-  for (const auto& batch : pending_) total_rows += batch->num_rows();
-  std::vector<Entry> entries;
-  entries.reserve(static_cast<size_t>(total_rows));
-  refs.reserve(static_cast<size_t>(total_rows));
-  for (size_t s = 0; s < pending_.size(); ++s) {
-    FJORD_ASSIGN_OR_RAISE(EncodedRows k, key_encoder.Encode(*pending_[s]));
-    FJORD_ASSIGN_OR_RAISE(EncodedRows o, order_encoder.Encode(*pending_[s]));
-    for (int64_t r = 0; r < pending_[s]->num_rows(); ++r) {
-      std::string_view kb = k[r], ob = o[r];
-      entries.push_back({EncodedPrefix(kb), EncodedPrefix(ob), static_cast<uint32_t>(kb.size()),
-                         static_cast<uint32_t>(ob.size()), refs.size()});
-      refs.push_back({static_cast<int>(s), r});
-    }
-    keys.push_back(std::move(k));
-    order.push_back(std::move(o));
+  if (background && options_.background) {
+    if (pending_.empty()) return Status::OK();
+    // Sorted on another thread while the buffer takes the next records; its bytes stay counted
+    // as pending until CollectSorts takes the sorted chunk.
+    auto sorting = std::make_shared<Sorting>();
+    sorting->input_bytes = pending_bytes_;
+    sorting->task = std::make_shared<ClaimableTask>(
+        [this, out = sorting.get(), batches = std::move(pending_)]() -> Status {
+          FJORD_ASSIGN_OR_RAISE(out->sorted, SortChunk(layout_, batches, options_.pool));
+          return Status::OK();
+        });
+    pending_.clear();
+    pending_bytes_ = 0;
+    sorting_.push_back(sorting);
+    options_.background([task = sorting->task] { return task->Run(); });
+    return Status::OK();
   }
-  auto tail = [&](const std::vector<EncodedRows>& enc, const Entry& a, const Entry& b,
-                  uint32_t a_size, uint32_t b_size) {
-    const RowRef& ra = refs[a.ref];
-    const RowRef& rb = refs[b.ref];
-    return CompareAfterEqualPrefix(
-        a_size, b_size, [&] { return enc[static_cast<size_t>(ra.source)][ra.row]; },
-        [&] { return enc[static_cast<size_t>(rb.source)][rb.row]; });
-  };
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    if (a.key_prefix != b.key_prefix) return a.key_prefix < b.key_prefix;
-    int c = tail(keys, a, b, a.key_size, b.key_size);
-    if (c != 0) return c < 0;
-    if (a.order_prefix != b.order_prefix) return a.order_prefix < b.order_prefix;
-    c = tail(order, a, b, a.order_size, b.order_size);
-    if (c != 0) return c < 0;
-    return a.ref < b.ref;  // arrival order
-  });
-  std::vector<RowRef> sorted_refs;
-  sorted_refs.reserve(entries.size());
-  for (const Entry& e : entries) sorted_refs.push_back(refs[e.ref]);
-  refs = std::move(sorted_refs);
-  FJORD_ASSIGN_OR_RAISE(auto sorted, GatherRows(layout_.schema, pending_, refs, options_.pool));
+  FJORD_RETURN_NOT_OK(CollectSorts());
+  if (pending_.empty()) return Status::OK();
+  FJORD_ASSIGN_OR_RAISE(auto sorted, SortChunk(layout_, pending_, options_.pool));
   FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorted));
   memory_bytes_ += bytes - pending_bytes_;
   pending_.clear();
   pending_bytes_ = 0;
   sorted_.push_back(std::move(sorted));
   return Status::OK();
+}
+
+Status SortBuffer::CollectSorts() {
+  // In the order they were sealed, so that sorted_ keeps the chunks in arrival order. A failed
+  // sort loses its records: the buffer's owner must be discarded (as after a failed spill job).
+  Status first;
+  for (const std::shared_ptr<Sorting>& sorting : sorting_) {
+    Status st = sorting->task->Wait();
+    if (!st.ok()) {
+      if (first.ok()) first = st;
+      continue;
+    }
+    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorting->sorted));
+    memory_bytes_ += bytes - sorting->input_bytes;
+    sorted_.push_back(std::move(sorting->sorted));
+  }
+  sorting_.clear();
+  return first;
 }
 
 Result<std::string> SortBuffer::NextSpillPath() {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "fjord/common/executor.h"
 #include "fjord/lsm/key_value.h"
 #include "fjord/lsm/kv_merge.h"
 
@@ -37,6 +38,10 @@ struct SpillOptions {
   // reader needs the others (no input changelog): a spill then writes only the last record of
   // each key among the records it holds, which is what the flush's merge would keep of them.
   bool last_record_wins = false;
+  // Where a full chunk is sorted while the buffer takes the next records (null: on the thread
+  // that adds them). The buffer waits for its sorts before it spills, hands out its runs or is
+  // destroyed.
+  BackgroundExecutor background;
 };
 
 // The sort chunk for a writer whose buffers share `write_buffer_size`: a sixteenth of it, within
@@ -109,8 +114,12 @@ class SortBuffer {
   Result<std::vector<std::unique_ptr<KvRunReader>>> TakeRuns(bool read_ahead = false);
 
  private:
-  // Sorts the records that arrived since the last sealed chunk into a new sorted chunk.
-  Status SealPending();
+  // Sorts the records that arrived since the last sealed chunk into a new sorted chunk; with
+  // `background` (and an executor), on another thread. Without, every sorted chunk is in sorted_
+  // on return.
+  Status SealPending(bool background = false);
+  // Waits for the chunks being sorted and adds them to sorted_ in the order they were sealed.
+  Status CollectSorts();
   // Batches of fewer than kSmallBatchRows rows are appended to builders (one per column) that
   // become one pending batch at kSmallBatchRows rows, or before a larger batch or a seal.
   Status AppendSmall(const arrow::RecordBatch& records);
@@ -134,6 +143,13 @@ class SortBuffer {
   int64_t small_bytes_ = 0;      // the builders' capacity, as counted in memory_bytes_
   bool small_supported_ = true;  // false: a column type has no slice-appending builder
   std::vector<std::shared_ptr<arrow::RecordBatch>> sorted_;
+  // Chunks being sorted in the background; their input's bytes stay in memory_bytes_.
+  struct Sorting {
+    std::shared_ptr<ClaimableTask> task;
+    std::shared_ptr<arrow::RecordBatch> sorted;  // set by the task
+    int64_t input_bytes = 0;
+  };
+  std::vector<std::shared_ptr<Sorting>> sorting_;
   int64_t memory_bytes_ = 0;
   int64_t records_in_memory_ = 0;
   int64_t records_spilled_ = 0;

@@ -1,13 +1,17 @@
 #include "fjord/lsm/write_buffer.h"
 
 #include <arrow/api.h>
+#include <arrow/util/byte_size.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <map>
 #include <random>
 #include <thread>
 
+#include "fjord/common/executor.h"
 #include "fjord/common/recycling_pool.h"
 #include "fjord/lsm/kv_test_util.h"
 #include "fjord/testing/test_util.h"
@@ -231,6 +235,68 @@ TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
   std::vector<Record> expected;
   for (const auto& [k, r] : model) expected.push_back(r);
   ASSERT_EQ(out, expected) << written << " spills written elsewhere";
+}
+
+// Full chunks sorted on another thread (SpillOptions::background) come out as sorted inline: in
+// key and sequence order, none lost, their bytes counted meanwhile. The executor may run a sort
+// at once, later or never (a dropped task is sorted by whoever waits for it).
+TEST(SortBufferTest, ChunksSortedInTheBackgroundComeOutAsSortedInline) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(KvLayout layout, KvLayout::Make(testing_kv::Schema({})));
+  for (const std::string mode : {"pool", "later", "dropped"}) {
+    SCOPED_TRACE(mode);
+    std::mt19937_64 rng(17);
+    ThreadPool pool(1);
+    std::vector<std::function<Status()>> handed;
+    std::vector<std::future<Status>> running;
+    SpillOptions options;
+    options.spill_dir = dir.Join("spill-" + mode);
+    options.sort_chunk_bytes = 40 << 10;  // two batches
+    options.background = [&](std::function<Status()> run) {
+      if (mode == "pool") {
+        running.push_back(pool.Submit(std::move(run)));
+      } else {
+        handed.push_back(std::move(run));
+      }
+    };
+    SortBuffer buffer(layout, options);
+    std::map<int32_t, Record> model;
+    int64_t seq = 0;
+    int64_t added_bytes = 0;
+    for (int b = 0; b < 24; ++b) {
+      std::vector<Record> batch;
+      for (int i = 0; i < 1100; ++i) {  // not a small batch: counted as it is
+        Record r{static_cast<int32_t>(rng() % 3000), seq++, static_cast<int8_t>(rng() % 4),
+                 static_cast<int64_t>(rng())};
+        batch.push_back(r);
+        model[r.key] = r;
+      }
+      auto records = testing_kv::ToBatch(layout, batch);
+      added_bytes += arrow::util::ReferencedBufferSize(*records).ValueOrDie();
+      ASSERT_OK(buffer.Add(records));
+      if (b == 15) {
+        // A spill takes the chunks sorted so far (waiting for those still being sorted).
+        if (mode == "later") {
+          for (size_t i = 0; i < handed.size(); i += 2) ASSERT_OK(handed[i]());
+        }
+        EXPECT_EQ(buffer.memory_bytes(), added_bytes);  // sorting or not, every byte counted
+        ASSERT_OK(buffer.Spill());
+        EXPECT_EQ(buffer.memory_bytes(), 0);
+        added_bytes = 0;
+      }
+    }
+    EXPECT_EQ(handed.size() + running.size(), 12u);  // every full chunk went to the executor
+    EXPECT_EQ(buffer.record_count(), seq);
+    ASSERT_OK_AND_ASSIGN(auto runs, buffer.TakeRuns());
+    for (auto& f : running) ASSERT_OK(f.get());
+    // A task runs once: handed to its executor after it was taken, it does nothing.
+    for (auto& run : handed) ASSERT_OK(run());
+    ASSERT_OK_AND_ASSIGN(auto reader, KvMergeReader::Make(layout, nullptr, std::move(runs)));
+    ASSERT_OK_AND_ASSIGN(auto out, testing_kv::ReadAll(reader.get()));
+    std::vector<Record> expected;
+    for (const auto& [k, r] : model) expected.push_back(r);
+    ASSERT_EQ(out, expected);
+  }
 }
 
 TEST(SortBufferTest, SortChunksAreASixteenthOfTheBufferWithinFourToSixteenMegabytes) {

@@ -229,6 +229,12 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   if (w->threads_ > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
     w->lanes_ = std::make_unique<Lanes>(w->threads_, 2 * w->threads_);
+    // A bucket's full sort chunk is sorted beside its lane: sorted on the lane, it held up the
+    // bucket's next records and, once the lanes' batches in flight waited for them, the caller
+    // and the other thread too.
+    w->spill_options_.background = [lanes = w->lanes_.get()](std::function<Status()> run) {
+      lanes->Spawn(std::move(run));
+    };
   }
   return w;
 }
