@@ -93,7 +93,22 @@ def main():
     p.add_argument("--out", help="results file (default bench/results/<date>-threads.md)")
     p.add_argument("--raw", default="/tmp/fjord-bench-threads-raw.json")
     p.add_argument("--note", default="")
+    p.add_argument("--only", default="",
+                   help="comma-separated workloads to run (with the ones whose tables they need)")
     args = p.parse_args()
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {w[0] for w in WORKLOADS}
+        if unknown:
+            sys.exit(f"thread_scaling: unknown workloads {sorted(unknown)}")
+        # A read or compaction needs the write before it (its table).
+        needs = {"read-append": "append-write", "read-mor": "pk-write", "compact": "pk-write",
+                 "read-compacted": "compact"}
+        for name in list(wanted):
+            while name in needs:
+                name = needs[name]
+                wanted.add(name)
+        WORKLOADS[:] = [w for w in WORKLOADS if w[0] in wanted]
     args.commits, args.block, args.jar, args.java_opts = 0, 0, "", ""
     r = Runner(args)
     results = {}  # (workload, threads) -> [result per rep]
@@ -143,6 +158,22 @@ def record_pair(r, rep, name, workload, scratch, table_dir, results):
           flush=True)
 
 
+def per_rep(results, name, reps):
+    """Scaling of each repetition (its 1-thread runs' median wall over its 2-thread runs'), and
+    in brackets its own scaling / ceiling: its runs and its pair close together in time, so the
+    machine's drift between repetitions matters less."""
+    runs = [results[(name, t)] for t in (1, 2, PAIR)]
+    if any(len(x) % reps for x in runs):
+        return ""
+    out = []
+    for i in range(reps):
+        w1, w2, wp = (statistics.median(y["wall"] for y in x[i * (len(x) // reps):
+                                                             (i + 1) * (len(x) // reps)])
+                      for x in runs)
+        out.append(f"{w1 / w2:.2f}x ({wp / (2 * w2):.2f})")
+    return ", ".join(out)
+
+
 def write_results(args, r, results, loads, started):
     out = args.out or run_bench.fresh_path(
         os.path.join("bench", "results", started.strftime("%Y-%m-%d") + "-threads.md"))
@@ -161,8 +192,8 @@ def write_results(args, r, results, loads, started):
         "",
         "| workload | what | wall 1 t (s) | wall 2 t (s) | scaling | CPU 1 t (s) | CPU 2 t (s) "
         "| RSS 1 t (MB) | RSS 2 t (MB) | two 1-t at once: wall (s) | CPU each (s) | ceiling "
-        "| scaling / ceiling |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| scaling / ceiling | scaling per repetition |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, _, what in WORKLOADS:
         w1, w2, wp = med(name, 1, "wall"), med(name, 2, "wall"), med(name, PAIR, "wall")
@@ -172,7 +203,8 @@ def write_results(args, r, results, loads, started):
             f"| {name} | {what} | {w1:.2f} | {w2:.2f} | {w1 / w2:.2f}x | "
             f"{med(name, 1, 'cpu'):.2f} | {med(name, 2, 'cpu'):.2f} | "
             f"{med(name, 1, 'rss_mb'):.0f} | {med(name, 2, 'rss_mb'):.0f} | {wp:.2f} | "
-            f"{med(name, PAIR, 'cpu'):.2f} | {ceiling:.2f}x | {w1 / w2 / ceiling:.2f} |")
+            f"{med(name, PAIR, 'cpu'):.2f} | {ceiling:.2f}x | {w1 / w2 / ceiling:.2f} | "
+            f"{per_rep(results, name, args.reps)} |")
     run_bench.finish_report(out, lines, loads, r.commands, args.note, "Commands (at 2 threads the same with `--threads 2`):")
     print(f"thread_scaling: wrote {out}")
 
