@@ -21,6 +21,20 @@ namespace {
 
 using testing_kv::Record;
 
+// `n` records with random keys below `key_space`, kinds and values, numbered from `*seq` on; each
+// becomes its key's entry in `model` (arrival order = sequence order: the last one wins).
+std::vector<Record> RandomRecords(std::mt19937_64& rng, int n, uint64_t key_space, int64_t* seq,
+                                  std::map<int32_t, Record>* model) {
+  std::vector<Record> batch;
+  for (int i = 0; i < n; ++i) {
+    Record r{static_cast<int32_t>(rng() % key_space), (*seq)++, static_cast<int8_t>(rng() % 4),
+             static_cast<int64_t>(rng())};
+    batch.push_back(r);
+    (*model)[r.key] = r;
+  }
+  return batch;
+}
+
 TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
   std::mt19937_64 rng(5);
   testing::TempDir dir;
@@ -36,14 +50,8 @@ TEST(SortBufferTest, SpilledAndInMemoryRunsMergeToTheSameResultAsNoSpill) {
     int64_t seq = 0;
     int spills = 0;
     for (int b = 0; b < 20; ++b) {
-      std::vector<Record> batch;
       int n = static_cast<int>(rng() % 100);
-      for (int i = 0; i < n; ++i) {
-        Record r{static_cast<int32_t>(rng() % 200), seq++, static_cast<int8_t>(rng() % 4),
-                 static_cast<int64_t>(rng())};
-        batch.push_back(r);
-        model[r.key] = r;  // arrival order = sequence order: the last one wins
-      }
+      std::vector<Record> batch = RandomRecords(rng, n, 200, &seq, &model);
       ASSERT_OK(buffer.Add(testing_kv::ToBatch(layout, batch)));
       if (rng() % 3 == 0) {
         ASSERT_OK(buffer.Spill());
@@ -196,14 +204,7 @@ TEST(SortBufferTest, TakenSpillsAreWrittenElsewhereWhileRecordsArrive) {
   int written = 0;
   for (int round = 0; round < 10; ++round) {
     auto add = [&] {
-      std::vector<Record> batch;
-      for (int i = 0; i < 300; ++i) {
-        Record r{static_cast<int32_t>(rng() % 500), seq++, static_cast<int8_t>(rng() % 4),
-                 static_cast<int64_t>(rng())};
-        batch.push_back(r);
-        model[r.key] = r;
-      }
-      return buffer.Add(testing_kv::ToBatch(layout, batch));
+      return buffer.Add(testing_kv::ToBatch(layout, RandomRecords(rng, 300, 500, &seq, &model)));
     };
     ASSERT_OK(add());
     const int64_t before = buffer.memory_bytes();
@@ -264,14 +265,8 @@ TEST(SortBufferTest, ChunksSortedInTheBackgroundComeOutAsSortedInline) {
     int64_t seq = 0;
     int64_t added_bytes = 0;
     for (int b = 0; b < 24; ++b) {
-      std::vector<Record> batch;
-      for (int i = 0; i < 1100; ++i) {  // not a small batch: counted as it is
-        Record r{static_cast<int32_t>(rng() % 3000), seq++, static_cast<int8_t>(rng() % 4),
-                 static_cast<int64_t>(rng())};
-        batch.push_back(r);
-        model[r.key] = r;
-      }
-      auto records = testing_kv::ToBatch(layout, batch);
+      // Not a small batch: counted as it is.
+      auto records = testing_kv::ToBatch(layout, RandomRecords(rng, 1100, 3000, &seq, &model));
       added_bytes += arrow::util::ReferencedBufferSize(*records).ValueOrDie();
       ASSERT_OK(buffer.Add(records));
       if (b == 15) {
