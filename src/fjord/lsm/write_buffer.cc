@@ -443,6 +443,11 @@ Status SortBuffer::SealPending(bool background) {
   FJORD_RETURN_NOT_OK(FinishSmall());
   if (background && options_.background) {
     if (pending_.empty()) return Status::OK();
+    // One chunk sorted beside the buffer at a time: when the last one is still being sorted (or
+    // waits for a thread), its sort ends first, here if it has not started. Chunks queued behind
+    // a busy pool would let the records come in faster than the spills take them out, and the
+    // writer's memory reach its hard limit (1.5x the budget) where it stayed near the budget.
+    FJORD_RETURN_NOT_OK(CollectSorts());
     // Sorted on another thread while the buffer takes the next records; its bytes stay counted
     // as pending until CollectSorts takes the sorted chunk.
     auto sorting = std::make_shared<Sorting>();
