@@ -450,17 +450,16 @@ Status SortBuffer::SealPending(bool background) {
     FJORD_RETURN_NOT_OK(CollectSorts());
     // Sorted on another thread while the buffer takes the next records; its bytes stay counted
     // as pending until CollectSorts takes the sorted chunk.
-    auto sorting = std::make_shared<Sorting>();
-    sorting->input_bytes = pending_bytes_;
-    sorting->task = std::make_shared<ClaimableTask>(
-        [this, out = sorting.get(), batches = std::move(pending_)]() -> Status {
+    sorting_ = std::make_unique<Sorting>();
+    sorting_->input_bytes = pending_bytes_;
+    sorting_->task = std::make_shared<ClaimableTask>(
+        [this, out = sorting_.get(), batches = std::move(pending_)]() -> Status {
           FJORD_ASSIGN_OR_RAISE(out->sorted, SortChunk(layout_, batches, options_.pool));
           return Status::OK();
         });
     pending_.clear();
     pending_bytes_ = 0;
-    sorting_.push_back(sorting);
-    options_.background([task = sorting->task] { return task->Run(); });
+    options_.background([task = sorting_->task] { return task->Run(); });
     return Status::OK();
   }
   FJORD_RETURN_NOT_OK(CollectSorts());
@@ -475,21 +474,15 @@ Status SortBuffer::SealPending(bool background) {
 }
 
 Status SortBuffer::CollectSorts() {
-  // In the order they were sealed, so that sorted_ keeps the chunks in arrival order. A failed
-  // sort loses its records: the buffer's owner must be discarded (as after a failed spill job).
-  Status first;
-  for (const std::shared_ptr<Sorting>& sorting : sorting_) {
-    Status st = sorting->task->Wait();
-    if (!st.ok()) {
-      if (first.ok()) first = st;
-      continue;
-    }
-    FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorting->sorted));
-    memory_bytes_ += bytes - sorting->input_bytes;
-    sorted_.push_back(std::move(sorting->sorted));
-  }
-  sorting_.clear();
-  return first;
+  if (!sorting_) return Status::OK();
+  // A failed sort loses its records: the buffer's owner must be discarded (as after a failed
+  // spill job).
+  std::unique_ptr<Sorting> sorting = std::move(sorting_);
+  FJORD_RETURN_NOT_OK(sorting->task->Wait());
+  FJORD_ARROW_ASSIGN_OR_RAISE(int64_t bytes, arrow::util::ReferencedBufferSize(*sorting->sorted));
+  memory_bytes_ += bytes - sorting->input_bytes;
+  sorted_.push_back(std::move(sorting->sorted));
+  return Status::OK();
 }
 
 Result<std::string> SortBuffer::NextSpillPath() {

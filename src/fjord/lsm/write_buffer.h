@@ -118,7 +118,8 @@ class SortBuffer {
   // `background` (and an executor), on another thread. Without, every sorted chunk is in sorted_
   // on return.
   Status SealPending(bool background = false);
-  // Waits for the chunks being sorted and adds them to sorted_ in the order they were sealed.
+  // Waits for the chunk being sorted, if any, and adds it to sorted_ (after the chunks sealed
+  // before it).
   Status CollectSorts();
   // Batches of fewer than kSmallBatchRows rows are appended to builders (one per column) that
   // become one pending batch at kSmallBatchRows rows, or before a larger batch or a seal.
@@ -143,13 +144,14 @@ class SortBuffer {
   int64_t small_bytes_ = 0;      // the builders' capacity, as counted in memory_bytes_
   bool small_supported_ = true;  // false: a column type has no slice-appending builder
   std::vector<std::shared_ptr<arrow::RecordBatch>> sorted_;
-  // Chunks being sorted in the background; their input's bytes stay in memory_bytes_.
+  // The chunk being sorted in the background (one at a time); its input's bytes stay in
+  // memory_bytes_ until it is collected.
   struct Sorting {
     std::shared_ptr<ClaimableTask> task;
     std::shared_ptr<arrow::RecordBatch> sorted;  // set by the task
     int64_t input_bytes = 0;
   };
-  std::vector<std::shared_ptr<Sorting>> sorting_;
+  std::unique_ptr<Sorting> sorting_;
   int64_t memory_bytes_ = 0;
   int64_t records_in_memory_ = 0;
   int64_t records_spilled_ = 0;
