@@ -8,8 +8,6 @@
 
 namespace fjord {
 
-namespace {
-
 int64_t UnitsPerSecond(const arrow::DataType& t) {
   switch (static_cast<const arrow::TimestampType&>(t).unit()) {
     case arrow::TimeUnit::SECOND:
@@ -22,6 +20,14 @@ int64_t UnitsPerSecond(const arrow::DataType& t) {
       return 1000000000;
   }
 }
+
+int64_t TimestampToUnits(const Timestamp& ts, int64_t per_second) {
+  return per_second >= 1000
+             ? ts.millis * (per_second / 1000) + ts.nanos_of_milli / (1000000000 / per_second)
+             : FloorDiv(ts.millis, 1000);
+}
+
+namespace {
 
 Int128 FromDecimal128(const arrow::Decimal128& d) {
   return (static_cast<Int128>(d.high_bits()) << 64) | static_cast<Int128>(d.low_bits());
@@ -157,11 +163,7 @@ Status AppendValueToBuilder(arrow::ArrayBuilder* builder, const Value& value,
           static_cast<arrow::BinaryBuilder*>(builder)->Append(value.get<std::string>()));
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz: {
-      const Timestamp& ts = value.get<Timestamp>();
-      int64_t per_second = UnitsPerSecond(*builder->type());
-      int64_t v = per_second >= 1000 ? ts.millis * (per_second / 1000) +
-                                           ts.nanos_of_milli / (1000000000 / per_second)
-                                     : FloorDiv(ts.millis, 1000);
+      int64_t v = TimestampToUnits(value.get<Timestamp>(), UnitsPerSecond(*builder->type()));
       return FromArrow(static_cast<arrow::TimestampBuilder*>(builder)->Append(v));
     }
     case TypeRoot::kArray:

@@ -9,12 +9,18 @@
 // compares the two on generated lines).
 #include <simdjson.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_values.h"
 #include "fjord/format/input_rows.h"
 #include "fjord/format/json_values.h"
 #include "fjord/format/rows_builder.h"
@@ -37,8 +43,10 @@ enum class ReadAs {
   kDouble,
   kString,       // STRING: no length to check
   kCheckedText,  // CHAR(n) / VARCHAR(n): length checked
-  kFromText,     // a JSON string through ValueFromText (binary, dates, times, timestamps, ...)
-  kDecimal,      // a number's text or a string through ValueFromText
+  kDate,         // a JSON string through ParseDateText
+  kTimestamp,    // TIMESTAMP / TIMESTAMP_LTZ: a JSON string through ParseTimestampText
+  kDecimal,      // a number's text or a string through Decimal::FromString
+  kFromText,     // a JSON string through ValueFromText (binary, times, ...)
   kNested,       // ARRAY / MAP / MULTISET / ROW: the value's JSON through ValueFromJson
 };
 
@@ -65,6 +73,11 @@ ReadAs ReadAsFor(const DataType& type) {
                  : ReadAs::kCheckedText;
     case TypeRoot::kDecimal:
       return ReadAs::kDecimal;
+    case TypeRoot::kDate:
+      return ReadAs::kDate;
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz:
+      return ReadAs::kTimestamp;
     case TypeRoot::kArray:
     case TypeRoot::kMultiset:
     case TypeRoot::kVector:
@@ -80,7 +93,8 @@ ReadAs ReadAsFor(const DataType& type) {
 struct Slot {
   uint64_t row = 0;  // the line this slot was last set for; other lines see it as missing
   bool null = false;
-  int64_t integer = 0;
+  int64_t integer = 0;  // integers, dates (days), timestamps (in the column's units)
+  Int128 wide = 0;      // a decimal's unscaled value
   double real = 0;
   float single = 0;
   bool boolean = false;
@@ -91,13 +105,31 @@ struct Slot {
 constexpr int kRowKind = -2;
 constexpr int kUnknown = -1;
 
+// A key's text hashed for lookups without a copy.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+};
+
 class FastLines {
  public:
-  explicit FastLines(const std::vector<DataField>& fields) : fields_(fields) {
+  FastLines(const std::vector<DataField>& fields, RowsBuilder* out) : fields_(fields) {
     slots_.resize(fields.size());
+    per_second_.resize(fields.size());
     for (size_t c = 0; c < fields.size(); ++c) {
       read_as_.push_back(ReadAsFor(*fields[c].type));
+      if (read_as_.back() == ReadAs::kTimestamp) {
+        per_second_[c] = UnitsPerSecond(*out->builder(c)->type());
+      }
       index_.emplace(fields[c].name, static_cast<int>(c));
+      const std::string& name = fields[c].name;
+      Name n;
+      n.size = name.size();
+      n.backslash = name.find('\\') != std::string::npos;
+      std::memcpy(&n.head, name.data(), std::min<size_t>(8, name.size()));
+      const unsigned char ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+      std::memcpy(&n.mask, ones, std::min<size_t>(8, name.size()));
+      names_.push_back(n);
     }
   }
 
@@ -115,13 +147,15 @@ class FastLines {
     for (auto member : object) {
       od::field field;
       if (std::move(member).get(field)) return false;
-      // A key without escapes is its own text (unescaping copies it through a call per key).
+      // A key as written is its text unless it has escapes (unescaping copies it through a
+      // call per key); a column's name written with escapes is looked up again unescaped.
       std::string_view key = field.escaped_key();
-      if (key.find('\\') != std::string_view::npos && field.unescaped_key().get(key)) {
-        return false;
+      int c = InInput(key, expected) ? expected : Lookup(key);
+      if (c == kUnknown || (c >= 0 && names_[static_cast<size_t>(c)].backslash)) {
+        if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
+        c = Lookup(key);
+        if (c == kUnknown) return false;
       }
-      int c = Lookup(key, expected);
-      if (c == kUnknown) return false;
       od::value v = field.value();
       if (c == kRowKind) {
         if (seen_row_kind_ == row_ || !ReadRowKind(v, &kind)) return false;
@@ -150,6 +184,19 @@ class FastLines {
   // a tab between tokens is rare), a trailing '\r' aside.
   static bool Plain(const char* data, size_t size) {
     while (size > 0 && data[size - 1] == '\r') --size;
+#if defined(__SSE2__)
+    // Sixteen bytes at a time (the line is padded: the last load may pass its end, the bits
+    // of bytes past it are dropped): min(byte, 0x1f) == byte exactly for the bytes below 0x20.
+    const __m128i limit = _mm_set1_epi8(0x1f);
+    for (size_t i = 0; i < size; i += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+      auto low =
+          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, limit), x)));
+      if (size - i < 16) low &= (uint32_t{1} << (size - i)) - 1;
+      if (low != 0) return false;
+    }
+    return true;
+#else
     // Eight bytes at a time: (w - 0x20 in every byte) & ~w has a byte's top bit set for some
     // byte exactly when a byte of w is below 0x20 (a borrow starts only at such a byte).
     constexpr uint64_t kOnes = 0x0101010101010101ull;
@@ -164,17 +211,43 @@ class FastLines {
       if (static_cast<unsigned char>(data[i]) < 0x20) return false;
     }
     return true;
+#endif
   }
 
-  int Lookup(std::string_view key, int expected) {
-    // Lines usually give the columns in the table's order.
-    if (static_cast<size_t>(expected) < fields_.size() &&
-        fields_[static_cast<size_t>(expected)].name == key) {
-      return expected;
+  static bool HasBackslash(std::string_view key) {
+    for (char ch : key) {
+      if (ch == '\\') return true;
     }
-    auto it = index_.find(std::string(key));
+    return false;
+  }
+
+  // Whether `key`, a key of the line being read, is column c's name. Lines usually give the
+  // columns in the table's order: this is asked of the column after the last one first. The
+  // line is padded, so eight bytes may be read at the key whatever its length.
+  bool InInput(std::string_view key, int c) const {
+    if (static_cast<size_t>(c) >= names_.size()) return false;
+    const Name& n = names_[static_cast<size_t>(c)];
+    if (key.size() != n.size) return false;
+    uint64_t head;
+    std::memcpy(&head, key.data(), 8);
+    if ((head & n.mask) != n.head) return false;
+    return n.size <= 8 ||
+           std::memcmp(key.data() + 8, fields_[static_cast<size_t>(c)].name.data() + 8,
+                       n.size - 8) == 0;
+  }
+
+  int Lookup(std::string_view key) const {
+    auto it = index_.find(key);
     if (it != index_.end()) return it->second;
     return key == "_row_kind" ? kRowKind : kUnknown;
+  }
+
+  // A JSON string's text for the text-read types, which have no blanks around their values
+  // (ValueFromText's rule; the reference words the error).
+  static bool Text(od::value& v, od::json_type type, std::string_view* text) {
+    if (type != od::json_type::string || v.get_string().get(*text)) return false;
+    auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; };
+    return text->empty() || (!blank(text->front()) && !blank(text->back()));
   }
 
   static bool ReadRowKind(od::value& v, int8_t* kind) {
@@ -229,8 +302,21 @@ class FastLines {
         if (read_as_[c] == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
         return slot->integer >= lo && slot->integer <= hi;
       }
-      case ReadAs::kFloat:
-      case ReadAs::kDouble: {
+      case ReadAs::kDouble:
+        if (type == od::json_type::number) {
+          // simdjson's reading is the correctly rounded double, as from_chars' of the text
+          // is; a zero with a sign goes by the text: "-0" is the integer 0 (ParseJsonLine's
+          // reading), "-0.0" or "-1e-400" negative zero.
+          std::string_view token = v.raw_json_token();  // does not consume the value
+          if (v.get_double().get(slot->real)) return false;
+          if (slot->real == 0 && std::signbit(slot->real)) {
+            token = token.substr(0, token.find_first_of(" \t\n\r"));
+            if (token == "-0") slot->real = 0;
+          }
+          return true;
+        }
+        [[fallthrough]];
+      case ReadAs::kFloat: {
         std::string_view text;
         if (type == od::json_type::string) {
           if (v.get_string().get(text)) return false;
@@ -254,15 +340,35 @@ class FastLines {
       case ReadAs::kCheckedText:
         return type == od::json_type::string && !v.get_string().get(slot->text) &&
                CheckLength(slot->text, column).ok();
-      case ReadAs::kFromText:
+      case ReadAs::kDate: {
+        std::string_view text;
+        if (!Text(v, type, &text)) return false;
+        Result<int32_t> days = ParseDateText(text);
+        slot->integer = days.ok() ? *days : 0;
+        return days.ok();
+      }
+      case ReadAs::kTimestamp: {
+        std::string_view text;
+        if (!Text(v, type, &text)) return false;
+        Result<Timestamp> ts =
+            ParseTimestampText(text, column.precision(), column.root() == TypeRoot::kTimestampLtz);
+        if (!ts.ok()) return false;
+        slot->integer = TimestampToUnits(*ts, per_second_[c]);
+        return true;
+      }
       case ReadAs::kDecimal: {
         std::string_view text;
-        if (type == od::json_type::string) {
-          if (v.get_string().get(text)) return false;
-        } else if (read_as_[c] != ReadAs::kDecimal || type != od::json_type::number ||
-                   !NumberText(v, &text)) {
+        if (type == od::json_type::number ? !NumberText(v, &text) : !Text(v, type, &text)) {
           return false;
         }
+        Result<Decimal> d = Decimal::FromString(text, column.precision(), column.scale());
+        if (!d.ok()) return false;
+        slot->wide = d->unscaled;
+        return true;
+      }
+      case ReadAs::kFromText: {
+        std::string_view text;
+        if (type != od::json_type::string || v.get_string().get(text)) return false;
         Result<Value> value = ValueFromText(text, column);
         if (!value.ok()) return false;
         slot->value = std::move(*value);
@@ -324,8 +430,30 @@ class FastLines {
           FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::DoubleBuilder*>(b)->Append(s.real));
           break;
         case ReadAs::kString:
-        case ReadAs::kCheckedText:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::StringBuilder*>(b)->Append(s.text));
+        case ReadAs::kCheckedText: {
+          auto* strings = static_cast<arrow::StringBuilder*>(b);
+          // Within the room ReserveMore made (checked against Arrow's limits there), without
+          // the checks of each Append.
+          if (strings->length() < strings->capacity() &&
+              strings->value_data_capacity() - strings->value_data_length() >=
+                  static_cast<int64_t>(s.text.size())) {
+            strings->UnsafeAppend(s.text);
+          } else {
+            FJORD_ARROW_RETURN_NOT_OK(strings->Append(s.text));
+          }
+          break;
+        }
+        case ReadAs::kDate:
+          FJORD_ARROW_RETURN_NOT_OK(
+              static_cast<arrow::Date32Builder*>(b)->Append(static_cast<int32_t>(s.integer)));
+          break;
+        case ReadAs::kTimestamp:
+          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::TimestampBuilder*>(b)->Append(s.integer));
+          break;
+        case ReadAs::kDecimal:
+          FJORD_ARROW_RETURN_NOT_OK(
+              static_cast<arrow::Decimal128Builder*>(b)->Append(arrow::Decimal128(
+                  static_cast<int64_t>(s.wide >> 64), static_cast<uint64_t>(s.wide))));
           break;
         default:
           FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
@@ -338,7 +466,16 @@ class FastLines {
 
   const std::vector<DataField>& fields_;
   std::vector<ReadAs> read_as_;
-  std::unordered_map<std::string, int> index_;
+  std::vector<int64_t> per_second_;  // of timestamp columns
+  struct Name {
+    size_t size = 0;
+    uint64_t head = 0;  // the first (up to) eight bytes, zeros after
+    uint64_t mask = 0;  // of the bytes of head that are the name's
+    // The name has a backslash: a key written as the name is another name unescaped.
+    bool backslash = false;
+  };
+  std::vector<Name> names_;
+  std::unordered_map<std::string, int, KeyHash, std::equal_to<>> index_;
   std::vector<Slot> slots_;
   uint64_t row_ = 0;
   uint64_t seen_row_kind_ = 0;
@@ -351,25 +488,21 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
                                  std::string_view source, int64_t first_line) {
   RowsBuilder builder;
   FJORD_RETURN_NOT_OK(builder.Init(fields));
-  FastLines fast(fields);
+  FastLines fast(fields, &builder);
   std::string padded;  // the line and simdjson's padding
   int64_t line_no = first_line - 1;
   size_t pos = 0;
-  // After a sample of lines, the columns are grown once for the lines that follow.
+  // After a sample of lines, the columns are grown once for the lines that follow, estimated
+  // from the sample's bytes per line with an eighth to spare (room reserved and never written
+  // costs no memory); a count of the rest would read the whole input once more.
   constexpr int64_t kSample = 1024;
   bool reserved = false;
   while (pos < text.size()) {
     if (!reserved && builder.rows() == kSample) {
       reserved = true;
-      // Counted with memchr: a plain byte loop over the rest of a large file cost as much as
-      // parsing a sixth of it.
-      int64_t rest = 0;  // the lines left: newlines + 1
-      for (const char* p = text.data() + pos; p != nullptr; ++rest) {
-        p = static_cast<const char*>(
-            std::memchr(p, '\n', static_cast<size_t>(text.data() + text.size() - p)));
-        if (p != nullptr) ++p;
-      }
-      FJORD_RETURN_NOT_OK(builder.ReserveMore(rest));
+      const auto rest = static_cast<double>(text.size() - pos) / static_cast<double>(pos) *
+                        static_cast<double>(kSample);
+      FJORD_RETURN_NOT_OK(builder.ReserveMore(static_cast<int64_t>(rest * 1.125) + 16));
     }
     size_t end = text.find('\n', pos);
     std::string_view line =
@@ -377,16 +510,24 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
     pos = end == std::string_view::npos ? text.size() : end + 1;
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (padded.size() < line.size() + simdjson::SIMDJSON_PADDING) {
-      padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
+    // simdjson reads up to SIMDJSON_PADDING bytes past a line (what they hold does not change
+    // its reading, simdjson promises). A line followed by its newline and enough of the input
+    // is read in place: the newline ends any token that might run on. The last lines are
+    // copied, padded with zeros (never a longer earlier line's bytes).
+    const char* data = line.data();
+    size_t capacity = text.size() - static_cast<size_t>(line.data() - text.data());
+    if (capacity < line.size() + 1 + simdjson::SIMDJSON_PADDING) {
+      if (padded.size() < line.size() + simdjson::SIMDJSON_PADDING) {
+        padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
+      }
+      std::fill(
+          std::copy(line.begin(), line.end(), padded.begin()),
+          padded.begin() + static_cast<std::ptrdiff_t>(line.size() + simdjson::SIMDJSON_PADDING),
+          '\0');
+      data = padded.data();
+      capacity = padded.size();
     }
-    // simdjson may look at the padding: zeros, never a longer earlier line's bytes.
-    std::fill(
-        std::copy(line.begin(), line.end(), padded.begin()),
-        padded.begin() + static_cast<std::ptrdiff_t>(line.size() + simdjson::SIMDJSON_PADDING),
-        '\0');
-    FJORD_ASSIGN_OR_RAISE(bool read,
-                          fast.TryLine(padded.data(), line.size(), padded.size(), &builder));
+    FJORD_ASSIGN_OR_RAISE(bool read, fast.TryLine(data, line.size(), capacity, &builder));
     if (read) continue;
     std::string where = std::string(source) + " line " + std::to_string(line_no);
     FJORD_ASSIGN_OR_RAISE(JsonLineRow row, ParseJsonLine(line, fields, where));

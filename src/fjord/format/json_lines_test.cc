@@ -5,6 +5,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "fjord/format/input_rows.h"
@@ -72,9 +73,34 @@ const std::vector<std::vector<std::string>>& Tokens() {
       "\"-Infinity\"", "\"nan\"",      "1E5",    "0.1",     "123456789012345678901234567890",
       "2.5e-45",       "\"1.5\"",      "1.",     ".5",      "1e",
       "-1.25E-3",      "4.9e-324",     "7"};
-  static const std::vector<std::string> kDecimals = {
-      "1.5",          "\"1.5\"",       "1234567.1234", "1e2",          "-0",   "\"abc\"", "0.0005",
-      "1234567.9995", "99999999.9995", "12345678",     "\"-12.3456\"", "1E-2", "true",    "[1]"};
+  static const std::vector<std::string> kDecimals = {"1.5",
+                                                     "\"1.5\"",
+                                                     "1234567.1234",
+                                                     "1e2",
+                                                     "-0",
+                                                     "\"abc\"",
+                                                     "0.0005",
+                                                     "1234567.9995",
+                                                     "99999999.9995",
+                                                     "12345678",
+                                                     "\"-12.3456\"",
+                                                     "1E-2",
+                                                     "true",
+                                                     "[1]",
+                                                     "\"+1.5\"",
+                                                     "\" 1.5\"",
+                                                     "\"1.5 \"",
+                                                     "\"0001234.5\"",
+                                                     "\".5\"",
+                                                     "\"5.\"",
+                                                     "\".\"",
+                                                     "\"-\"",
+                                                     "\"9999999.999\"",
+                                                     "\"10000000\"",
+                                                     "-9999999.9994",
+                                                     "\"-0.000\"",
+                                                     "\"123456789012345678901e-15\"",
+                                                     "1234567890123456789e-12"};
   static const std::vector<std::string> kStrings = {
       "\"abc\"",     "\"ab\\u00e9\"",  "\"\"",
       "\"abcdef\"",  "\"a\\\"b\"",     "\"\\ud83d\\ude00\"",
@@ -262,12 +288,18 @@ TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
 TEST(JsonLines, ATruncatedLineAfterALongerOneIsAnError) {
   // The parser's padding held the longer line's closing bytes once; the cut line must still fail.
   std::vector<DataField> fields = {{0, "i", DataType::Int(false)}, {1, "s", DataType::String()}};
-  for (std::string cut : {"{\"i\":1", "{\"i\":1,\"s\":\"abc\"", "{\"i\":12"}) {
-    Result<InputRows> rows =
-        ParseJsonLines("{\"i\":1,\"s\":\"abc\"}\n" + cut + "\n", fields, "in.jsonl");
-    ASSERT_FALSE(rows.ok()) << cut;
-    EXPECT_NE(rows.status().message().find("in.jsonl line 2"), std::string::npos)
-        << rows.status().ToString();
+  // Lines read in place are followed by the next lines instead: they must not complete it.
+  const std::string full = "{\"i\":1,\"s\":\"abc\"}\n";
+  for (std::string cut : {"{\"i\":1", "{\"i\":1,\"s\":\"abc\"", "{\"i\":12", "{\"i\":1,\"s\":\"ab",
+                          "{\"i\":1,\"s\":tr"}) {
+    for (int after : {0, 8}) {
+      std::string text = full + cut + "\n";
+      for (int k = 0; k < after; ++k) text += full;
+      Result<InputRows> rows = ParseJsonLines(text, fields, "in.jsonl");
+      ASSERT_FALSE(rows.ok()) << cut;
+      EXPECT_NE(rows.status().message().find("in.jsonl line 2"), std::string::npos)
+          << rows.status().ToString();
+    }
   }
 }
 
@@ -293,6 +325,56 @@ TEST(JsonLines, ManyLinesOneTable) {
     } else {
       ASSERT_EQ(texts->GetView(i), i % 7 ? std::to_string(i) : big);
     }
+  }
+}
+
+TEST(JsonLines, ManyNumbersAndTimesAsTheReferenceReadsThem) {
+  // Random doubles of every magnitude and digit count, decimals and timestamps, in one file:
+  // the typed reads of the fast path (and its appends into grown columns) against the reference.
+  std::vector<DataField> fields = {
+      {0, "d", DataType::Double()},      {1, "dec", DataType::Decimal(20, 4)},
+      {2, "ts", DataType::Timestamp(3)}, {3, "us", DataType::TimestampLtz(6)},
+      {4, "day", DataType::Date()},      {5, "s", DataType::String()}};
+  std::mt19937_64 rng(20261205);
+  auto digits = [&](int n) {
+    std::string out;
+    for (int k = 0; k < n; ++k) out += static_cast<char>('0' + rng() % 10);
+    return out;
+  };
+  std::string text;
+  RowsBuilder expected;
+  ASSERT_TRUE(expected.Init(fields).ok());
+  for (int n = 0; n < 4000; ++n) {
+    std::string d = (rng() % 2 ? "-" : "") + digits(1 + static_cast<int>(rng() % 20));
+    if (rng() % 2) d += "." + digits(1 + static_cast<int>(rng() % 20));
+    if (rng() % 3 == 0) d += "e" + std::to_string(static_cast<int>(rng() % 640) - 330);
+    if (d[0] == '0' || (d[0] == '-' && d[1] == '0')) d = "0.5";  // JSON has no leading zeros
+    std::string dec = (rng() % 2 ? "-" : "") + digits(1 + static_cast<int>(rng() % 16)) + "." +
+                      digits(static_cast<int>(rng() % 7));
+    char ts[40];
+    std::snprintf(ts, sizeof ts, "%04d-%02d-%02d%c%02d:%02d:%02d.%03d",
+                  1900 + static_cast<int>(rng() % 400), 1 + static_cast<int>(rng() % 12),
+                  1 + static_cast<int>(rng() % 28), rng() % 2 ? 'T' : ' ',
+                  static_cast<int>(rng() % 24), static_cast<int>(rng() % 60),
+                  static_cast<int>(rng() % 60), static_cast<int>(rng() % 1000));
+    std::string us = std::string(ts) + digits(3) + "Z";
+    std::string line = "{\"d\":" + d + ",\"dec\":\"" + dec + "\",\"ts\":\"" + ts + "\",\"us\":\"" +
+                       us + "\",\"day\":\"" + std::string(ts).substr(0, 10) + "\",\"s\":\"" +
+                       digits(static_cast<int>(rng() % 30)) + "\"}";
+    Result<JsonLineRow> reference = ParseJsonLine(line, fields, "in.jsonl line 1");
+    if (!reference.ok()) continue;  // out of range: the first test compares errors
+    ASSERT_TRUE(expected.Append(reference->values, reference->kind).ok());
+    text += line + "\n";
+  }
+  ASSERT_GT(expected.rows(), 3000);
+  Result<InputRows> fast = ParseJsonLines(text, fields, "in.jsonl");
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  Result<InputRows> want = expected.Finish();
+  ASSERT_TRUE(want.ok());
+  const auto options = arrow::EqualOptions::Defaults().signed_zeros_equal(false);
+  for (int c = 0; c < want->rows->num_columns(); ++c) {
+    ASSERT_TRUE(fast->rows->column(c)->Equals(*want->rows->column(c), options))
+        << "column " << fields[static_cast<size_t>(c)].name;
   }
 }
 

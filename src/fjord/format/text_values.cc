@@ -1,5 +1,6 @@
 #include "fjord/format/text_values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -68,15 +69,16 @@ int64_t Utf8Length(std::string_view s) {
 
 // ".fffffffff" (1 to 9 digits) after a time of day: nanoseconds, with the digits beyond
 // `keep_digits` required to be zeros.
+// `type` and `precision` name the type in errors ("TIME", 3: TIME(3)).
 Result<int64_t> ParseFraction(std::string_view whole, std::string_view frac, int32_t keep_digits,
-                              std::string_view type_name) {
+                              std::string_view type, int32_t precision) {
   if (frac.empty() || frac.size() > 9 || !AllDigits(frac)) {
     return Status::Invalid("'", whole, "' has a bad fraction of a second (1 to 9 digits)");
   }
   for (size_t i = static_cast<size_t>(std::max(keep_digits, 0)); i < frac.size(); ++i) {
     if (frac[i] != '0') {
-      return Status::Invalid("'", whole, "' has more fraction digits than ", type_name, " holds (",
-                             keep_digits, ")");
+      return Status::Invalid("'", whole, "' has more fraction digits than ", type, "(", precision,
+                             ") holds (", keep_digits, ")");
     }
   }
   int64_t f = Digits(frac);
@@ -86,7 +88,7 @@ Result<int64_t> ParseFraction(std::string_view whole, std::string_view frac, int
 
 // "HH:MM:SS[.f]" to nanoseconds of the day.
 Result<int64_t> ParseTimeOfDay(std::string_view s, std::string_view whole, int32_t keep_digits,
-                               std::string_view type_name) {
+                               std::string_view type, int32_t precision) {
   if (s.size() < 8 || s[2] != ':' || s[5] != ':' || !AllDigits(s.substr(0, 2)) ||
       !AllDigits(s.substr(3, 2)) || !AllDigits(s.substr(6, 2)) || (s.size() > 8 && s[8] != '.')) {
     return Quoted(whole, "a time HH:MM:SS[.fffffffff]");
@@ -97,7 +99,7 @@ Result<int64_t> ParseTimeOfDay(std::string_view s, std::string_view whole, int32
   }
   int64_t nanos = 0;
   if (s.size() > 8) {
-    FJORD_ASSIGN_OR_RAISE(nanos, ParseFraction(whole, s.substr(9), keep_digits, type_name));
+    FJORD_ASSIGN_OR_RAISE(nanos, ParseFraction(whole, s.substr(9), keep_digits, type, precision));
   }
   return ((h * 60 + mi) * 60 + se) * 1000000000 + nanos;
 }
@@ -246,38 +248,82 @@ Result<float> NarrowToFloat(double value) {
 Result<int32_t> ParseDateText(std::string_view text) { return ParseDatePart(text, text); }
 
 Result<int32_t> ParseTimeText(std::string_view text, int32_t precision) {
-  std::string type_name = "TIME(" + std::to_string(precision) + ")";
   // Paimon keeps TIME in milliseconds whatever the precision.
   FJORD_ASSIGN_OR_RAISE(int64_t nanos,
-                        ParseTimeOfDay(text, text, std::min(precision, 3), type_name));
+                        ParseTimeOfDay(text, text, std::min(precision, 3), "TIME", precision));
   return static_cast<int32_t>(nanos / 1000000);
 }
 
+namespace {
+
+// Two digits at `s`, or -1.
+int TwoDigits(const char* s) {
+  if (!IsDigit(s[0]) || !IsDigit(s[1])) return -1;
+  return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+// The common form YYYY-MM-DD(T| )HH:MM:SS[.f] of a valid date and time with no more fraction
+// digits than `precision`, read in one pass; false leaves the text to the checked reading
+// (which gives the same value for every text this takes, or the error).
+bool PlainTimestamp(std::string_view s, int32_t precision, Timestamp* out) {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+      s[13] != ':' || s[16] != ':') {
+    return false;
+  }
+  const int y1 = TwoDigits(s.data()), y2 = TwoDigits(s.data() + 2), m = TwoDigits(s.data() + 5),
+            d = TwoDigits(s.data() + 8), h = TwoDigits(s.data() + 11),
+            mi = TwoDigits(s.data() + 14), se = TwoDigits(s.data() + 17);
+  if ((y1 | y2 | m | d | h | mi | se) < 0 || m < 1 || m > 12 || d < 1 || h > 23 || mi > 59 ||
+      se > 59) {
+    return false;
+  }
+  const int64_t year = y1 * 100 + y2;
+  if (static_cast<unsigned>(d) > DaysInMonth(year, static_cast<unsigned>(m))) return false;
+  int64_t nanos = 0;
+  if (s.size() > 19) {
+    const size_t digits = s.size() - 20;
+    if (s[19] != '.' || digits < 1 || digits > static_cast<size_t>(std::max(precision, 0))) {
+      return false;
+    }
+    for (size_t i = 20; i < s.size(); ++i) {
+      if (!IsDigit(s[i])) return false;
+      nanos = nanos * 10 + (s[i] - '0');
+    }
+    for (size_t i = digits; i < 9; ++i) nanos *= 10;
+  }
+  nanos += ((h * 60 + mi) * 60 + se) * int64_t{1000000000};
+  const int64_t days = DaysFromCivil(year, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  *out = Timestamp{days * 86400000 + nanos / 1000000, static_cast<int32_t>(nanos % 1000000)};
+  return true;
+}
+
+}  // namespace
+
 Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, bool ltz) {
   std::string_view s = text;
-  std::string type_name =
-      std::string(ltz ? "TIMESTAMP_LTZ(" : "TIMESTAMP(") + std::to_string(precision) + ")";
+  const std::string_view type = ltz ? "TIMESTAMP_LTZ" : "TIMESTAMP";
   if (ltz) {
     if (s.empty() || s.back() != 'Z') {
       return Quoted(text, "a UTC timestamp YYYY-MM-DD HH:MM:SS[.f]Z (ending in Z)");
     }
     s.remove_suffix(1);
   }
+  if (Timestamp ts; precision <= 6 && PlainTimestamp(s, precision, &ts)) return ts;
   if (s.size() != 10 && (s.size() < 19 || (s[10] != 'T' && s[10] != ' '))) {
     return Quoted(text, "a timestamp YYYY-MM-DD[ HH:MM:SS[.fffffffff]]");
   }
   FJORD_ASSIGN_OR_RAISE(int32_t days, ParseDatePart(s.substr(0, 10), text));
   int64_t nanos = 0;
   if (s.size() > 10) {
-    FJORD_ASSIGN_OR_RAISE(nanos, ParseTimeOfDay(s.substr(11), text, precision, type_name));
+    FJORD_ASSIGN_OR_RAISE(nanos, ParseTimeOfDay(s.substr(11), text, precision, type, precision));
   }
   Timestamp ts{int64_t{days} * 86400000 + nanos / 1000000, static_cast<int32_t>(nanos % 1000000)};
   if (precision > 6) {
     // Held as nanoseconds since 1970 in 64 bits: 1677-09-21 to 2262-04-11.
     Int128 total = static_cast<Int128>(ts.millis) * 1000000 + ts.nanos_of_milli;
     if (total < INT64_MIN || total > INT64_MAX) {
-      return Status::Invalid("'", text, "' is out of range for ", type_name,
-                             " (1677-09-21 00:12:43.145224192 to 2262-04-11 23:47:16.854775807)");
+      return Status::Invalid("'", text, "' is out of range for ", type, "(", precision,
+                             ") (1677-09-21 00:12:43.145224192 to 2262-04-11 23:47:16.854775807)");
     }
   }
   return ts;
