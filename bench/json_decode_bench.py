@@ -9,10 +9,12 @@ and a TIMESTAMP(3)), written as JSON lines, CSV and Parquet. Measured, each in i
            simdjson    simdjson's on-demand parser alone over the same lines, every value visited
                        and nothing built: the parser's own speed
            pyarrow     pyarrow.json.read_json of the same file with the same column types
+           fjord-csv   ParseCsvRows of the same rows as CSV (json_lines_bench csv)
+           pyarrow-csv pyarrow.csv.read_csv of the CSV with the same column types
   write    jsonl/csv/parquet  `fjord write` of the file into a new append table (one commit)
 
-Rows per CPU-second are the figures compared: decode against simdjson's own and pyarrow's, the
-JSON-lines write against the Parquet write (decode then costs nothing).
+Rows per CPU-second are the figures compared: decode against simdjson's own and pyarrow's (CSV:
+pyarrow's), the JSON-lines and CSV writes against the Parquet write (decode then costs nothing).
 
     bench/json_decode_bench.py --fjord build/bench/tools/fjord \
         --decoder build/bench/bench/json_lines_bench --python .deps/python-venv/bin/python
@@ -43,6 +45,16 @@ start = time.monotonic()
 t = pj.read_json(sys.argv[1], parse_options=pj.ParseOptions(explicit_schema=pa.schema(types)))
 t = t.set_column(t.schema.get_field_index("amt"), "amt",
                  t.column("amt").cast(pa.decimal128(12, 2)))
+print('{"rows": %d, "seconds": %f}' % (t.num_rows, time.monotonic() - start))
+"""
+
+PYARROW_CSV = """
+import sys, time, pyarrow as pa, pyarrow.csv as pc
+types = {"id": pa.int32(), "d": pa.float64(), "amt": pa.decimal128(12, 2),
+         "ts": pa.timestamp("ms")}
+types.update({f"s{i}": pa.string() for i in range(10)})
+start = time.monotonic()
+t = pc.read_csv(sys.argv[1], convert_options=pc.ConvertOptions(column_types=types))
 print('{"rows": %d, "seconds": %f}' % (t.num_rows, time.monotonic() - start))
 """
 
@@ -114,6 +126,8 @@ def main():
             ("decode", "fjord", lambda: [args.decoder, "fjord", paths["jsonl"], schema_file]),
             ("decode", "simdjson", lambda: [args.decoder, "simdjson", paths["jsonl"]]),
             ("decode", "pyarrow", lambda: [args.python, "-c", PYARROW_READ, paths["jsonl"]]),
+            ("decode", "fjord-csv", lambda: [args.decoder, "csv", paths["csv"], schema_file]),
+            ("decode", "pyarrow-csv", lambda: [args.python, "-c", PYARROW_CSV, paths["csv"]]),
         ]
         table_no = [0]
 
@@ -149,23 +163,33 @@ def report(args, paths, results):
     med = {k: {m: statistics.median(x[m] for x in v) for m in ("wall", "cpu", "rss_mb")}
            for k, v in results.items()}
     mb = os.path.getsize(paths["jsonl"]) / 1e6
+    # The input each case reads, for its MB per CPU-second.
+    inputs = {"fjord": "jsonl", "simdjson": "jsonl", "pyarrow": "jsonl", "fjord-csv": "csv",
+              "pyarrow-csv": "csv", "jsonl": "jsonl", "csv": "csv", "parquet": "parquet"}
     today = datetime.date.today().isoformat()
     cpu = subprocess.run("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2", shell=True,
                          capture_output=True, text=True).stdout.strip()
     lines = [f"# `make bench-json`, {today}", "",
-             f"{args.rows:,} rows, {mb:.0f} MB of JSON lines; median of {args.reps} "
+             f"{args.rows:,} rows, {mb:.0f} MB of JSON lines "
+             f"({os.path.getsize(paths['csv']) / 1e6:.0f} MB of CSV); median of {args.reps} "
              f"repetitions; {cpu}, {os.cpu_count()} cores, kernel {platform.release()}; "
              f"load average at the end {open('/proc/loadavg').read().split()[:3]}.", "",
              "| group | case | wall s | CPU s | rows per CPU-s | MB/CPU-s | peak RSS MB |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for (group, name), m in med.items():
+        case_mb = os.path.getsize(paths[inputs[name]]) / 1e6
         lines.append(f"| {group} | {name} | {m['wall']:.2f} | {m['cpu']:.2f} | "
-                     f"{args.rows / m['cpu']:,.0f} | {mb / m['cpu']:,.0f} | {m['rss_mb']:,.0f} |")
+                     f"{args.rows / m['cpu']:,.0f} | {case_mb / m['cpu']:,.0f} | "
+                     f"{m['rss_mb']:,.0f} |")
     f = med[("decode", "fjord")]["cpu"]
     lines += ["",
               f"- Fjord's decode per CPU-second: {med[('decode', 'simdjson')]['cpu'] / f:.2f} of "
               f"simdjson's parse alone, {med[('decode', 'pyarrow')]['cpu'] / f:.2f}x "
               "pyarrow.json.read_json's (process start and pyarrow's import included in its figure).",
+              f"- Fjord's CSV decode per CPU-second: "
+              f"{med[('decode', 'pyarrow-csv')]['cpu'] / med[('decode', 'fjord-csv')]['cpu']:.2f}x "
+              "pyarrow.csv.read_csv's (the same), "
+              f"{f / med[('decode', 'fjord-csv')]['cpu']:.2f}x Fjord's JSON-lines decode.",
               f"- `fjord write` of JSON lines: "
               f"{med[('write', 'parquet')]['cpu'] / med[('write', 'jsonl')]['cpu']:.2f} of the "
               "Parquet-input write's rows per CPU-second (CSV: "

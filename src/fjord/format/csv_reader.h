@@ -1,7 +1,8 @@
 // CSV input read with the table's schema, no type inference: RFC 4180 records (fields separated
 // by commas, records by LF or CRLF; a field in double quotes may hold commas, line breaks and
 // doubled quotes; a quote inside an unquoted field is an error), a header row whose names are
-// matched to the table's columns, and every cell converted exactly by text_values.h.
+// matched to the table's columns, and every cell converted exactly by text_values.h straight into
+// its Arrow column (text_columns.h).
 //
 //  * NULL: an unquoted field equal to the null literal (CsvOptions::null_literal, by default the
 //    empty string); a quoted field is never NULL, so `""` is the empty string.
@@ -10,7 +11,7 @@
 //  * `_row_kind`: +I, -U, +U, -D or 0..3 (empty or NULL: +I).
 //  * blank lines (no characters at all) are skipped; a UTF-8 byte order mark is dropped.
 // Errors are Invalid and name the source, the line (1-based, the header is line 1; a record's
-// first line) and the column. Nothing here uses Arrow.
+// first line) and the column.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,8 @@
 
 namespace fjord {
 
+class TextColumns;  // text_columns.h
+
 struct CsvOptions {
   // The text of an unquoted field that means NULL.
   std::string null_literal;
@@ -32,9 +35,10 @@ struct CsvOptions {
   int64_t lines_skipped = 0;
 };
 
-// One record's fields: the text (unescaped) and whether it was quoted.
+// One record's fields: the text (unescaped) and whether it was quoted. The text is in the input,
+// or for a quoted field with doubled quotes in the reader: valid until the reader's next record.
 struct CsvField {
-  std::string text;
+  std::string_view text;
   bool quoted = false;
 };
 
@@ -45,11 +49,16 @@ class CsvRecordReader {
   // The next non-blank record into `fields`; false at the end. `line()` is then its first line.
   Result<bool> Next(std::vector<CsvField>* fields);
   int64_t line() const { return record_line_; }
+  // Bytes of the text read so far.
+  size_t position() const { return pos_; }
   void SkipLineNumbers(int64_t n) { next_line_ += n; }
 
  private:
   std::string_view text_;
   std::string source_;
+  // The unescaped text of the current record's quoted fields with doubled quotes, by field.
+  std::vector<std::string> unescaped_;
+  std::vector<size_t> copied_;  // the fields of the current record that have one
   size_t pos_ = 0;
   int64_t next_line_ = 1;
   int64_t record_line_ = 0;
@@ -61,9 +70,11 @@ class CsvRowReader {
   // Reads and checks the header.
   static Result<CsvRowReader> Open(std::string_view text, const std::vector<DataField>& fields,
                                    CsvOptions options, std::string source);
-  // The next row's values (one per table field) and row kind; false at the end.
-  Result<bool> Next(std::vector<Value>* values, int8_t* kind);
+  // Appends the next row to `out` (made for the reader's fields); false at the end. After an
+  // error `out` may hold part of a row.
+  Result<bool> Next(TextColumns* out);
   int64_t line() const { return records_.line(); }
+  size_t position() const { return records_.position(); }
 
  private:
   CsvRowReader(std::string_view text, const std::vector<DataField>& fields, CsvOptions options,
@@ -74,6 +85,8 @@ class CsvRowReader {
   std::string source_;
   // For each CSV field, the table field it fills, kRowKind or the header width check.
   std::vector<int> target_;
+  // The table fields the header does not have: NULL in every row.
+  std::vector<size_t> absent_;
   std::vector<CsvField> record_;
 };
 

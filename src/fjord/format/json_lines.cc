@@ -430,19 +430,9 @@ class FastLines {
           FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::DoubleBuilder*>(b)->Append(s.real));
           break;
         case ReadAs::kString:
-        case ReadAs::kCheckedText: {
-          auto* strings = static_cast<arrow::StringBuilder*>(b);
-          // Within the room ReserveMore made (checked against Arrow's limits there), without
-          // the checks of each Append.
-          if (strings->length() < strings->capacity() &&
-              strings->value_data_capacity() - strings->value_data_length() >=
-                  static_cast<int64_t>(s.text.size())) {
-            strings->UnsafeAppend(s.text);
-          } else {
-            FJORD_ARROW_RETURN_NOT_OK(strings->Append(s.text));
-          }
+        case ReadAs::kCheckedText:
+          FJORD_ARROW_RETURN_NOT_OK(AppendString(static_cast<arrow::StringBuilder*>(b), s.text));
           break;
-        }
         case ReadAs::kDate:
           FJORD_ARROW_RETURN_NOT_OK(
               static_cast<arrow::Date32Builder*>(b)->Append(static_cast<int32_t>(s.integer)));

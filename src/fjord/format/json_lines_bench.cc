@@ -1,7 +1,8 @@
 // JSON-lines decoding alone (bench/json_decode_bench.py, `make bench-json`): a file of JSON lines
 // through ParseJsonLines into Arrow columns of the given table columns ("fjord"), or through
 // simdjson's on-demand parser alone, every value visited and nothing built ("simdjson": the
-// parser's own speed, the limit of the decode). Prints one JSON line: rows and seconds.
+// parser's own speed, the limit of the decode); or a CSV file through ParseCsvRows ("csv").
+// Prints one JSON line: rows and seconds.
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <simdjson.h>
@@ -70,7 +71,7 @@ int64_t SimdjsonOnly(std::string_view text) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: json_lines_bench fjord|simdjson FILE [SCHEMA_FILE]\n";
+    std::cerr << "usage: json_lines_bench fjord|simdjson|csv FILE [SCHEMA_FILE]\n";
     return 2;
   }
   std::string mode = argv[1];
@@ -96,7 +97,9 @@ int main(int argc, char** argv) {
       std::cerr << schema.status().ToString() << "\n";
       return 1;
     }
-    auto parsed = fjord::ParseJsonLines(text, schema->fields, argv[2]);
+    auto parsed = mode == "csv"
+                      ? fjord::ParseCsvRows(text, schema->fields, fjord::CsvOptions{}, argv[2])
+                      : fjord::ParseJsonLines(text, schema->fields, argv[2]);
     if (!parsed.ok()) {
       std::cerr << parsed.status().ToString() << "\n";
       return 1;

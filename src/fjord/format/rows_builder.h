@@ -16,6 +16,19 @@
 
 namespace fjord {
 
+// Appends `text` to `strings`: within the room reserved (ReserveMore, which checks it against
+// Arrow's limits) without the checks of each Append.
+[[gnu::always_inline]] inline arrow::Status AppendString(arrow::StringBuilder* strings,
+                                                         std::string_view text) {
+  if (strings->length() < strings->capacity() &&
+      strings->value_data_capacity() - strings->value_data_length() >=
+          static_cast<int64_t>(text.size())) {
+    strings->UnsafeAppend(text);
+    return arrow::Status::OK();
+  }
+  return strings->Append(text);
+}
+
 class RowsBuilder {
  public:
   Status Init(const std::vector<DataField>& fields);

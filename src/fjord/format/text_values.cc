@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "fjord/common/calendar.h"
@@ -40,8 +41,29 @@ Status Quoted(std::string_view text, std::string_view what) {
 
 // Code points of valid UTF-8 `s`, or -1 when `s` is not valid UTF-8.
 int64_t Utf8Length(std::string_view s) {
-  int64_t n = 0;
-  size_t i = 0;
+  // ASCII (the usual text) eight bytes at a time, the last eight (or four) overlapping.
+  constexpr uint64_t kTops = 0x8080808080808080ull;
+  size_t ascii = 0;
+  if (s.size() >= 8) {
+    uint64_t w;
+    for (; ascii + 8 <= s.size(); ascii += 8) {
+      std::memcpy(&w, s.data() + ascii, 8);
+      if ((w & kTops) != 0) break;
+    }
+    if (ascii + 8 > s.size()) {
+      std::memcpy(&w, s.data() + s.size() - 8, 8);
+      if ((w & kTops) == 0) ascii = s.size();
+    }
+  } else if (s.size() >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, s.data(), 4);
+    std::memcpy(&b, s.data() + s.size() - 4, 4);
+    if (((a | b) & 0x80808080u) == 0) ascii = s.size();
+  }
+  while (ascii < s.size() && static_cast<unsigned char>(s[ascii]) < 0x80) ++ascii;
+  if (ascii == s.size()) return static_cast<int64_t>(s.size());
+  auto n = static_cast<int64_t>(ascii);
+  size_t i = ascii;
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
     size_t len = c < 0x80           ? 1
@@ -371,6 +393,14 @@ Status CheckLength(std::string_view value, const DataType& type) {
   return Status::OK();
 }
 
+Status CheckNoBlankEdges(std::string_view text, const DataType& type) {
+  if (HasBlankEdge(text)) {
+    return Status::Invalid("'", text, "' has blanks around it, which a ", type.ToString(),
+                           " may not have");
+  }
+  return Status::OK();
+}
+
 Result<Value> ValueFromText(std::string_view text, const DataType& type) {
   switch (type.root()) {
     case TypeRoot::kChar:
@@ -380,10 +410,7 @@ Result<Value> ValueFromText(std::string_view text, const DataType& type) {
     default:
       break;
   }
-  if (HasBlankEdge(text)) {
-    return Status::Invalid("'", text, "' has blanks around it, which a ", type.ToString(),
-                           " may not have");
-  }
+  FJORD_RETURN_NOT_OK(CheckNoBlankEdges(text, type));
   switch (type.root()) {
     case TypeRoot::kBoolean: {
       FJORD_ASSIGN_OR_RAISE(bool b, ParseBooleanText(text));

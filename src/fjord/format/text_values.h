@@ -45,6 +45,10 @@ Result<int32_t> ParseTimeText(std::string_view text, int32_t precision);
 Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, bool ltz);
 Result<std::string> Base64DecodeText(std::string_view text);
 
+// Invalid when `text` has blanks (space, tab, CR, LF) at either end, which only CHAR and VARCHAR
+// values may have.
+Status CheckNoBlankEdges(std::string_view text, const DataType& type);
+
 // Invalid unless `value` (a string of CHAR/VARCHAR or bytes of BINARY/VARBINARY) fits the
 // type's length.
 Status CheckLength(std::string_view value, const DataType& type);

@@ -1,0 +1,118 @@
+#include "fjord/format/text_columns.h"
+
+#include <arrow/api.h>
+
+#include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_values.h"
+#include "fjord/format/text_values.h"
+
+namespace fjord {
+
+TextColumns::TextColumns(const std::vector<DataField>& fields, RowsBuilder* out)
+    : fields_(fields), out_(out), per_second_(fields.size(), 0) {
+  for (size_t c = 0; c < fields.size(); ++c) {
+    Kind kind = Kind::kOther;
+    switch (fields[c].type->root()) {
+      case TypeRoot::kChar:
+      case TypeRoot::kVarChar:
+        kind = Kind::kString;
+        break;
+      case TypeRoot::kTinyInt:
+        kind = Kind::kInt8;
+        break;
+      case TypeRoot::kSmallInt:
+        kind = Kind::kInt16;
+        break;
+      case TypeRoot::kInt:
+        kind = Kind::kInt32;
+        break;
+      case TypeRoot::kBigInt:
+        kind = Kind::kInt64;
+        break;
+      case TypeRoot::kDouble:
+        kind = Kind::kDouble;
+        break;
+      case TypeRoot::kDecimal:
+        kind = Kind::kDecimal;
+        break;
+      case TypeRoot::kDate:
+        kind = Kind::kDate;
+        break;
+      case TypeRoot::kTimestamp:
+      case TypeRoot::kTimestampLtz:
+        kind = Kind::kTimestamp;
+        per_second_[c] = UnitsPerSecond(*out->builder(c)->type());
+        break;
+      default:
+        break;
+    }
+    kinds_.push_back(kind);
+  }
+}
+
+namespace {
+
+// Arrow's OK without a call (FromArrow is out of line).
+Status Done(const arrow::Status& status) { return status.ok() ? Status::OK() : FromArrow(status); }
+
+}  // namespace
+
+Status TextColumns::AppendNull(size_t column) { return Done(out_->builder(column)->AppendNull()); }
+
+Status TextColumns::Append(size_t column, std::string_view text) {
+  const DataType& type = *fields_[column].type;
+  arrow::ArrayBuilder* b = out_->builder(column);
+  const Kind kind = kinds_[column];
+  if (kind == Kind::kString) {
+    FJORD_RETURN_NOT_OK(CheckLength(text, type));
+    return Done(AppendString(static_cast<arrow::StringBuilder*>(b), text));
+  }
+  if (kind == Kind::kOther) {
+    FJORD_ASSIGN_OR_RAISE(Value v, ValueFromText(text, type));
+    return out_->AppendValue(column, v);
+  }
+  FJORD_RETURN_NOT_OK(CheckNoBlankEdges(text, type));
+  switch (kind) {
+    case Kind::kInt8:
+    case Kind::kInt16:
+    case Kind::kInt32:
+    case Kind::kInt64: {
+      FJORD_ASSIGN_OR_RAISE(int64_t v, ParseIntegerText(text, type));
+      if (kind == Kind::kInt8) {
+        return Done(static_cast<arrow::Int8Builder*>(b)->Append(static_cast<int8_t>(v)));
+      }
+      if (kind == Kind::kInt16) {
+        return Done(static_cast<arrow::Int16Builder*>(b)->Append(static_cast<int16_t>(v)));
+      }
+      if (kind == Kind::kInt32) {
+        return Done(static_cast<arrow::Int32Builder*>(b)->Append(static_cast<int32_t>(v)));
+      }
+      return Done(static_cast<arrow::Int64Builder*>(b)->Append(v));
+    }
+    case Kind::kDouble: {
+      FJORD_ASSIGN_OR_RAISE(double v, ParseDoubleText(text));
+      return Done(static_cast<arrow::DoubleBuilder*>(b)->Append(v));
+    }
+    case Kind::kDecimal: {
+      FJORD_ASSIGN_OR_RAISE(Decimal d, Decimal::FromString(text, type.precision(), type.scale()));
+      return Done(static_cast<arrow::Decimal128Builder*>(b)->Append(arrow::Decimal128(
+          static_cast<int64_t>(d.unscaled >> 64), static_cast<uint64_t>(d.unscaled))));
+    }
+    case Kind::kDate: {
+      FJORD_ASSIGN_OR_RAISE(int32_t days, ParseDateText(text));
+      return Done(static_cast<arrow::Date32Builder*>(b)->Append(days));
+    }
+    case Kind::kTimestamp: {
+      FJORD_ASSIGN_OR_RAISE(
+          Timestamp ts,
+          ParseTimestampText(text, type.precision(), type.root() == TypeRoot::kTimestampLtz));
+      return Done(static_cast<arrow::TimestampBuilder*>(b)->Append(
+          TimestampToUnits(ts, per_second_[column])));
+    }
+    default:
+      break;
+  }
+  return Status::Invalid("no text reading for ", type.ToString());
+}
+
+}  // namespace fjord

@@ -1,0 +1,49 @@
+// Canonical Arrow columns of a table's fields filled from text cells (CSV), each cell read
+// exactly as ValueFromText reads it (text_values.h: the same values, the same errors) but
+// appended straight to its column's builder: no Value in between for the common types.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "fjord/data_type.h"
+#include "fjord/format/rows_builder.h"
+
+namespace fjord {
+
+class TextColumns {
+ public:
+  // Columns for `fields` (which must outlive this), appended to `out` (Init-ed for them).
+  TextColumns(const std::vector<DataField>& fields, RowsBuilder* out);
+
+  // One column's value of the row being filled, from its text; errors as ValueFromText's.
+  Status Append(size_t column, std::string_view text);
+  Status AppendNull(size_t column);
+  // The row is complete: every column got one value.
+  void EndRow(int8_t kind) { out_->EndRow(kind); }
+
+  const std::vector<DataField>& fields() const { return fields_; }
+  RowsBuilder* rows() { return out_; }
+
+ private:
+  enum class Kind : uint8_t {
+    kString,  // CHAR / VARCHAR / STRING: the text itself, length (and UTF-8) checked
+    kInt8,
+    kInt16,
+    kInt32,
+    kInt64,
+    kDouble,
+    kDecimal,
+    kDate,
+    kTimestamp,
+    kOther,  // through ValueFromText and a Value
+  };
+
+  const std::vector<DataField>& fields_;
+  RowsBuilder* out_;
+  std::vector<Kind> kinds_;
+  std::vector<int64_t> per_second_;  // of timestamp columns
+};
+
+}  // namespace fjord
