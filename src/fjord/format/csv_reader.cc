@@ -8,7 +8,6 @@
 #include <array>
 #include <cstring>
 
-#include "fjord/format/text_columns.h"
 #include "fjord/format/text_values.h"
 
 namespace fjord {
@@ -202,7 +201,7 @@ Result<CsvRowReader> CsvRowReader::Open(std::string_view text, const std::vector
   return reader;
 }
 
-Result<bool> CsvRowReader::Next(TextColumns* out) {
+Result<bool> CsvRowReader::Next(CsvCells* out) {
   FJORD_ASSIGN_OR_RAISE(bool any, records_.Next(&record_));
   if (!any) return false;
   int64_t line = records_.line();

@@ -1,8 +1,8 @@
 // CSV input read with the table's schema, no type inference: RFC 4180 records (fields separated
 // by commas, records by LF or CRLF; a field in double quotes may hold commas, line breaks and
 // doubled quotes; a quote inside an unquoted field is an error), a header row whose names are
-// matched to the table's columns, and every cell converted exactly by text_values.h straight into
-// its Arrow column (text_columns.h).
+// matched to the table's columns, and every cell handed to a CsvCells (TextColumns converts it
+// exactly by text_values.h straight into its Arrow column).
 //
 //  * NULL: an unquoted field equal to the null literal (CsvOptions::null_literal, by default the
 //    empty string); a quoted field is never NULL, so `""` is the empty string.
@@ -11,7 +11,7 @@
 //  * `_row_kind`: +I, -U, +U, -D or 0..3 (empty or NULL: +I).
 //  * blank lines (no characters at all) are skipped; a UTF-8 byte order mark is dropped.
 // Errors are Invalid and name the source, the line (1-based, the header is line 1; a record's
-// first line) and the column.
+// first line) and the column. Nothing here uses Arrow (the fuzz build compiles it without).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,17 @@
 
 namespace fjord {
 
-class TextColumns;  // text_columns.h
+// Where CsvRowReader puts each row's cells, by table column (TextColumns, text_columns.h: the
+// table's Arrow columns).
+class CsvCells {
+ public:
+  virtual ~CsvCells() = default;
+  // The cell's text, unescaped; errors are the conversion's, the reader adds where it was.
+  virtual Status Append(size_t column, std::string_view text) = 0;
+  virtual Status AppendNull(size_t column) = 0;
+  // Every column got one value.
+  virtual void EndRow(int8_t kind) = 0;
+};
 
 struct CsvOptions {
   // The text of an unquoted field that means NULL.
@@ -72,7 +82,7 @@ class CsvRowReader {
                                    CsvOptions options, std::string source);
   // Appends the next row to `out` (made for the reader's fields); false at the end. After an
   // error `out` may hold part of a row.
-  Result<bool> Next(TextColumns* out);
+  Result<bool> Next(CsvCells* out);
   int64_t line() const { return records_.line(); }
   size_t position() const { return records_.position(); }
 

@@ -8,23 +8,21 @@
 #include <vector>
 
 #include "fjord/data_type.h"
+#include "fjord/format/csv_reader.h"
 #include "fjord/format/rows_builder.h"
 
 namespace fjord {
 
-class TextColumns {
+class TextColumns : public CsvCells {
  public:
   // Columns for `fields` (which must outlive this), appended to `out` (Init-ed for them).
   TextColumns(const std::vector<DataField>& fields, RowsBuilder* out);
 
   // One column's value of the row being filled, from its text; errors as ValueFromText's.
-  Status Append(size_t column, std::string_view text);
-  Status AppendNull(size_t column);
+  Status Append(size_t column, std::string_view text) override;
+  Status AppendNull(size_t column) override;
   // The row is complete: every column got one value.
-  void EndRow(int8_t kind) { out_->EndRow(kind); }
-
-  const std::vector<DataField>& fields() const { return fields_; }
-  RowsBuilder* rows() { return out_; }
+  void EndRow(int8_t kind) override { out_->EndRow(kind); }
 
  private:
   enum class Kind : uint8_t {
