@@ -21,6 +21,10 @@ int64_t UnitsPerSecond(const arrow::DataType& t) {
   }
 }
 
+arrow::Decimal128 ToDecimal128(Int128 v) {
+  return arrow::Decimal128(static_cast<int64_t>(v >> 64), static_cast<uint64_t>(v));
+}
+
 int64_t TimestampToUnits(const Timestamp& ts, int64_t per_second) {
   return per_second >= 1000
              ? ts.millis * (per_second / 1000) + ts.nanos_of_milli / (1000000000 / per_second)
@@ -31,10 +35,6 @@ namespace {
 
 Int128 FromDecimal128(const arrow::Decimal128& d) {
   return (static_cast<Int128>(d.high_bits()) << 64) | static_cast<Int128>(d.low_bits());
-}
-
-arrow::Decimal128 ToDecimal128(Int128 v) {
-  return arrow::Decimal128(static_cast<int64_t>(v >> 64), static_cast<uint64_t>(v));
 }
 
 }  // namespace

@@ -12,6 +12,9 @@ namespace fjord {
 // The value at `index` of `array` (canonical Arrow type of `type`).
 Result<Value> ValueFromArrow(const arrow::Array& array, int64_t index, const DataType& type);
 
+// A decimal's unscaled value as Arrow's 128-bit decimal.
+arrow::Decimal128 ToDecimal128(Int128 unscaled);
+
 // Units per second of a timestamp Arrow type (1, 1000, 10^6 or 10^9).
 int64_t UnitsPerSecond(const arrow::DataType& timestamp_type);
 

@@ -442,8 +442,7 @@ class FastLines {
           break;
         case ReadAs::kDecimal:
           FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Decimal128Builder*>(b)->Append(arrow::Decimal128(
-                  static_cast<int64_t>(s.wide >> 64), static_cast<uint64_t>(s.wide))));
+              static_cast<arrow::Decimal128Builder*>(b)->Append(ToDecimal128(s.wide)));
           break;
         default:
           FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));

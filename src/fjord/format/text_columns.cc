@@ -95,8 +95,7 @@ Status TextColumns::Append(size_t column, std::string_view text) {
     }
     case Kind::kDecimal: {
       FJORD_ASSIGN_OR_RAISE(Decimal d, Decimal::FromString(text, type.precision(), type.scale()));
-      return Done(static_cast<arrow::Decimal128Builder*>(b)->Append(arrow::Decimal128(
-          static_cast<int64_t>(d.unscaled >> 64), static_cast<uint64_t>(d.unscaled))));
+      return Done(static_cast<arrow::Decimal128Builder*>(b)->Append(ToDecimal128(d.unscaled)));
     }
     case Kind::kDate: {
       FJORD_ASSIGN_OR_RAISE(int32_t days, ParseDateText(text));
