@@ -42,14 +42,19 @@ std::unique_ptr<KvRunReader> MakeBatchRunReader(
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices) {
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices,
+    arrow::MemoryPool* pool) {
   // Writers take rows before any reader has registered Arrow's compute functions, on several
   // threads at once (`array_take` unknown otherwise).
   EnsureArrowCompute();
-  arrow::Int64Builder b;
+  if (!pool) pool = arrow::default_memory_pool();
+  arrow::Int64Builder b(pool);
   FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
   FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
-  FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(arrow::Datum(batch), idx));
+  arrow::compute::ExecContext context(pool);
+  FJORD_ARROW_ASSIGN_OR_RAISE(
+      arrow::Datum taken, arrow::compute::Take(arrow::Datum(batch), idx,
+                                               arrow::compute::TakeOptions::Defaults(), &context));
   return taken.record_batch();
 }
 

@@ -118,8 +118,10 @@ class KvMergeReader {
 // without ignore-delete (the last record wins), else CreateMergeFunction's.
 Result<std::unique_ptr<MergeFunction>> CreateKvMergeFunction(const TableSchema& schema);
 
-// Selects the rows of `batch` at `indices` (Take), as one batch.
+// Selects the rows of `batch` at `indices` (Take), as one batch, its buffers from `pool` (null:
+// Arrow's default pool).
 Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices);
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<int64_t>& indices,
+    arrow::MemoryPool* pool = nullptr);
 
 }  // namespace fjord

@@ -399,8 +399,10 @@ Status SortBuffer::AppendSmall(const arrow::RecordBatch& records) {
   // the budget does not see; appended to one builder per column they cost their bytes.
   if (small_.empty()) {
     for (const auto& field : layout_.schema->fields()) {
-      FJORD_ARROW_ASSIGN_OR_RAISE(std::unique_ptr<arrow::ArrayBuilder> builder,
-                                  arrow::MakeBuilder(field->type()));
+      FJORD_ARROW_ASSIGN_OR_RAISE(
+          std::unique_ptr<arrow::ArrayBuilder> builder,
+          arrow::MakeBuilder(field->type(),
+                             options_.pool ? options_.pool : arrow::default_memory_pool()));
       small_.push_back(std::move(builder));
     }
   }

@@ -387,10 +387,13 @@ Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
   std::shared_ptr<arrow::RecordBatch> taken = rows;
   if (static_cast<int64_t>(indices.size()) != rows->num_rows()) {
     // Not every row in this bucket (routing keeps the rows' order: all of them = the batch).
-    FJORD_ASSIGN_OR_RAISE(taken, TakeRows(rows, indices));
+    // From the buffer's pool, whose pages the buffer recycles: from Arrow's default pool, the
+    // shares waiting for their chunk's sort left jemalloc holding a second of freed pages per
+    // thread (about 100 MB in a 4-bucket upsert write on 2 threads).
+    FJORD_ASSIGN_OR_RAISE(taken, TakeRows(rows, indices, buffer_pool_.get()));
   }
-  arrow::Int64Builder seq;
-  arrow::Int8Builder kind;
+  arrow::Int64Builder seq(buffer_pool_.get());
+  arrow::Int8Builder kind(buffer_pool_.get());
   FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
   FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
   for (size_t i = 0; i < indices.size(); ++i) {
