@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "fjord/arrow.h"
@@ -274,6 +275,52 @@ TEST_F(ApiReadTest, FirstRowTablesReadWithoutMergingThroughTheStream) {
   ASSERT_EQ(rows.size(), 2000u);  // the first row of each key
   EXPECT_GE(batches, 20);
   EXPECT_EQ(ReadAll(table->NewRead().Where("v = 2"), 100, &batches).size(), 0u);
+}
+
+TEST_F(ApiReadTest, FiltersOnDeletionVectorTablesKeepTheRowsOfTheUnfilteredRead) {
+  // The filter's columns decoded first and the others only at the kept rows (late
+  // materialization), the deletion vectors folded in: the same rows as filtering the whole read.
+  auto table = MakeTable(true, 1, {{"deletion-vectors.enabled", "true"}});
+  CompactionOptions full;
+  full.full = true;
+  ASSERT_OK_AND_ASSIGN(auto compaction, table->NewCompaction(full));
+  ASSERT_OK(compaction->Run().status());
+  {
+    // Ids [0, 700) again with v = 2, and a compaction that marks their old rows deleted.
+    auto writer = *table->NewWrite();
+    ASSERT_OK(WriteBatch(*writer, *Rows(0, 700, 2)));
+    auto commit = *table->NewCommit("test");
+    ASSERT_OK(commit->Commit(*writer->PrepareCommit(2), 2).status());
+    ASSERT_OK_AND_ASSIGN(auto minor, table->NewCompaction(CompactionOptions{}));
+    ASSERT_OK(minor->Run().status());
+  }
+  ASSERT_OK_AND_ASSIGN(ReadPlan plan, table->NewRead().Plan());
+  bool deletion_vectors = false;
+  for (const PlannedFile& f : plan.files) deletion_vectors |= f.has_deletion_vector;
+  ASSERT_TRUE(deletion_vectors);
+  int batches = 0;
+  auto all = ReadAll(table->NewRead().WithBatchRows(64), 64, &batches);
+  ASSERT_EQ(all.size(), 2000u);
+  using Row = std::pair<int64_t, std::string>;
+  const std::vector<std::pair<std::string, std::function<bool(int32_t, const Row&)>>> cases = {
+      {"v = 1", [](int32_t, const Row& r) { return r.first == 1; }},
+      {"v = 2 AND id >= 300", [](int32_t id, const Row& r) { return r.first == 2 && id >= 300; }},
+      {"id < 1000 AND s <> 's5'",
+       [](int32_t id, const Row& r) { return id < 1000 && r.second != "s5"; }},
+      {"v = 1 AND id < 700", [](int32_t id, const Row& r) { return r.first == 1 && id < 700; }},
+      {"s = 's1999' OR id = 3",
+       [](int32_t id, const Row& r) { return r.second == "s1999" || id == 3; }}};
+  for (const auto& [where, wanted] : cases) {
+    SCOPED_TRACE(where);
+    auto got =
+        ReadAll(table->NewRead().WithBatchRows(64).WithThreads(2).Where(where), 64, &batches);
+    std::map<int32_t, Row> expected;
+    for (const auto& [id, row] : all) {
+      if (wanted(id, row)) expected[id] = row;
+    }
+    EXPECT_EQ(got, expected);
+  }
+  EXPECT_EQ(ReadAll(table->NewRead().Where("v = 1"), 8192, &batches).size(), 1300u);
 }
 
 TEST_F(ApiReadTest, CStreamReportsRowsAndEnd) {

@@ -7,6 +7,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +36,20 @@ Result<FileFormat> FileFormatOfPath(std::string_view path);
 using ChunkFilter =
     std::function<bool(const std::vector<std::optional<ColumnStats>>& stats, int64_t rows)>;
 
+// Rows to keep, decided from some of the requested columns before the others are decoded (late
+// materialization). `keep(batch, first_row)` gets the `columns` (indices into the requested
+// fields, in that order; named and typed as requested, canonical Arrow form) of the rows
+// first_row, first_row + 1, ... of the file and returns one byte per row, 0 = drop. A reader that
+// applies it (BatchReader::applies_row_filter) returns only the kept rows; one that cannot (ORC,
+// Avro, Parquet files with a nested or other column type among those requested) returns every
+// row, and the caller filters as without it.
+struct RowFilter {
+  std::vector<int> columns;
+  std::function<Result<std::vector<uint8_t>>(const arrow::RecordBatch& batch, int64_t first_row)>
+      keep;
+  explicit operator bool() const { return static_cast<bool>(keep); }
+};
+
 // FileReadOptions::whole_row_group_bytes_per_column for the files of a primary-key bucket's
 // only sorted run (a compacted bucket), read one after another through the merge reader: there a
 // row group decoded whole is fresh memory for every file, and streaming the larger ones halved
@@ -58,6 +73,8 @@ struct FileReadOptions {
   // threads do the work while the caller waits; ORC and Avro ignore it). For reads with cores to
   // spare: a single split. Never from a task of that pool itself, which would wait on its own pool.
   bool parallel_columns = false;
+  // Empty: every row.
+  RowFilter row_filter;
 };
 
 // The rows of one data file, batch after batch.
@@ -74,6 +91,11 @@ class BatchReader {
   virtual int64_t rows_skipped() const = 0;
   // Parquet row groups read whole so far (FileReadOptions::whole_row_group_bytes_per_column).
   virtual int64_t row_groups_read_whole() const { return 0; }
+  // Whether FileReadOptions::row_filter is applied: batches then hold only the kept rows, and
+  // position() is that of the first row considered for the batch, kept or not.
+  virtual bool applies_row_filter() const { return false; }
+  // Rows the row filter dropped so far.
+  virtual int64_t rows_filtered() const { return 0; }
 };
 
 // Opens the data file at `path` for the columns `fields` (named as in the file's own schema).

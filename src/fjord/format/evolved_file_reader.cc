@@ -81,15 +81,15 @@ class EvolvedReader : public BatchReader {
       FJORD_ASSIGN_OR_RAISE(auto batch, file_->Next());
       if (!batch) {
         if (spec_.expected_rows >= 0 && file_->rows_skipped() == 0 &&
-            rows_read_ != spec_.expected_rows) {
-          return Status::Corruption(path_, ": has ", rows_read_, " rows, manifest says ",
-                                    spec_.expected_rows);
+            rows_read_ + file_->rows_filtered() != spec_.expected_rows) {
+          return Status::Corruption(path_, ": has ", rows_read_ + file_->rows_filtered(),
+                                    " rows, manifest says ", spec_.expected_rows);
         }
         return batch;
       }
       rows_read_ += batch->num_rows();
       position_ = file_->position();
-      if (spec_.deletion) {
+      if (spec_.deletion && !file_->applies_row_filter()) {
         FJORD_ASSIGN_OR_RAISE(batch, DropDeleted(batch, position_));
         if (batch->num_rows() == 0) continue;
       }
@@ -99,6 +99,8 @@ class EvolvedReader : public BatchReader {
   int64_t position() const override { return position_; }
   int64_t rows_skipped() const override { return file_->rows_skipped(); }
   int64_t row_groups_read_whole() const override { return file_->row_groups_read_whole(); }
+  bool applies_row_filter() const override { return file_->applies_row_filter(); }
+  int64_t rows_filtered() const override { return file_->rows_filtered(); }
 
  private:
   // `batch` (rows from `first` on) without the rows the deletion vector holds.
@@ -178,6 +180,45 @@ class EvolvedReader : public BatchReader {
   int64_t position_ = 0;
 };
 
+// The read's row filter over the file's columns (`physical`, read field i being physical column
+// read_to_physical[i]), with the deletion vector's rows dropped too: when every column it reads
+// is in the file with its read type (no cast), else none (the rows are then filtered after the
+// read, as they are evolved).
+RowFilter PhysicalRowFilter(const EvolvedReadSpec& spec, const std::vector<DataField>& physical,
+                            const std::vector<int>& read_to_physical) {
+  const RowFilter& wanted = spec.options.row_filter;
+  if (!wanted) return {};
+  RowFilter out;
+  std::vector<std::string> names;  // the read names of the filter's columns
+  for (int c : wanted.columns) {
+    int p = read_to_physical[static_cast<size_t>(c)];
+    const DataField& rf = spec.read_fields[static_cast<size_t>(c)];
+    if (p < 0 || !physical[static_cast<size_t>(p)].type->EqualsIgnoreNullable(*rf.type)) return {};
+    out.columns.push_back(p);
+    names.push_back(rf.name);
+  }
+  out.keep = [keep = wanted.keep, names, deletion = spec.deletion](
+                 const arrow::RecordBatch& batch, int64_t first) -> Result<std::vector<uint8_t>> {
+    arrow::FieldVector fields;
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      fields.push_back(batch.schema()->field(c)->WithName(names[static_cast<size_t>(c)]));
+    }
+    auto renamed =
+        arrow::RecordBatch::Make(arrow::schema(fields), batch.num_rows(), batch.columns());
+    FJORD_ASSIGN_OR_RAISE(std::vector<uint8_t> rows, keep(*renamed, first));
+    if (deletion) {
+      const std::vector<int64_t>& deleted = deletion->positions();
+      const int64_t end = first + static_cast<int64_t>(rows.size());
+      for (auto d = std::lower_bound(deleted.begin(), deleted.end(), first);
+           d != deleted.end() && *d < end; ++d) {
+        rows[static_cast<size_t>(*d - first)] = 0;
+      }
+    }
+    return rows;
+  };
+  return out;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<BatchReader>> OpenEvolvedFile(FileIO* io, const std::string& path,
@@ -221,6 +262,7 @@ Result<std::unique_ptr<BatchReader>> OpenEvolvedFile(FileIO* io, const std::stri
       return wanted(stats, rows);
     };
   }
+  options.row_filter = PhysicalRowFilter(spec, physical, read_to_physical);
   physical.insert(physical.end(), spec.system_fields.begin(), spec.system_fields.end());
   std::vector<DataTypePtr> physical_types;
   for (const DataField& f : physical) physical_types.push_back(f.type);

@@ -10,6 +10,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/interfaces.h>
+#include <arrow/util/parallel.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/file_reader.h>
@@ -19,6 +20,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/file_batches.h"
+#include "fjord/format/parquet_selective.h"
 
 namespace fjord {
 
@@ -178,9 +180,20 @@ class ParquetBatchReader : public ChunkBatchReader {
 
   void set_skipped(int64_t rows) { skipped_ = rows; }
   int64_t row_groups_read_whole() const override { return read_whole_; }
+  // Reads through parquet_selective.h, the filter's columns first (every requested column
+  // SelectiveDecodable).
+  void set_row_filter(RowFilter filter, bool parallel_columns) {
+    row_filter_ = std::move(filter);
+    parallel_ = parallel_columns;
+    in_filter_.assign(fields_.size(), false);
+    for (int c : row_filter_.columns) in_filter_[static_cast<size_t>(c)] = true;
+  }
+  bool applies_row_filter() const override { return static_cast<bool>(row_filter_); }
+  int64_t rows_filtered() const override { return filtered_; }
 
  protected:
   Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) override {
+    if (row_filter_) return NextSelected(first_row);
     while (true) {
       if (batches_) {
         std::shared_ptr<arrow::RecordBatch> batch;
@@ -216,6 +229,129 @@ class ParquetBatchReader : public ChunkBatchReader {
   }
 
  private:
+  // The next batch of rows the row filter keeps: the filter's columns of up to batch_rows() rows
+  // decoded, the filter asked, then the other columns decoded at the kept rows only.
+  Result<std::shared_ptr<arrow::RecordBatch>> NextSelected(int64_t* first_row) {
+    while (true) {
+      if (group_left_ == 0) {
+        columns_.clear();
+        group_.reset();
+        if (current_ >= row_groups_.size()) return std::shared_ptr<arrow::RecordBatch>();
+        FJORD_RETURN_NOT_OK(OpenSelected(row_groups_[current_]));
+        if (group_left_ == 0) {
+          ++current_;
+          continue;
+        }
+      }
+      const int64_t n = std::min(batch_rows(), group_left_);
+      const int64_t first = first_rows_[current_] + in_group_;
+      arrow::FieldVector filter_fields;
+      arrow::ArrayVector filter_columns;
+      for (int c : row_filter_.columns) {
+        FJORD_ASSIGN_OR_RAISE(auto column, ReadSelected(c, n, nullptr, n));
+        filter_fields.push_back(arrow::field(fields_[static_cast<size_t>(c)].name, column->type()));
+        filter_columns.push_back(std::move(column));
+      }
+      auto filter_batch = arrow::RecordBatch::Make(arrow::schema(filter_fields), n, filter_columns);
+      FJORD_ASSIGN_OR_RAISE(std::vector<uint8_t> keep, row_filter_.keep(*filter_batch, first));
+      if (static_cast<int64_t>(keep.size()) != n) {
+        return Status::Invalid(path_, ": the row filter decided ", keep.size(), " rows of ", n);
+      }
+      int64_t kept = 0;
+      for (uint8_t k : keep) kept += k != 0;
+      in_group_ += n;
+      group_left_ -= n;
+      if (group_left_ == 0) ++current_;
+      filtered_ += n - kept;
+      arrow::ArrayVector out(fields_.size());
+      FJORD_RETURN_NOT_OK(ReadOthers(n, kept == n ? nullptr : keep.data(), kept, &out));
+      if (group_left_ == 0) columns_.clear();
+      if (kept == 0) continue;
+      arrow::FieldVector out_fields;
+      for (size_t k = 0; k < row_filter_.columns.size(); ++k) {
+        auto c = static_cast<size_t>(row_filter_.columns[k]);
+        out[c] = filter_columns[k];
+        if (kept == n) continue;
+        FJORD_ASSIGN_OR_RAISE(out[c], KeepRows(out[c], keep, kept));
+      }
+      for (size_t c = 0; c < fields_.size(); ++c) {
+        out_fields.push_back(arrow::field(fields_[c].name, out[c]->type()));
+      }
+      *first_row = first;
+      return ConformBatch(arrow::RecordBatch::Make(arrow::schema(out_fields), kept, out), fields_,
+                          path_);
+    }
+  }
+
+  // The columns not in the row filter, of the next `n` rows, those kept (skipped when none is):
+  // into `out`, on Arrow's CPU pool at once with parallel_columns.
+  Status ReadOthers(int64_t n, const uint8_t* keep, int64_t kept, arrow::ArrayVector* out) {
+    std::vector<int> others;
+    for (size_t c = 0; c < fields_.size(); ++c) {
+      if (!in_filter_[c]) others.push_back(static_cast<int>(c));
+    }
+    std::vector<Status> done(others.size());
+    auto one = [&](int j) {
+      const int c = others[static_cast<size_t>(j)];
+      Status& st = done[static_cast<size_t>(j)];
+      if (kept == 0) {
+        st = columns_[static_cast<size_t>(c)]->Skip(n).WithContext(path_);
+      } else {
+        Result<std::shared_ptr<arrow::Array>> read = ReadSelected(c, n, keep, kept);
+        if (read.ok()) (*out)[static_cast<size_t>(c)] = *read;
+        st = read.status();
+      }
+      return arrow::Status::OK();
+    };
+    FJORD_ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
+        parallel_ && others.size() > 1, static_cast<int>(others.size()), one));
+    for (Status& st : done) FJORD_RETURN_NOT_OK(st);
+    return Status::OK();
+  }
+
+  Status OpenSelected(int g) {
+    in_group_ = 0;
+    group_ = reader_->parquet_reader()->RowGroup(g);
+    group_left_ = group_->metadata()->num_rows();
+    const parquet::SchemaDescriptor* schema = reader_->parquet_reader()->metadata()->schema();
+    for (size_t c = 0; c < fields_.size(); ++c) {
+      int leaf = leaves_[c];
+      FJORD_ASSIGN_OR_RAISE(auto column,
+                            MakeSelectiveColumn(group_->Column(leaf), *schema->Column(leaf),
+                                                *fields_[c].type, arrow::default_memory_pool()));
+      columns_.push_back(std::move(column));
+    }
+    return Status::OK();
+  }
+
+  Result<std::shared_ptr<arrow::Array>> ReadSelected(int c, int64_t n, const uint8_t* keep,
+                                                     int64_t kept) {
+    Result<std::shared_ptr<arrow::Array>> read =
+        columns_[static_cast<size_t>(c)]->Read(n, keep, kept);
+    if (!read.ok()) {
+      return read.status().WithContext(path_, ": column '", fields_[static_cast<size_t>(c)].name,
+                                       "'");
+    }
+    return read;
+  }
+
+  // The values of `column` whose `keep` byte is not 0.
+  static Result<std::shared_ptr<arrow::Array>> KeepRows(const std::shared_ptr<arrow::Array>& column,
+                                                        const std::vector<uint8_t>& keep,
+                                                        int64_t kept) {
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>(kept));
+    for (size_t i = 0; i < keep.size(); ++i) {
+      if (keep[i]) indices.push_back(static_cast<int64_t>(i));
+    }
+    EnsureArrowCompute();
+    arrow::Int64Builder b;
+    FJORD_ARROW_RETURN_NOT_OK(b.AppendValues(indices));
+    FJORD_ARROW_ASSIGN_OR_RAISE(auto idx, b.Finish());
+    FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(column, idx));
+    return taken.make_array();
+  }
+
   // Whether row group `g` is read whole: its projected columns decode to at most
   // whole_bytes_per_leaf_ per leaf on average (FileReadOptions). Decoded sizes: fixed-width values
   // by count, strings by their pages' uncompressed size, plus 4 bytes a row for indices where read
@@ -274,6 +410,13 @@ class ParquetBatchReader : public ChunkBatchReader {
   std::shared_ptr<arrow::Table> whole_;  // the current row group, when read whole
   int64_t in_group_ = 0;
   int64_t read_whole_ = 0;
+  RowFilter row_filter_;
+  std::vector<bool> in_filter_;  // per requested field: one of the row filter's columns
+  std::shared_ptr<parquet::RowGroupReader> group_;
+  std::vector<std::unique_ptr<SelectiveColumn>> columns_;  // per requested field
+  int64_t group_left_ = 0;
+  int64_t filtered_ = 0;
+  bool parallel_ = false;  // FileReadOptions::parallel_columns
 };
 
 }  // namespace
@@ -326,6 +469,13 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
       as_dictionary.push_back(dictionary);
     }
   }
+  // Late materialization (FileReadOptions::row_filter) where every requested column is flat and
+  // of a type parquet_selective.h decodes.
+  bool selective = static_cast<bool>(options.row_filter);
+  for (size_t i = 0; i < fields.size() && selective; ++i) {
+    selective = leaves_of[i].size() == 1 &&
+                SelectiveDecodable(*meta->schema()->Column(leaves_of[i][0]), *fields[i].type);
+  }
   std::unique_ptr<parquet::arrow::FileReader> reader;
   st = builder.properties(arrow_props)->Build(&reader);
   if (!st.ok()) return Status::Corruption(path, ": ", st.message());
@@ -357,6 +507,7 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
       path, fields, std::move(reader), std::move(leaves), std::move(as_dictionary),
       std::move(row_groups), std::move(first_rows), options);
   out->set_skipped(skipped);
+  if (selective) out->set_row_filter(options.row_filter, options.parallel_columns);
   return std::unique_ptr<BatchReader>(std::move(out));
 }
 

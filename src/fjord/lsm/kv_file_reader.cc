@@ -90,7 +90,7 @@ Result<const TableSchema*> KvFileReaderFactory::SchemaOf(int64_t schema_id) {
 Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
     const std::string& bucket_dir, const DataFileMeta& file, std::vector<DataField> fields,
     bool with_system_columns, std::shared_ptr<const DeletionVector> deletion, ChunkFilter filter,
-    bool alone) {
+    bool alone, RowFilter row_filter) {
   FJORD_ASSIGN_OR_RAISE(const TableSchema* file_schema, SchemaOf(file.schema_id));
   std::string path =
       file.external_path ? *file.external_path : JoinPath(bucket_dir, file.file_name);
@@ -104,6 +104,7 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
   spec.options.batch_rows = batch_rows_;
   spec.options.parallel_columns = parallel_columns_;
   spec.options.chunk_filter = std::move(filter);
+  spec.options.row_filter = std::move(row_filter);
   if (alone) spec.options.whole_row_group_bytes_per_column = kWholeRowGroupBytesAlone;
   Result<std::unique_ptr<BatchReader>> reader =
       OpenEvolvedFile(io_.get(), path, format, std::move(spec));

@@ -38,15 +38,15 @@ class KvFileReaderFactory {
 
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
-  // Positions in `deletion` (may be null) are skipped; `filter` (may be empty) skips chunks.
+  // Positions in `deletion` (may be null) are skipped; `filter` (may be empty) skips chunks;
+  // `row_filter` (may be empty; its columns index `fields`) decides rows before the other columns
+  // are decoded, where the file reader can (FileReadOptions::row_filter).
   // `alone`: the file is of a sorted run read with no other beside it (kWholeRowGroupBytesAlone).
   // NotFound names a file listed by the snapshot that is missing.
-  Result<std::unique_ptr<BatchReader>> OpenFile(const std::string& bucket_dir,
-                                                const DataFileMeta& file,
-                                                std::vector<DataField> fields,
-                                                bool with_system_columns,
-                                                std::shared_ptr<const DeletionVector> deletion = {},
-                                                ChunkFilter filter = {}, bool alone = false);
+  Result<std::unique_ptr<BatchReader>> OpenFile(
+      const std::string& bucket_dir, const DataFileMeta& file, std::vector<DataField> fields,
+      bool with_system_columns, std::shared_ptr<const DeletionVector> deletion = {},
+      ChunkFilter filter = {}, bool alone = false, RowFilter row_filter = {});
 
   // The deletion vector of a data file (null: none).
   using DeletionOfFn =

@@ -110,6 +110,33 @@ ChunkFilter ChunkFilterOf(std::shared_ptr<const Predicate> filter, std::vector<D
   };
 }
 
+// The exact row filter as a file reader's late materialization (FileReadOptions::row_filter) over
+// `fields` (the columns the file read returns): empty when one of its columns is not read.
+RowFilter RowFilterOf(std::shared_ptr<const Predicate> filter,
+                      const std::vector<DataField>& fields) {
+  if (!filter) return {};
+  RowFilter out;
+  for (const std::string& name : filter->Columns()) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const DataField& f) { return f.name == name; });
+    if (it == fields.end()) return {};
+    const int c = static_cast<int>(it - fields.begin());
+    if (std::find(out.columns.begin(), out.columns.end(), c) == out.columns.end()) {
+      out.columns.push_back(c);  // a column named twice is read once
+    }
+  }
+  out.keep = [filter](const arrow::RecordBatch& batch, int64_t) -> Result<std::vector<uint8_t>> {
+    FJORD_ASSIGN_OR_RAISE(auto mask, filter->Evaluate(batch));
+    const auto& keep = static_cast<const arrow::BooleanArray&>(*mask);
+    std::vector<uint8_t> rows(static_cast<size_t>(keep.length()));
+    for (int64_t i = 0; i < keep.length(); ++i) {
+      rows[static_cast<size_t>(i)] = keep.IsValid(i) && keep.Value(i);
+    }
+    return rows;
+  };
+  return out;
+}
+
 // `batch` with its last column (the int8 kind) set to `kind` in every row.
 Result<std::shared_ptr<arrow::RecordBatch>> WithLastColumn(
     const std::shared_ptr<arrow::RecordBatch>& batch, int8_t kind) {
@@ -514,11 +541,15 @@ class TableRead::SplitReader : public RowBatchReader {
         files.push_back(f);
       }
       ChunkFilter chunks = ChunkFilterOf(options_.filter, needed_fields_);
+      // The filter's columns decoded first and the others only at the rows it keeps, where the
+      // file reader can; Next filters every batch again either way.
+      RowFilter rows = RowFilterOf(options_.filter, needed_fields_);
       TableRead* read = read_;
-      auto open = [read, bucket_path, deletion_files, fields = needed_fields_, pk,
-                   chunks](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
+      auto open = [read, bucket_path, deletion_files, fields = needed_fields_, pk, chunks,
+                   rows](const DataFileMeta& f) -> Result<std::unique_ptr<BatchReader>> {
         FJORD_ASSIGN_OR_RAISE(auto deletion, read->DeletionOf(*deletion_files, f));
-        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks);
+        return read->readers_.OpenFile(bucket_path, f, fields, pk, deletion, chunks,
+                                       /*alone=*/false, rows);
       };
       std::vector<bool> insert_kinds;
       if (no_merge && with_kind) {
