@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fjord/format/arrow_types.h"
+#include "fjord/format/batch_reader_test_util.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/format/evolved_file_reader.h"
 #include "fjord/testing/test_util.h"
@@ -309,15 +310,7 @@ TEST(DataFileReaderTest, EvolvedReaderChecksTheRowCount) {
   spec.expected_rows = 999;
   ASSERT_OK_AND_ASSIGN(auto reader,
                        OpenEvolvedFile(io.get(), path, FileFormat::kOrc, std::move(spec)));
-  Status st;
-  while (true) {
-    auto batch = reader->Next();
-    if (!batch.ok()) {
-      st = batch.status();
-      break;
-    }
-    if (!*batch) break;
-  }
+  Status st = testing::ReadToEnd(reader.get());
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.ToString().find("manifest says 999"), std::string::npos) << st.ToString();
 }

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "fjord/format/arrow_types.h"
+#include "fjord/format/batch_reader_test_util.h"
 #include "fjord/format/data_file_reader.h"
 #include "fjord/format/data_file_writer.h"
 #include "fjord/format/evolved_file_reader.h"
@@ -273,15 +274,7 @@ TEST(ParquetRowFilterTest, EvolvedReaderFoldsTheDeletionVectorIntoTheFilter) {
   // The row count is still checked against the file's, the filtered rows counted.
   ASSERT_OK_AND_ASSIGN(auto short_count,
                        OpenEvolved(path, read, deleted, KeepIds(2, wanted, &asked), kRows + 1));
-  Status st;
-  while (true) {
-    auto batch = short_count->Next();
-    if (!batch.ok()) {
-      st = batch.status();
-      break;
-    }
-    if (!*batch) break;
-  }
+  Status st = testing::ReadToEnd(short_count.get());
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.ToString().find("has 3000 rows, manifest says 3001"), std::string::npos)
       << st.ToString();

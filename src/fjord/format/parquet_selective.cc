@@ -22,8 +22,8 @@ Out Narrow(In v) {
   return static_cast<Out>(v);
 }
 
-// Reads a column of parquet type `PType` into `Builder`: `convert` turns each decoded value into
-// what the builder appends.
+// Reads a column of parquet type `PType` into `Builder`, each decoded value appended as a `Value`
+// (Narrow); strings and bytes as the page's bytes.
 template <typename PType, typename Builder, typename Value>
 class TypedSelectiveColumn : public SelectiveColumn {
  public:
