@@ -36,7 +36,13 @@ std::vector<DataField> AllFields() {
           DataField{9, "many", DataType::String(), {}, {}},  // unique: plain pages
           DataField{10, "y", DataType::Bytes(), {}, {}},
           DataField{11, "c", DataType::Char(3), {}, {}},
-          DataField{12, "m", DataType::Decimal(10, 2), {}, {}}};
+          DataField{12, "m", DataType::Decimal(10, 2), {}, {}},    // INT64
+          DataField{13, "m5", DataType::Decimal(5, 2), {}, {}},    // INT32
+          DataField{14, "m30", DataType::Decimal(30, 4), {}, {}},  // FIXED_LEN_BYTE_ARRAY
+          DataField{15, "tm", DataType::Time(), {}, {}},
+          DataField{16, "ts3", DataType::Timestamp(3), {}, {}},
+          DataField{17, "ts6", DataType::TimestampLtz(6), {}, {}},
+          DataField{18, "ts9", DataType::Timestamp(9), {}, {}}};  // INT96: not decoded here
 }
 
 // `kRows` rows, i = 0..kRows-1 (i = position), the other columns random with about 10% NULLs;
@@ -95,7 +101,22 @@ std::string WriteFile(const TempDir& dir) {
                    std::string(1, static_cast<char>('a' + rng() % 26)) + "  ");
       null() ? (void)as(12)->AppendNull()
              : (void)static_cast<arrow::Decimal128Builder*>(as(12))->Append(
-                   arrow::Decimal128(static_cast<int64_t>(rng() % 100000)));
+                   arrow::Decimal128(static_cast<int64_t>(rng() % 100000) - 50000));
+      null() ? (void)as(13)->AppendNull()
+             : (void)static_cast<arrow::Decimal128Builder*>(as(13))->Append(
+                   arrow::Decimal128(static_cast<int64_t>(rng() % 199999) - 99999));
+      null() ? (void)as(14)->AppendNull()
+             : (void)static_cast<arrow::Decimal128Builder*>(as(14))->Append(
+                   arrow::Decimal128(static_cast<int64_t>(rng() >> 1)) *
+                   arrow::Decimal128(rng() % 2 ? 1000000007 : -99991));
+      null() ? (void)as(15)->AppendNull()
+             : (void)static_cast<arrow::Time32Builder*>(as(15))->Append(
+                   static_cast<int32_t>(rng() % 86400000));
+      for (int c = 16; c <= 18; ++c) {
+        null() ? (void)as(c)->AppendNull()
+               : (void)static_cast<arrow::TimestampBuilder*>(as(c))->Append(
+                     static_cast<int64_t>(rng() % 4000000000000LL) - 1000000000000LL);
+      }
     }
     arrow::ArrayVector columns;
     for (auto& builder : b) columns.push_back(*builder->Finish());
@@ -175,7 +196,7 @@ std::shared_ptr<arrow::Table> ReadPlain(const std::string& path, const std::vect
 TEST(ParquetRowFilterTest, KeptRowsOfEveryTypeReadAsWithoutTheFilter) {
   TempDir dir;
   std::string path = WriteFile(dir);
-  const std::vector<int> ids = {1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11};  // i not first
+  const std::vector<int> ids = {1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
   std::shared_ptr<arrow::Table> plain = ReadPlain(path, ids);
   ASSERT_EQ(plain->num_rows(), kRows);
   const std::vector<std::pair<std::string, std::function<bool(int32_t)>>> cases = {
@@ -224,14 +245,14 @@ TEST(ParquetRowFilterTest, ColumnsItCannotDecodeReadEveryRow) {
   int64_t asked = 0;
   options.row_filter = KeepIds(
       0, [](int32_t i) { return i % 2 == 0; }, &asked);
-  // The DECIMAL column: the filter is not applied, every row comes back.
+  // The TIMESTAMP(9) column (INT96): the filter is not applied, every row comes back.
   ASSERT_OK_AND_ASSIGN(auto reader,
-                       OpenDataFile(io.get(), path, FileFormat::kParquet, Pick({0, 12}), options));
+                       OpenDataFile(io.get(), path, FileFormat::kParquet, Pick({0, 18}), options));
   EXPECT_FALSE(reader->applies_row_filter());
   std::shared_ptr<arrow::Table> got = ReadAll(reader.get(), options.batch_rows);
   EXPECT_EQ(got->num_rows(), kRows);
   EXPECT_EQ(asked, 0);
-  EXPECT_TRUE(got->Equals(*ReadPlain(path, {0, 12})));
+  EXPECT_TRUE(got->Equals(*ReadPlain(path, {0, 18})));
 }
 
 // The evolved reader over the file: `read` fields (ids), deletion vector `deleted`.

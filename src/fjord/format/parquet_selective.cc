@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/format/arrow_types.h"
 
 namespace fjord {
 
@@ -30,10 +31,12 @@ class TypedSelectiveColumn : public SelectiveColumn {
   using Decoded = typename PType::c_type;
 
   TypedSelectiveColumn(std::shared_ptr<parquet::ColumnReader> reader, int16_t max_def,
-                       std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool)
+                       int32_t width, std::shared_ptr<arrow::DataType> type,
+                       arrow::MemoryPool* pool)
       : holder_(std::move(reader)),
         reader_(static_cast<parquet::TypedColumnReader<PType>*>(holder_.get())),
         max_def_(max_def),
+        width_(width),
         type_(std::move(type)),
         pool_(pool) {}
 
@@ -62,7 +65,7 @@ class TypedSelectiveColumn : public SelectiveColumn {
         bool present = Present(i);
         if (!k || k[i]) {
           if (present) {
-            Append(builder, values_[static_cast<size_t>(v)]);
+            FJORD_RETURN_NOT_OK(Append(builder, values_[static_cast<size_t>(v)]));
           } else {
             builder->UnsafeAppendNull();
           }
@@ -105,17 +108,24 @@ class TypedSelectiveColumn : public SelectiveColumn {
     return levels;
   }
 
-  static void Append(Builder* builder, const Decoded& value) {
+  Status Append(Builder* builder, const Decoded& value) const {
     if constexpr (std::is_same_v<Decoded, parquet::ByteArray>) {
       builder->UnsafeAppend(value.ptr, static_cast<int32_t>(value.len));
+    } else if constexpr (std::is_same_v<Decoded, parquet::FixedLenByteArray>) {
+      // A DECIMAL's unscaled value, big-endian two's complement.
+      FJORD_ARROW_ASSIGN_OR_RAISE(arrow::Decimal128 d,
+                                  arrow::Decimal128::FromBigEndian(value.ptr, width_));
+      builder->UnsafeAppend(d);
     } else {
       builder->UnsafeAppend(Narrow<Value>(value));
     }
+    return Status::OK();
   }
 
   std::shared_ptr<parquet::ColumnReader> holder_;
   parquet::TypedColumnReader<PType>* reader_;
   int16_t max_def_;
+  int32_t width_;  // FIXED_LEN_BYTE_ARRAY's bytes
   std::shared_ptr<arrow::DataType> type_;
   arrow::MemoryPool* pool_;
   std::unique_ptr<Decoded[]> values_;
@@ -126,9 +136,38 @@ class TypedSelectiveColumn : public SelectiveColumn {
 template <typename PType, typename Builder, typename Value>
 std::unique_ptr<SelectiveColumn> Make(std::shared_ptr<parquet::ColumnReader> reader,
                                       int16_t max_def, std::shared_ptr<arrow::DataType> type,
-                                      arrow::MemoryPool* pool) {
-  return std::make_unique<TypedSelectiveColumn<PType, Builder, Value>>(std::move(reader), max_def,
-                                                                       std::move(type), pool);
+                                      arrow::MemoryPool* pool, int32_t width = 0) {
+  return std::make_unique<TypedSelectiveColumn<PType, Builder, Value>>(
+      std::move(reader), max_def, width, std::move(type), pool);
+}
+
+// Whether a TIMESTAMP column of `precision` is stored in the unit of its canonical Arrow type
+// (INT64 with a TIMESTAMP logical type; not INT96 nor another unit, which Arrow converts).
+bool TimestampInCanonicalUnit(const parquet::ColumnDescriptor& column, int32_t precision) {
+  if (column.physical_type() != parquet::Type::INT64) return false;
+  const auto& logical = column.logical_type();
+  if (!logical || !logical->is_timestamp()) return false;
+  auto unit = static_cast<const parquet::TimestampLogicalType&>(*logical).time_unit();
+  if (precision <= 3) return unit == parquet::LogicalType::TimeUnit::MILLIS;
+  if (precision <= 6) return unit == parquet::LogicalType::TimeUnit::MICROS;
+  return unit == parquet::LogicalType::TimeUnit::NANOS;
+}
+
+// Whether a DECIMAL column is stored as an unscaled integer of its own precision and scale.
+bool DecimalAsWritten(const parquet::ColumnDescriptor& column, const DataType& type) {
+  const auto& logical = column.logical_type();
+  if (!logical || !logical->is_decimal()) return false;
+  const auto& decimal = static_cast<const parquet::DecimalLogicalType&>(*logical);
+  if (decimal.precision() != type.precision() || decimal.scale() != type.scale()) return false;
+  switch (column.physical_type()) {
+    case parquet::Type::INT32:
+    case parquet::Type::INT64:
+      return true;
+    case parquet::Type::FIXED_LEN_BYTE_ARRAY:
+      return column.type_length() >= 1 && column.type_length() <= 16;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -144,7 +183,13 @@ bool SelectiveDecodable(const parquet::ColumnDescriptor& column, const DataType&
     case TypeRoot::kSmallInt:
     case TypeRoot::kInt:
     case TypeRoot::kDate:
+    case TypeRoot::kTime:
       return column.physical_type() == Type::INT32;
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz:
+      return TimestampInCanonicalUnit(column, type.precision());
+    case TypeRoot::kDecimal:
+      return DecimalAsWritten(column, type);
     case TypeRoot::kBigInt:
       return column.physical_type() == Type::INT64;
     case TypeRoot::kFloat:
@@ -181,8 +226,30 @@ Result<std::unique_ptr<SelectiveColumn>> MakeSelectiveColumn(
       return Make<parquet::Int32Type, arrow::Int32Builder, int32_t>(r, d, arrow::int32(), pool);
     case TypeRoot::kDate:
       return Make<parquet::Int32Type, arrow::Date32Builder, int32_t>(r, d, arrow::date32(), pool);
+    case TypeRoot::kTime:
+      return Make<parquet::Int32Type, arrow::Time32Builder, int32_t>(
+          r, d, arrow::time32(arrow::TimeUnit::MILLI), pool);
     case TypeRoot::kBigInt:
       return Make<parquet::Int64Type, arrow::Int64Builder, int64_t>(r, d, arrow::int64(), pool);
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      FJORD_ASSIGN_OR_RAISE(auto arrow_type, ToArrowType(type));
+      return Make<parquet::Int64Type, arrow::TimestampBuilder, int64_t>(r, d, arrow_type, pool);
+    }
+    case TypeRoot::kDecimal: {
+      auto arrow_type = arrow::decimal128(type.precision(), type.scale());
+      switch (column.physical_type()) {
+        case parquet::Type::INT32:
+          return Make<parquet::Int32Type, arrow::Decimal128Builder, arrow::Decimal128>(
+              r, d, arrow_type, pool);
+        case parquet::Type::INT64:
+          return Make<parquet::Int64Type, arrow::Decimal128Builder, arrow::Decimal128>(
+              r, d, arrow_type, pool);
+        default:
+          return Make<parquet::FLBAType, arrow::Decimal128Builder, void>(r, d, arrow_type, pool,
+                                                                         column.type_length());
+      }
+    }
     case TypeRoot::kFloat:
       return Make<parquet::FloatType, arrow::FloatBuilder, float>(r, d, arrow::float32(), pool);
     case TypeRoot::kDouble:

@@ -22,8 +22,10 @@ class ColumnReader;
 namespace fjord {
 
 // Whether a top-level column of `type` stored as `column` (a leaf) is decoded here: not nested,
-// not repeated, and BOOLEAN, TINYINT, SMALLINT, INT, DATE (INT32), BIGINT (INT64), FLOAT, DOUBLE,
-// CHAR, VARCHAR, BINARY or VARBINARY (BYTE_ARRAY) stored in its own physical type.
+// not repeated, and BOOLEAN, TINYINT, SMALLINT, INT, DATE, TIME (INT32), BIGINT (INT64), FLOAT,
+// DOUBLE, CHAR, VARCHAR, BINARY or VARBINARY (BYTE_ARRAY) stored in its own physical type,
+// TIMESTAMP and TIMESTAMP_LTZ stored as INT64 in their canonical unit (arrow_types.h), DECIMAL as
+// INT32, INT64 or FIXED_LEN_BYTE_ARRAY of its own precision and scale.
 bool SelectiveDecodable(const parquet::ColumnDescriptor& column, const DataType& type);
 
 // One column of one row group, read front to back.
