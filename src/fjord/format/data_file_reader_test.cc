@@ -49,13 +49,8 @@ std::string WriteFile(const TempDir& dir, FileFormat format) {
 // Reads every batch; checks the bounds and that positions follow the ids (id = position here).
 std::vector<int32_t> ReadIds(BatchReader* reader, int64_t batch_rows) {
   std::vector<int32_t> out;
-  while (true) {
-    auto batch = reader->Next();
-    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
-    if (!batch.ok() || !*batch) break;
-    EXPECT_GT((*batch)->num_rows(), 0);
-    EXPECT_LE((*batch)->num_rows(), batch_rows);
-    auto ids = std::static_pointer_cast<arrow::Int32Array>((*batch)->column(0));
+  for (const auto& batch : testing::ReadBatches(reader, batch_rows)) {
+    auto ids = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
     for (int64_t r = 0; r < ids->length(); ++r) out.push_back(ids->Value(r));
   }
   return out;

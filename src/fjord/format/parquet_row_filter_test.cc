@@ -134,15 +134,8 @@ std::vector<DataField> Pick(const std::vector<int>& ids) {
 
 // Every batch of `reader`, as one table (null when there is none).
 std::shared_ptr<arrow::Table> ReadAll(BatchReader* reader, int64_t batch_rows) {
-  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  while (true) {
-    auto batch = reader->Next();
-    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
-    if (!batch.ok() || !*batch) break;
-    EXPECT_GT((*batch)->num_rows(), 0);
-    EXPECT_LE((*batch)->num_rows(), batch_rows);
-    batches.push_back(*batch);
-  }
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches =
+      testing::ReadBatches(reader, batch_rows);
   if (batches.empty()) return nullptr;
   return *arrow::Table::FromRecordBatches(batches);
 }
