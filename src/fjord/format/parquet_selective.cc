@@ -16,15 +16,9 @@ namespace {
 // Levels (rows) asked of the column reader at once; it returns fewer at a page's end.
 constexpr int64_t kStep = 4096;
 
-// The value a builder takes for a decoded value: the same, or an INT32 narrowed to TINYINT and
-// SMALLINT (stored as INT32 with their logical type).
-template <typename Out, typename In>
-Out Narrow(In v) {
-  return static_cast<Out>(v);
-}
-
 // Reads a column of parquet type `PType` into `Builder`, each decoded value appended as a `Value`
-// (Narrow); strings and bytes as the page's bytes.
+// (TINYINT and SMALLINT narrowed from their INT32, a DECIMAL's unscaled INT32 or INT64 widened);
+// strings and bytes as the page's bytes, a fixed-length DECIMAL from its big-endian bytes.
 template <typename PType, typename Builder, typename Value>
 class TypedSelectiveColumn : public SelectiveColumn {
  public:
@@ -117,7 +111,7 @@ class TypedSelectiveColumn : public SelectiveColumn {
                                   arrow::Decimal128::FromBigEndian(value.ptr, width_));
       builder->UnsafeAppend(d);
     } else {
-      builder->UnsafeAppend(Narrow<Value>(value));
+      builder->UnsafeAppend(static_cast<Value>(value));
     }
     return Status::OK();
   }
