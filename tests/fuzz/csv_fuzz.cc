@@ -39,13 +39,14 @@ class ValueCells : public fjord::CsvCells {
     values_[column] = fjord::Value();
     return fjord::Status::OK();
   }
-  void EndRow(int8_t kind) override {
+  fjord::Status EndRow(int8_t kind) override {
     for (bool given : given_) {
       if (!given) __builtin_trap();  // every column gets one value
     }
     if (kind < 0 || kind > 3) __builtin_trap();
     if (values_[0].is_null()) __builtin_trap();  // id is NOT NULL
     given_.assign(Fields().size(), false);
+    return fjord::Status::OK();
   }
 
  private:

@@ -251,7 +251,7 @@ Result<bool> CsvRowReader::Next(CsvCells* out) {
                            "' is NOT NULL but the field is NULL");
   }
   for (size_t c : absent_) FJORD_RETURN_NOT_OK(out->AppendNull(c));
-  out->EndRow(kind);
+  FJORD_RETURN_NOT_OK(out->EndRow(kind));
   return true;
 }
 

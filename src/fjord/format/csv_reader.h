@@ -34,7 +34,7 @@ class CsvCells {
   virtual Status Append(size_t column, std::string_view text) = 0;
   virtual Status AppendNull(size_t column) = 0;
   // Every column got one value.
-  virtual void EndRow(int8_t kind) = 0;
+  virtual Status EndRow(int8_t kind) = 0;
 };
 
 struct CsvOptions {

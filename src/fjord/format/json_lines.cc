@@ -98,7 +98,7 @@ struct Slot {
   double real = 0;
   float single = 0;
   bool boolean = false;
-  std::string_view text;  // points into the parser's string buffer until the next line
+  std::string_view text;  // into the line or the parser's string buffer, until the next line
   Value value;
 };
 
@@ -119,7 +119,7 @@ class FastLines {
     for (size_t c = 0; c < fields.size(); ++c) {
       read_as_.push_back(ReadAsFor(*fields[c].type));
       if (read_as_.back() == ReadAs::kTimestamp) {
-        per_second_[c] = UnitsPerSecond(*out->builder(c)->type());
+        per_second_[c] = UnitsPerSecond(*out->arrow_type(c));
       }
       index_.emplace(fields[c].name, static_cast<int>(c));
       const std::string& name = fields[c].name;
@@ -144,9 +144,9 @@ class FastLines {
     if (doc.get_object().get(object)) return false;
     int8_t kind = 0;
     int expected = 0;
-    for (auto member : object) {
-      od::field field;
-      if (std::move(member).get(field)) return false;
+    for (auto&& member : object) {
+      if (member.error()) return false;
+      od::field& field = member.value_unsafe();
       // A key as written is its text unless it has escapes (unescaping copies it through a
       // call per key); a column's name written with escapes is looked up again unescaped.
       std::string_view key = field.escaped_key();
@@ -156,7 +156,7 @@ class FastLines {
         c = Lookup(key);
         if (c == kUnknown) return false;
       }
-      od::value v = field.value();
+      od::value& v = field.value();
       if (c == kRowKind) {
         if (seen_row_kind_ == row_ || !ReadRowKind(v, &kind)) return false;
         seen_row_kind_ = row_;
@@ -181,20 +181,29 @@ class FastLines {
 
  private:
   // Lines without control characters (a raw one in a string is an error ParseJsonLine words;
-  // a tab between tokens is rare), a trailing '\r' aside.
-  static bool Plain(const char* data, size_t size) {
+  // a tab between tokens is rare), a trailing '\r' aside. Sets escapes_: whether the line has a
+  // backslash anywhere (else no string in it has an escape).
+  bool Plain(const char* data, size_t size) {
     while (size > 0 && data[size - 1] == '\r') --size;
 #if defined(__SSE2__)
     // Sixteen bytes at a time (the line is padded: the last load may pass its end, the bits
     // of bytes past it are dropped): min(byte, 0x1f) == byte exactly for the bytes below 0x20.
     const __m128i limit = _mm_set1_epi8(0x1f);
+    const __m128i backslash = _mm_set1_epi8('\\');
+    uint32_t escapes = 0;
     for (size_t i = 0; i < size; i += 16) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
       auto low =
           static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, limit), x)));
-      if (size - i < 16) low &= (uint32_t{1} << (size - i)) - 1;
+      auto slash = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)));
+      if (size - i < 16) {
+        low &= (uint32_t{1} << (size - i)) - 1;
+        slash &= (uint32_t{1} << (size - i)) - 1;
+      }
       if (low != 0) return false;
+      escapes |= slash;
     }
+    escapes_ = escapes != 0;
     return true;
 #else
     // Eight bytes at a time: (w - 0x20 in every byte) & ~w has a byte's top bit set for some
@@ -210,6 +219,7 @@ class FastLines {
     for (; i < size; ++i) {
       if (static_cast<unsigned char>(data[i]) < 0x20) return false;
     }
+    escapes_ = std::memchr(data, '\\', size) != nullptr;
     return true;
 #endif
   }
@@ -242,10 +252,27 @@ class FastLines {
     return key == "_row_kind" ? kRowKind : kUnknown;
   }
 
+  // A JSON string value's text. In a line without a backslash it is the text between its
+  // quotes as written: the line has no control character (Plain) and simdjson checked the
+  // line's UTF-8, so nothing else can make the string differ from its bytes; the value is left
+  // unread (the object's iteration steps over it). Otherwise simdjson unescapes it into its own
+  // buffer.
+  bool StringText(od::value& v, std::string_view* text) const {
+    if (!escapes_) {
+      std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
+      while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+      if (raw.size() >= 2 && raw.front() == '"') {
+        *text = raw.substr(1, raw.size() - 2);
+        return true;
+      }
+    }
+    return !v.get_string().get(*text);
+  }
+
   // A JSON string's text for the text-read types, which have no blanks around their values
   // (ValueFromText's rule; the reference words the error).
-  static bool Text(od::value& v, od::json_type type, std::string_view* text) {
-    if (type != od::json_type::string || v.get_string().get(*text)) return false;
+  bool Text(od::value& v, od::json_type type, std::string_view* text) const {
+    if (type != od::json_type::string || !StringText(v, text)) return false;
     auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; };
     return text->empty() || (!blank(text->front()) && !blank(text->back()));
   }
@@ -336,9 +363,9 @@ class FastLines {
         return true;
       }
       case ReadAs::kString:
-        return type == od::json_type::string && !v.get_string().get(slot->text);
+        return type == od::json_type::string && StringText(v, &slot->text);
       case ReadAs::kCheckedText:
-        return type == od::json_type::string && !v.get_string().get(slot->text) &&
+        return type == od::json_type::string && StringText(v, &slot->text) &&
                CheckLength(slot->text, column).ok();
       case ReadAs::kDate: {
         std::string_view text;
@@ -399,58 +426,41 @@ class FastLines {
   Status Append(int8_t kind, RowsBuilder* out) {
     for (size_t c = 0; c < slots_.size(); ++c) {
       const Slot& s = slots_[c];
-      arrow::ArrayBuilder* b = out->builder(c);
       if (s.row != row_ || s.null) {
-        FJORD_ARROW_RETURN_NOT_OK(b->AppendNull());
+        out->SetNull(c);
         continue;
       }
       switch (read_as_[c]) {
-        case ReadAs::kBool:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::BooleanBuilder*>(b)->Append(s.boolean));
-          break;
         case ReadAs::kInt8:
-          FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Int8Builder*>(b)->Append(static_cast<int8_t>(s.integer)));
-          break;
         case ReadAs::kInt16:
-          FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Int16Builder*>(b)->Append(static_cast<int16_t>(s.integer)));
-          break;
         case ReadAs::kInt32:
-          FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Int32Builder*>(b)->Append(static_cast<int32_t>(s.integer)));
-          break;
         case ReadAs::kInt64:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::Int64Builder*>(b)->Append(s.integer));
+        case ReadAs::kDate:
+        case ReadAs::kTimestamp:
+          out->SetInteger(c, s.integer);
           break;
         case ReadAs::kFloat:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::FloatBuilder*>(b)->Append(s.single));
+          out->SetFloat(c, s.single);
           break;
         case ReadAs::kDouble:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::DoubleBuilder*>(b)->Append(s.real));
+          out->SetDouble(c, s.real);
           break;
         case ReadAs::kString:
         case ReadAs::kCheckedText:
-          FJORD_ARROW_RETURN_NOT_OK(AppendString(static_cast<arrow::StringBuilder*>(b), s.text));
-          break;
-        case ReadAs::kDate:
-          FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Date32Builder*>(b)->Append(static_cast<int32_t>(s.integer)));
-          break;
-        case ReadAs::kTimestamp:
-          FJORD_ARROW_RETURN_NOT_OK(static_cast<arrow::TimestampBuilder*>(b)->Append(s.integer));
+          FJORD_RETURN_NOT_OK(out->SetString(c, s.text));
           break;
         case ReadAs::kDecimal:
-          FJORD_ARROW_RETURN_NOT_OK(
-              static_cast<arrow::Decimal128Builder*>(b)->Append(ToDecimal128(s.wide)));
+          out->SetDecimal(c, s.wide);
+          break;
+        case ReadAs::kBool:
+          FJORD_RETURN_NOT_OK(out->AppendValue(c, Value(s.boolean)));
           break;
         default:
           FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
           break;
       }
     }
-    out->EndRow(kind);
-    return Status::OK();
+    return out->EndRow(kind);
   }
 
   const std::vector<DataField>& fields_;
@@ -468,6 +478,7 @@ class FastLines {
   std::vector<Slot> slots_;
   uint64_t row_ = 0;
   uint64_t seen_row_kind_ = 0;
+  bool escapes_ = false;  // the line being read has a backslash
   od::parser parser_;
 };
 

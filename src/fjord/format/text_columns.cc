@@ -41,7 +41,7 @@ TextColumns::TextColumns(const std::vector<DataField>& fields, RowsBuilder* out)
       case TypeRoot::kTimestamp:
       case TypeRoot::kTimestampLtz:
         kind = Kind::kTimestamp;
-        per_second_[c] = UnitsPerSecond(*out->builder(c)->type());
+        per_second_[c] = UnitsPerSecond(*out->arrow_type(c));
         break;
       default:
         break;
@@ -50,22 +50,17 @@ TextColumns::TextColumns(const std::vector<DataField>& fields, RowsBuilder* out)
   }
 }
 
-namespace {
-
-// Arrow's OK without a call (FromArrow is out of line).
-Status Done(const arrow::Status& status) { return status.ok() ? Status::OK() : FromArrow(status); }
-
-}  // namespace
-
-Status TextColumns::AppendNull(size_t column) { return Done(out_->builder(column)->AppendNull()); }
+Status TextColumns::AppendNull(size_t column) {
+  out_->SetNull(column);
+  return Status::OK();
+}
 
 Status TextColumns::Append(size_t column, std::string_view text) {
   const DataType& type = *fields_[column].type;
-  arrow::ArrayBuilder* b = out_->builder(column);
   const Kind kind = kinds_[column];
   if (kind == Kind::kString) {
     FJORD_RETURN_NOT_OK(CheckLength(text, type));
-    return Done(AppendString(static_cast<arrow::StringBuilder*>(b), text));
+    return out_->SetString(column, text);
   }
   if (kind == Kind::kOther) {
     FJORD_ASSIGN_OR_RAISE(Value v, ValueFromText(text, type));
@@ -78,35 +73,30 @@ Status TextColumns::Append(size_t column, std::string_view text) {
     case Kind::kInt32:
     case Kind::kInt64: {
       FJORD_ASSIGN_OR_RAISE(int64_t v, ParseIntegerText(text, type));
-      if (kind == Kind::kInt8) {
-        return Done(static_cast<arrow::Int8Builder*>(b)->Append(static_cast<int8_t>(v)));
-      }
-      if (kind == Kind::kInt16) {
-        return Done(static_cast<arrow::Int16Builder*>(b)->Append(static_cast<int16_t>(v)));
-      }
-      if (kind == Kind::kInt32) {
-        return Done(static_cast<arrow::Int32Builder*>(b)->Append(static_cast<int32_t>(v)));
-      }
-      return Done(static_cast<arrow::Int64Builder*>(b)->Append(v));
+      out_->SetInteger(column, v);
+      return Status::OK();
     }
     case Kind::kDouble: {
       FJORD_ASSIGN_OR_RAISE(double v, ParseDoubleText(text));
-      return Done(static_cast<arrow::DoubleBuilder*>(b)->Append(v));
+      out_->SetDouble(column, v);
+      return Status::OK();
     }
     case Kind::kDecimal: {
       FJORD_ASSIGN_OR_RAISE(Decimal d, Decimal::FromString(text, type.precision(), type.scale()));
-      return Done(static_cast<arrow::Decimal128Builder*>(b)->Append(ToDecimal128(d.unscaled)));
+      out_->SetDecimal(column, d.unscaled);
+      return Status::OK();
     }
     case Kind::kDate: {
       FJORD_ASSIGN_OR_RAISE(int32_t days, ParseDateText(text));
-      return Done(static_cast<arrow::Date32Builder*>(b)->Append(days));
+      out_->SetInteger(column, days);
+      return Status::OK();
     }
     case Kind::kTimestamp: {
       FJORD_ASSIGN_OR_RAISE(
           Timestamp ts,
           ParseTimestampText(text, type.precision(), type.root() == TypeRoot::kTimestampLtz));
-      return Done(static_cast<arrow::TimestampBuilder*>(b)->Append(
-          TimestampToUnits(ts, per_second_[column])));
+      out_->SetInteger(column, TimestampToUnits(ts, per_second_[column]));
+      return Status::OK();
     }
     default:
       break;

@@ -22,7 +22,7 @@ class TextColumns : public CsvCells {
   Status Append(size_t column, std::string_view text) override;
   Status AppendNull(size_t column) override;
   // The row is complete: every column got one value.
-  void EndRow(int8_t kind) override { out_->EndRow(kind); }
+  Status EndRow(int8_t kind) override { return out_->EndRow(kind); }
 
  private:
   enum class Kind : uint8_t {
