@@ -270,6 +270,45 @@ TEST(JsonLines, SameAnswersAsTheReference) {
   EXPECT_GT(invalid, 5000);
 }
 
+// The valid generated lines in one text (each line's backslashes, which decide whether its
+// strings are taken as written, and control characters told from those of the lines around it;
+// some lines end in "\r\n"): the same rows as the reference gives each line alone.
+TEST(JsonLines, ValidLinesTogetherAsEachAlone) {
+  std::vector<DataField> fields = Fields();
+  std::mt19937 rng(20261206);
+  const auto options = arrow::EqualOptions::Defaults().nans_equal(true).signed_zeros_equal(false);
+  std::string text;
+  RowsBuilder expected;
+  ASSERT_TRUE(expected.Init(fields).ok());
+  int lines = 0, escaped = 0;
+  for (int n = 0; n < 20000 && lines < 3000; ++n) {
+    std::string line = MakeLine(&rng, fields);
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line.back() == '\r') continue;
+    Result<JsonLineRow> reference = ParseJsonLine(line, fields, "in.jsonl line 1");
+    if (!reference.ok()) continue;
+    ASSERT_TRUE(expected.Append(reference->values, reference->kind).ok());
+    if (line.find('\\') != std::string::npos) ++escaped;
+    text += line;
+    text += (rng() % 4 == 0) ? "\r\n" : "\n";
+    ++lines;
+  }
+  EXPECT_GT(escaped, 300);
+  Result<InputRows> want = expected.Finish();
+  ASSERT_TRUE(want.ok());
+  // Whole, and without its last newline.
+  for (std::string_view t :
+       {std::string_view(text), std::string_view(text).substr(0, text.size() - 1)}) {
+    Result<InputRows> fast = ParseJsonLines(t, fields, "in.jsonl");
+    ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+    ASSERT_EQ(fast->rows->num_rows(), lines);
+    ASSERT_EQ(fast->row_kinds, want->row_kinds);
+    for (int c = 0; c < want->rows->num_columns(); ++c) {
+      ASSERT_TRUE(fast->rows->column(c)->Equals(*want->rows->column(c), options))
+          << "column " << fields[static_cast<size_t>(c)].name;
+    }
+  }
+}
+
 TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
   std::vector<DataField> fields = {{0, "i", DataType::Int(false)}, {1, "s", DataType::String()}};
   std::string text = "{\"i\":1,\"s\":\"a\"}\n\n  \n{\"i\":2}\r\n{\"i\":3,\"s\":4}\n";
