@@ -447,7 +447,10 @@ class FastLines {
           break;
         case ReadAs::kString:
         case ReadAs::kCheckedText:
-          FJORD_RETURN_NOT_OK(out->SetString(c, s.text));
+          // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes.
+          static_assert(simdjson::SIMDJSON_PADDING >= 32);
+          FJORD_RETURN_NOT_OK(escapes_ ? out->SetString(c, s.text)
+                                       : out->SetPaddedString(c, s.text));
           break;
         case ReadAs::kDecimal:
           out->SetDecimal(c, s.wide);

@@ -86,6 +86,16 @@ class RowsBuilder {
     reinterpret_cast<int32_t*>(c.data)[rows_ + 1] = static_cast<int32_t>(end);
     return Status::OK();
   }
+  // SetString for a text with at least 32 readable bytes from its start (in a padded line): one
+  // of up to 32 bytes is copied as 32 (the bytes past it are overwritten by the next value).
+  [[gnu::always_inline]] inline Status SetPaddedString(size_t column, std::string_view text) {
+    Column& c = columns_[column];
+    if (text.size() > 32 || c.text_bytes + 32 > c.text_capacity) return SetString(column, text);
+    std::memcpy(c.text + c.text_bytes, text.data(), 32);
+    c.text_bytes += static_cast<int64_t>(text.size());
+    reinterpret_cast<int32_t*>(c.data)[rows_ + 1] = static_cast<int32_t>(c.text_bytes);
+    return Status::OK();
+  }
   void SetNull(size_t column);
   Status AppendValue(size_t column, const Value& value);
   Status EndRow(int8_t kind) {

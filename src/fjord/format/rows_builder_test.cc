@@ -1,7 +1,7 @@
 // RowsBuilder writes the common types into plain memory (no Arrow builder); these tests hold its
 // columns to what Arrow's own builders make of the same values (AppendValueToBuilder): every
-// storage, NULLs first, late (after the columns grew) or never, the typed setters and whole rows
-// of Values, with and without ReserveMore.
+// storage, NULLs first, late (after the columns grew) or never, the typed setters (strings from
+// padded text too) and whole rows of Values, with and without ReserveMore.
 #include "fjord/format/rows_builder.h"
 
 #include <arrow/api.h>
@@ -186,9 +186,17 @@ TEST(RowsBuilderTest, TypedSettersMatchValues) {
         case S::kDecimal:
           b.SetDecimal(c, v.get<Decimal>().unscaled);
           break;
-        case S::kString:
-          ASSERT_TRUE(b.SetString(c, v.get<std::string>()).ok());
+        case S::kString: {
+          // Every other string from a padded copy (32 readable bytes from its start).
+          const std::string& text = v.get<std::string>();
+          if (c % 2 == 0) {
+            ASSERT_TRUE(b.SetString(c, text).ok());
+          } else {
+            const std::string padded = text + std::string(32, '#');
+            ASSERT_TRUE(b.SetPaddedString(c, std::string_view(padded).substr(0, text.size())).ok());
+          }
           break;
+        }
         case S::kBuilder:
           ASSERT_TRUE(b.AppendValue(c, v).ok());
           break;
