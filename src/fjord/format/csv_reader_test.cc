@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "fjord/format/input_rows.h"
 #include "fjord/format/rows_builder.h"
 #include "fjord/format/text_columns.h"
@@ -193,6 +195,49 @@ TEST(CsvReader, CellsReadAsValueFromTextReadsThem) {
   }
   EXPECT_GT(values, 30);
   EXPECT_GT(errors, 30);
+}
+
+TEST(CsvReader, ManyStringCellsAsWritten) {
+  // Cells of 1 to 40 bytes, quoted or not, some with doubled quotes (read from a copy), up to
+  // the last bytes of the input (where fewer than 32 bytes follow a cell): each string as
+  // written, whatever way it was copied into its column.
+  std::vector<DataField> fields = {{0, "s", DataType::String()}, {1, "v", DataType::VarChar(40)}};
+  std::mt19937 rng(20261206);
+  std::string text = "s,v\n";
+  RowsBuilder expected;
+  ASSERT_TRUE(expected.Init(fields).ok());
+  for (int r = 0; r < 3000; ++r) {
+    std::vector<Value> row;
+    for (int c = 0; c < 2; ++c) {
+      std::string cell(1 + rng() % 40, 'a');
+      for (char& ch : cell) ch = static_cast<char>('a' + rng() % 26);
+      const bool quote = rng() % 3 == 0;
+      if (quote && rng() % 4 == 0) cell[rng() % cell.size()] = '"';
+      std::string written = cell;
+      if (quote) {
+        written = "\"";
+        for (char ch : cell) written += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        written += "\"";
+      }
+      text += written + (c == 0 ? "," : "\n");
+      row.emplace_back(cell);
+    }
+    ASSERT_TRUE(expected.Append(row, 0).ok());
+  }
+  Result<InputRows> want = expected.Finish();
+  ASSERT_TRUE(want.ok());
+  // Whole, and without its last newline; each in memory of its exact size (a read past its end
+  // is one a memory checker sees).
+  for (size_t size : {text.size(), text.size() - 1}) {
+    const std::vector<char> exact(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(size));
+    const std::string_view t(exact.data(), exact.size());
+    Result<InputRows> read = ParseCsvRows(t, fields, {}, "f.csv");
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ASSERT_TRUE(read->rows->ValidateFull().ok());
+    for (int c = 0; c < 2; ++c) {
+      EXPECT_TRUE(read->rows->column(c)->Equals(*want->rows->column(c))) << c;
+    }
+  }
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ Result<InputRows> ParseCsvRows(std::string_view text, const std::vector<DataFiel
   FJORD_RETURN_NOT_OK(builder.Init(fields));
   FJORD_ASSIGN_OR_RAISE(CsvRowReader reader,
                         CsvRowReader::Open(text, fields, options, std::string(source)));
-  TextColumns columns(fields, &builder);
+  TextColumns columns(fields, &builder, text);
   // After a sample of records, the columns are grown once for the rest, estimated from the
   // sample's bytes per record with an eighth to spare (as ParseJsonLines does).
   constexpr int64_t kSample = 1024;

@@ -10,6 +10,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -81,7 +82,7 @@ class RowsBuilder {
       Status st = GrowText(c, end);
       if (!st.ok()) return st;
     }
-    if (!text.empty()) std::memcpy(c.text + c.text_bytes, text.data(), text.size());
+    std::copy(text.begin(), text.end(), c.text + c.text_bytes);
     c.text_bytes = end;
     reinterpret_cast<int32_t*>(c.data)[rows_ + 1] = static_cast<int32_t>(end);
     return Status::OK();

@@ -8,8 +8,13 @@
 
 namespace fjord {
 
-TextColumns::TextColumns(const std::vector<DataField>& fields, RowsBuilder* out)
-    : fields_(fields), out_(out), per_second_(fields.size(), 0) {
+TextColumns::TextColumns(const std::vector<DataField>& fields, RowsBuilder* out,
+                         std::string_view input)
+    : fields_(fields),
+      out_(out),
+      input_begin_(reinterpret_cast<uintptr_t>(input.data())),
+      input_end_(reinterpret_cast<uintptr_t>(input.data() + input.size())),
+      per_second_(fields.size(), 0) {
   for (size_t c = 0; c < fields.size(); ++c) {
     Kind kind = Kind::kOther;
     switch (fields[c].type->root()) {
@@ -60,6 +65,10 @@ Status TextColumns::Append(size_t column, std::string_view text) {
   const Kind kind = kinds_[column];
   if (kind == Kind::kString) {
     FJORD_RETURN_NOT_OK(CheckLength(text, type));
+    const auto at = reinterpret_cast<uintptr_t>(text.data());
+    if (at >= input_begin_ && input_end_ >= 32 && at <= input_end_ - 32) {
+      return out_->SetPaddedString(column, text);
+    }
     return out_->SetString(column, text);
   }
   if (kind == Kind::kOther) {

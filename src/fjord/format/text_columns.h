@@ -16,7 +16,9 @@ namespace fjord {
 class TextColumns : public CsvCells {
  public:
   // Columns for `fields` (which must outlive this), appended to `out` (Init-ed for them).
-  TextColumns(const std::vector<DataField>& fields, RowsBuilder* out);
+  // `input`, if given, is the text the cells are views of (a cell in it with 32 bytes of it
+  // from its start is copied as one 32-byte move; others, e.g. unquoted copies, as they are).
+  TextColumns(const std::vector<DataField>& fields, RowsBuilder* out, std::string_view input = {});
 
   // One column's value of the row being filled, from its text; errors as ValueFromText's.
   Status Append(size_t column, std::string_view text) override;
@@ -40,6 +42,8 @@ class TextColumns : public CsvCells {
 
   const std::vector<DataField>& fields_;
   RowsBuilder* out_;
+  uintptr_t input_begin_ = 0;
+  uintptr_t input_end_ = 0;
   std::vector<Kind> kinds_;
   std::vector<int64_t> per_second_;  // of timestamp columns
 };
