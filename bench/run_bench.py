@@ -315,7 +315,7 @@ def write_results(args, r, workloads, results, loads, started):
     lines += [
         "## Machine and versions", "",
         f"- CPU: {cpu}, {os.cpu_count()} cores; RAM {mem:.0f} GiB; {osname}, kernel {platform.release()}",
-        "- Shared machine (other engineers' builds): load average (1, 5, 15 min) " +
+        "- Load average (1, 5, 15 min) " +
         "; ".join(f"{w}: {v}" for w, v in loads),
         f"- Fjord {git} (RelWithDebInfo, `{args.build_dir}`); Java Paimon "
         f"{paimon.group(1) if paimon else '?'} ({java_v}); Arrow C++ {arrow_v}",
