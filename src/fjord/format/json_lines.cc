@@ -1,10 +1,11 @@
 // ParseJsonLines (input_rows.h): JSON lines into canonical Arrow columns.
 //
-// simdjson's on-demand parser reads each line and its values go straight into the column
-// builders. json_values.h stays the definition of what a line means: whenever this fast path
-// does not take a line as plainly valid (any JSON or type error, a duplicate key, an unknown
-// column, a control character, a NULL for a NOT NULL column), it appends nothing and the line is
-// read again by ParseJsonLine, which gives the values or the exact error. The fast path only
+// simdjson's on-demand parser reads each line and its values go straight into the columns
+// (RowsBuilder), each as it is read. json_values.h stays the definition of what a line means:
+// whenever this fast path does not take a line as plainly valid (any JSON or type error, a
+// duplicate key, an unknown column, a control character, a NULL for a NOT NULL column), the
+// values it wrote are abandoned (RowsBuilder::AbandonRow) and the line is read again by
+// ParseJsonLine, which gives the values or the exact error. The fast path only
 // decides the lines whose values it reads the way ParseJsonLine does (json_lines_test.cc
 // compares the two on generated lines).
 #include <simdjson.h>
@@ -89,16 +90,13 @@ ReadAs ReadAsFor(const DataType& type) {
   }
 }
 
-// One column's value of the line being read.
+// The value of a column built through an Arrow builder (BOOLEAN, the types read from text, the
+// nested types) of the line being read: appended once the whole line is taken. The other
+// columns' values are written as they are read (RowsBuilder::AbandonRow undoes a line left to
+// ParseJsonLine).
 struct Slot {
-  uint64_t row = 0;  // the line this slot was last set for; other lines see it as missing
   bool null = false;
-  int64_t integer = 0;  // integers, dates (days), timestamps (in the column's units)
-  Int128 wide = 0;      // a decimal's unscaled value
-  double real = 0;
-  float single = 0;
   bool boolean = false;
-  std::string_view text;  // into the line or the parser's string buffer, until the next line
   Value value;
 };
 
@@ -115,12 +113,14 @@ class FastLines {
  public:
   FastLines(const std::vector<DataField>& fields, RowsBuilder* out) : fields_(fields) {
     slots_.resize(fields.size());
+    seen_.resize(fields.size());
     per_second_.resize(fields.size());
     for (size_t c = 0; c < fields.size(); ++c) {
       read_as_.push_back(ReadAsFor(*fields[c].type));
       if (read_as_.back() == ReadAs::kTimestamp) {
         per_second_[c] = UnitsPerSecond(*out->arrow_type(c));
       }
+      if (out->storage(c) == RowsBuilder::Storage::kBuilder) deferred_.push_back(c);
       index_.emplace(fields[c].name, static_cast<int>(c));
       const std::string& name = fields[c].name;
       Name n;
@@ -138,44 +138,22 @@ class FastLines {
   Result<bool> TryLine(const char* data, size_t size, size_t capacity, RowsBuilder* out) {
     ++row_;
     if (!Plain(data, size)) return false;
-    od::document doc;
-    if (parser_.iterate(data, size, capacity).get(doc)) return false;
-    od::object object;
-    if (doc.get_object().get(object)) return false;
     int8_t kind = 0;
-    int expected = 0;
-    for (auto&& member : object) {
-      if (member.error()) return false;
-      od::field& field = member.value_unsafe();
-      // A key as written is its text unless it has escapes (unescaping copies it through a
-      // call per key); a column's name written with escapes is looked up again unescaped.
-      std::string_view key = field.escaped_key();
-      int c = InInput(key, expected) ? expected : Lookup(key);
-      if (c == kUnknown || (c >= 0 && names_[static_cast<size_t>(c)].backslash)) {
-        if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
-        c = Lookup(key);
-        if (c == kUnknown) return false;
-      }
-      od::value& v = field.value();
-      if (c == kRowKind) {
-        if (seen_row_kind_ == row_ || !ReadRowKind(v, &kind)) return false;
-        seen_row_kind_ = row_;
-        continue;
-      }
-      Slot& slot = slots_[static_cast<size_t>(c)];
-      if (slot.row == row_) return false;  // a duplicate key
-      slot.row = row_;
-      if (!Read(static_cast<size_t>(c), v, &slot)) return false;
-      expected = c + 1;
+    if (!ReadLine(data, size, capacity, out, &kind)) {
+      out->AbandonRow();
+      return false;
     }
-    // Nothing may follow the object.
-    const char* after = nullptr;
-    if (doc.current_location().get(after) != simdjson::OUT_OF_BOUNDS) return false;
-    for (size_t c = 0; c < slots_.size(); ++c) {
+    for (size_t c : deferred_) {
       const Slot& s = slots_[c];
-      if ((s.row != row_ || s.null) && !fields_[c].type->nullable()) return false;
+      if (seen_[c] != row_ || s.null) {
+        out->SetNull(c);
+      } else if (read_as_[c] == ReadAs::kBool) {
+        FJORD_RETURN_NOT_OK(out->AppendValue(c, Value(s.boolean)));
+      } else {
+        FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
+      }
     }
-    FJORD_RETURN_NOT_OK(Append(kind, out));
+    FJORD_RETURN_NOT_OK(out->EndRow(kind));
     return true;
   }
 
@@ -224,6 +202,68 @@ class FastLines {
 #endif
   }
 
+  // The line's values into `out` (the builder columns' into slots_); false at the first thing
+  // the fast path does not take (the caller abandons the row).
+  bool ReadLine(const char* data, size_t size, size_t capacity, RowsBuilder* out, int8_t* kind) {
+    od::document doc;
+    if (parser_.iterate(data, size, capacity).get(doc)) return false;
+    od::object object;
+    if (doc.get_object().get(object)) return false;
+    size_t seen = 0;
+    int expected = 0;
+    for (auto&& member : object) {
+      if (member.error()) return false;
+      od::field& field = member.value_unsafe();
+      // A key as written is its text unless it has escapes (unescaping copies it through a
+      // call per key); a column's name written with escapes is looked up again unescaped.
+      std::string_view key = field.escaped_key();
+      int c = expected;
+      if (!InInput(key, expected)) {
+        c = Lookup(key);
+        if (c == kUnknown || (c >= 0 && names_[static_cast<size_t>(c)].backslash)) {
+          if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
+          c = Lookup(key);
+          if (c == kUnknown) return false;
+        }
+      }
+      od::value& v = field.value();
+      if (c == kRowKind) {
+        if (seen_row_kind_ == row_ || !ReadRowKind(v, kind)) return false;
+        seen_row_kind_ = row_;
+        continue;
+      }
+      const auto column = static_cast<size_t>(c);
+      if (seen_[column] == row_) return false;  // a duplicate key
+      seen_[column] = row_;
+      ++seen;
+      // A STRING column's string in a line without escapes, the commonest value, is taken here
+      // (StringText's reading, without the calls).
+      if (read_as_[column] == ReadAs::kString && !escapes_) {
+        std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
+        while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+        if (raw.size() >= 2 && raw.front() == '"') {
+          static_assert(simdjson::SIMDJSON_PADDING >= 32);
+          if (!out->SetPaddedString(column, raw.substr(1, raw.size() - 2)).ok()) return false;
+          expected = c + 1;
+          continue;
+        }
+      }
+      if (!Read(column, v, out)) return false;
+      expected = c + 1;
+    }
+    // Nothing may follow the object.
+    const char* after = nullptr;
+    if (doc.current_location().get(after) != simdjson::OUT_OF_BOUNDS) return false;
+    if (seen == seen_.size()) return true;
+    // The columns the line leaves out are NULL.
+    for (size_t c = 0; c < seen_.size(); ++c) {
+      if (seen_[c] == row_) continue;
+      if (!fields_[c].type->nullable()) return false;
+      if (out->storage(c) != RowsBuilder::Storage::kBuilder) out->SetNull(c);
+    }
+    return true;
+  }
+
   static bool HasBackslash(std::string_view key) {
     for (char ch : key) {
       if (ch == '\\') return true;
@@ -231,13 +271,14 @@ class FastLines {
     return false;
   }
 
-  // Whether `key`, a key of the line being read, is column c's name. Lines usually give the
-  // columns in the table's order: this is asked of the column after the last one first. The
+  // Whether `key`, a key of the line being read, is column c's name as written. Lines usually
+  // give the columns in the table's order: this is asked of the column after the last one
+  // first. A name with a backslash is never taken as written (Lookup's caller unescapes). The
   // line is padded, so eight bytes may be read at the key whatever its length.
   bool InInput(std::string_view key, int c) const {
     if (static_cast<size_t>(c) >= names_.size()) return false;
     const Name& n = names_[static_cast<size_t>(c)];
-    if (key.size() != n.size) return false;
+    if (key.size() != n.size || n.backslash) return false;
     uint64_t head;
     std::memcpy(&head, key.data(), 8);
     if ((head & n.mask) != n.head) return false;
@@ -304,30 +345,39 @@ class FastLines {
     return true;
   }
 
-  bool Read(size_t c, od::value& v, Slot* slot) {
+  // Column c's value into `out` (a builder column's into its slot).
+  bool Read(size_t c, od::value& v, RowsBuilder* out) {
     od::json_type type;
     if (v.type().get(type)) return false;
+    Slot& slot = slots_[c];
     if (type == od::json_type::null) {
       bool is_null = false;
-      if (v.is_null().get(is_null) || !is_null) return false;
-      slot->null = true;
+      if (v.is_null().get(is_null) || !is_null || !fields_[c].type->nullable()) return false;
+      if (out->storage(c) == RowsBuilder::Storage::kBuilder) {
+        slot.null = true;
+      } else {
+        out->SetNull(c);
+      }
       return true;
     }
-    slot->null = false;
+    slot.null = false;
     const DataType& column = *fields_[c].type;
     switch (read_as_[c]) {
       case ReadAs::kBool:
-        return type == od::json_type::boolean && !v.get_bool().get(slot->boolean);
+        return type == od::json_type::boolean && !v.get_bool().get(slot.boolean);
       case ReadAs::kInt8:
       case ReadAs::kInt16:
       case ReadAs::kInt32:
       case ReadAs::kInt64: {
-        if (type != od::json_type::number || v.get_int64().get(slot->integer)) return false;
+        int64_t integer;
+        if (type != od::json_type::number || v.get_int64().get(integer)) return false;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
         if (read_as_[c] == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
         if (read_as_[c] == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
         if (read_as_[c] == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
-        return slot->integer >= lo && slot->integer <= hi;
+        if (integer < lo || integer > hi) return false;
+        out->SetInteger(c, integer);
+        return true;
       }
       case ReadAs::kDouble:
         if (type == od::json_type::number) {
@@ -335,11 +385,13 @@ class FastLines {
           // is; a zero with a sign goes by the text: "-0" is the integer 0 (ParseJsonLine's
           // reading), "-0.0" or "-1e-400" negative zero.
           std::string_view token = v.raw_json_token();  // does not consume the value
-          if (v.get_double().get(slot->real)) return false;
-          if (slot->real == 0 && std::signbit(slot->real)) {
+          double real;
+          if (v.get_double().get(real)) return false;
+          if (real == 0 && std::signbit(real)) {
             token = token.substr(0, token.find_first_of(" \t\n\r"));
-            if (token == "-0") slot->real = 0;
+            if (token == "-0") real = 0;
           }
+          out->SetDouble(c, real);
           return true;
         }
         [[fallthrough]];
@@ -354,25 +406,31 @@ class FastLines {
         if (read_as_[c] == ReadAs::kFloat) {
           Result<float> f = ParseFloatText(text);
           if (!f.ok()) return false;
-          slot->single = *f;
+          out->SetFloat(c, *f);
           return true;
         }
         Result<double> d = ParseDoubleText(text);
         if (!d.ok()) return false;
-        slot->real = *d;
+        out->SetDouble(c, *d);
         return true;
       }
       case ReadAs::kString:
-        return type == od::json_type::string && StringText(v, &slot->text);
-      case ReadAs::kCheckedText:
-        return type == od::json_type::string && StringText(v, &slot->text) &&
-               CheckLength(slot->text, column).ok();
+      case ReadAs::kCheckedText: {
+        std::string_view text;
+        if (type != od::json_type::string || !StringText(v, &text)) return false;
+        if (read_as_[c] == ReadAs::kCheckedText && !CheckLength(text, column).ok()) return false;
+        // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes. A
+        // column's text past 2 GiB is left to the reference path, whose append words the error.
+        static_assert(simdjson::SIMDJSON_PADDING >= 32);
+        return (escapes_ ? out->SetString(c, text) : out->SetPaddedString(c, text)).ok();
+      }
       case ReadAs::kDate: {
         std::string_view text;
         if (!Text(v, type, &text)) return false;
         Result<int32_t> days = ParseDateText(text);
-        slot->integer = days.ok() ? *days : 0;
-        return days.ok();
+        if (!days.ok()) return false;
+        out->SetInteger(c, *days);
+        return true;
       }
       case ReadAs::kTimestamp: {
         std::string_view text;
@@ -380,7 +438,7 @@ class FastLines {
         Result<Timestamp> ts =
             ParseTimestampText(text, column.precision(), column.root() == TypeRoot::kTimestampLtz);
         if (!ts.ok()) return false;
-        slot->integer = TimestampToUnits(*ts, per_second_[c]);
+        out->SetInteger(c, TimestampToUnits(*ts, per_second_[c]));
         return true;
       }
       case ReadAs::kDecimal: {
@@ -390,7 +448,7 @@ class FastLines {
         }
         Result<Decimal> d = Decimal::FromString(text, column.precision(), column.scale());
         if (!d.ok()) return false;
-        slot->wide = d->unscaled;
+        out->SetDecimal(c, d->unscaled);
         return true;
       }
       case ReadAs::kFromText: {
@@ -398,7 +456,7 @@ class FastLines {
         if (type != od::json_type::string || v.get_string().get(text)) return false;
         Result<Value> value = ValueFromText(text, column);
         if (!value.ok()) return false;
-        slot->value = std::move(*value);
+        slot.value = std::move(*value);
         return true;
       }
       case ReadAs::kNested: {
@@ -416,54 +474,11 @@ class FastLines {
         if (!json.ok()) return false;
         Result<Value> value = ValueFromJson(*json, column);
         if (!value.ok()) return false;
-        slot->value = std::move(*value);
+        slot.value = std::move(*value);
         return true;
       }
     }
     return false;
-  }
-
-  Status Append(int8_t kind, RowsBuilder* out) {
-    for (size_t c = 0; c < slots_.size(); ++c) {
-      const Slot& s = slots_[c];
-      if (s.row != row_ || s.null) {
-        out->SetNull(c);
-        continue;
-      }
-      switch (read_as_[c]) {
-        case ReadAs::kInt8:
-        case ReadAs::kInt16:
-        case ReadAs::kInt32:
-        case ReadAs::kInt64:
-        case ReadAs::kDate:
-        case ReadAs::kTimestamp:
-          out->SetInteger(c, s.integer);
-          break;
-        case ReadAs::kFloat:
-          out->SetFloat(c, s.single);
-          break;
-        case ReadAs::kDouble:
-          out->SetDouble(c, s.real);
-          break;
-        case ReadAs::kString:
-        case ReadAs::kCheckedText:
-          // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes.
-          static_assert(simdjson::SIMDJSON_PADDING >= 32);
-          FJORD_RETURN_NOT_OK(escapes_ ? out->SetString(c, s.text)
-                                       : out->SetPaddedString(c, s.text));
-          break;
-        case ReadAs::kDecimal:
-          out->SetDecimal(c, s.wide);
-          break;
-        case ReadAs::kBool:
-          FJORD_RETURN_NOT_OK(out->AppendValue(c, Value(s.boolean)));
-          break;
-        default:
-          FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
-          break;
-      }
-    }
-    return out->EndRow(kind);
   }
 
   const std::vector<DataField>& fields_;
@@ -478,7 +493,9 @@ class FastLines {
   };
   std::vector<Name> names_;
   std::unordered_map<std::string, int, KeyHash, std::equal_to<>> index_;
-  std::vector<Slot> slots_;
+  std::vector<size_t> deferred_;  // the builder columns
+  std::vector<Slot> slots_;       // of the builder columns
+  std::vector<uint64_t> seen_;    // per column: the line that last gave it a value
   uint64_t row_ = 0;
   uint64_t seen_row_kind_ = 0;
   bool escapes_ = false;  // the line being read has a backslash

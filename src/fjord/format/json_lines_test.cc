@@ -324,6 +324,57 @@ TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
   EXPECT_TRUE(texts->IsNull(1));
 }
 
+// Column names with a backslash or a quote, and keys written with escapes: a name is matched
+// by its unescaped key only (never by the text as written), in lines read together.
+TEST(JsonLines, NamesWithBackslashesMatchedUnescaped) {
+  // The names: a\b, a\u0062 (a backslash, then u0062), ab, q" and n.
+  std::vector<DataField> fields = {{0, "a\\b", DataType::Int()},
+                                   {1, "a\\u0062", DataType::Int()},
+                                   {2, "ab", DataType::Int()},
+                                   {3, "q\"", DataType::String()},
+                                   {4, "n", DataType::Int(false)}};
+  const std::vector<std::string> lines = {
+      R"({"a\\b":1,"a\\u0062":2,"ab":3,"q\"":"x","n":4})",
+      R"({"a\u0062":5,"n":6})",                // "ab"
+      R"({"n":7,"a\\u0062":8,"a\u005cb":9})",  // the second is a\b
+      R"({"a\\b":10,"n":11,"q\u0022":"y"})",
+      R"({"ab":12,"a\\u0062":13,"a\\b":14,"n":15})",
+      R"({"a\\b":16,"a\u0062":17,"n":18})",  // a\u0062's text as written, after a\b: "ab"
+  };
+  std::string text;
+  RowsBuilder expected;
+  ASSERT_TRUE(expected.Init(fields).ok());
+  for (const std::string& line : lines) {
+    Result<JsonLineRow> reference = ParseJsonLine(line, fields, "in.jsonl line 1");
+    ASSERT_TRUE(reference.ok()) << line << ": " << reference.status().ToString();
+    ASSERT_TRUE(expected.Append(reference->values, reference->kind).ok());
+    text += line + "\n";
+  }
+  Result<InputRows> want = expected.Finish();
+  ASSERT_TRUE(want.ok());
+  Result<InputRows> fast = ParseJsonLines(text, fields, "in.jsonl");
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  ASSERT_TRUE(fast->rows->Equals(*want->rows)) << fast->rows->ToString() << "\nreference:\n"
+                                               << want->rows->ToString();
+  // The values landed where the names say (the reference could be wrong the same way).
+  auto column = [&](int c) {
+    return std::static_pointer_cast<arrow::Int32Array>(fast->rows->column(c)->chunk(0));
+  };
+  EXPECT_EQ(column(0)->Value(0), 1);
+  EXPECT_EQ(column(1)->Value(0), 2);
+  EXPECT_EQ(column(2)->Value(1), 5);
+  EXPECT_EQ(column(1)->Value(2), 8);
+  EXPECT_EQ(column(0)->Value(2), 9);
+  EXPECT_EQ(column(2)->Value(4), 12);
+  EXPECT_EQ(column(0)->Value(4), 14);
+  EXPECT_EQ(column(2)->Value(5), 17);
+  EXPECT_TRUE(column(1)->IsNull(5));
+  EXPECT_TRUE(column(0)->IsNull(1));
+  // An unknown key written as a name's text with its escapes is not that name.
+  Result<InputRows> bad = ParseJsonLines(R"({"a\\\\b":1,"n":1})", fields, "in.jsonl");
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(JsonLines, ATruncatedLineAfterALongerOneIsAnError) {
   // The parser's padding held the longer line's closing bytes once; the cut line must still fail.
   std::vector<DataField> fields = {{0, "i", DataType::Int(false)}, {1, "s", DataType::String()}};

@@ -151,6 +151,16 @@ void RowsBuilder::SetNull(size_t column) {
   ++c.nulls;
 }
 
+void RowsBuilder::AbandonRow() {
+  for (Column& c : columns_) {
+    if (c.storage == Storage::kString) c.text_bytes = reinterpret_cast<int32_t*>(c.data)[rows_];
+    if (!c.valid.empty() && c.valid[static_cast<size_t>(rows_)] == 0) {
+      c.valid[static_cast<size_t>(rows_)] = 1;
+      --c.nulls;
+    }
+  }
+}
+
 Status RowsBuilder::AppendValue(size_t column, const Value& value) {
   Column& c = columns_[column];
   if (c.storage == Storage::kBuilder) {

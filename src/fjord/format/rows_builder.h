@@ -99,6 +99,10 @@ class RowsBuilder {
   }
   void SetNull(size_t column);
   Status AppendValue(size_t column, const Value& value);
+  // Forgets the values set so far for the row being filled (which is not ended): its string
+  // bytes and NULLs; the other values are overwritten by the next row's. Only for a row whose
+  // builder columns (storage() kBuilder) got no value yet.
+  void AbandonRow();
   Status EndRow(int8_t kind) {
     kinds_.push_back(kind);
     if (++rows_ == capacity_) return Grow(capacity_ + capacity_ / 2);

@@ -1,7 +1,8 @@
 // RowsBuilder writes the common types into plain memory (no Arrow builder); these tests hold its
 // columns to what Arrow's own builders make of the same values (AppendValueToBuilder): every
 // storage, NULLs first, late (after the columns grew) or never, the typed setters (strings from
-// padded text too) and whole rows of Values, with and without ReserveMore.
+// padded text too) and whole rows of Values, with and without ReserveMore; rows abandoned half
+// filled.
 #include "fjord/format/rows_builder.h"
 
 #include <arrow/api.h>
@@ -237,6 +238,51 @@ TEST(RowsBuilderTest, NoRowsAndAMissingBuilderValue) {
   ASSERT_FALSE(short_row.ok());
   EXPECT_NE(short_row.status().message().find("bin"), std::string::npos)
       << short_row.status().ToString();
+}
+
+// A row filled in part and abandoned (as the JSON-lines fast path does with a line it leaves to
+// the reference) leaves no trace: not its strings' bytes (some long enough to grow the text),
+// not its NULLs (some in columns that never get a real NULL), not its values.
+TEST(RowsBuilderTest, AbandonedRowsLeaveNoTrace) {
+  const auto fields = Fields();
+  // Columns 0-6 get real NULLs every fifth row; the others never do.
+  auto rows = Rows(3000, [](size_t c, int64_t r) { return c < 7 && r % 5 == 0; });
+  RowsBuilder b;
+  ASSERT_TRUE(b.Init(fields).ok());
+  std::mt19937_64 rng(11);
+  using S = RowsBuilder::Storage;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int attempt = 0; attempt < static_cast<int>(r % 3); ++attempt) {
+      // A partial row of other values in the plain columns, stopping anywhere.
+      const size_t stop = rng() % fields.size();
+      for (size_t c = 0; c < stop; ++c) {
+        if (b.storage(c) == S::kBuilder) continue;
+        if (rng() % 4 == 0) {
+          b.SetNull(c);
+          continue;
+        }
+        if (b.storage(c) == S::kString) {
+          ASSERT_TRUE(b.SetString(c, std::string(rng() % 3 == 0 ? 5000 : 9, 'q')).ok());
+        } else if (b.storage(c) == S::kDecimal) {
+          b.SetDecimal(c, static_cast<Int128>(rng()));
+        } else if (b.storage(c) == S::kFloat) {
+          b.SetFloat(c, 1.5f);
+        } else if (b.storage(c) == S::kDouble) {
+          b.SetDouble(c, -2.5);
+        } else {
+          b.SetInteger(c, static_cast<int64_t>(rng() % 100));
+        }
+      }
+      b.AbandonRow();
+    }
+    ASSERT_TRUE(b.Append(rows[r], 0).ok());
+  }
+  auto got = b.Finish();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, Expected(fields, rows));
+  for (int c = 7; c < got->rows->num_columns(); ++c) {
+    EXPECT_EQ(got->rows->column(c)->null_count(), 0) << fields[static_cast<size_t>(c)].name;
+  }
 }
 
 }  // namespace
