@@ -1,8 +1,5 @@
 #include "fjord/format/text_columns.h"
 
-#include <arrow/api.h>
-
-#include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/text_values.h"
 
