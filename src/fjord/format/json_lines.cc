@@ -112,24 +112,22 @@ struct KeyHash {
 class FastLines {
  public:
   FastLines(const std::vector<DataField>& fields, RowsBuilder* out) : fields_(fields) {
-    slots_.resize(fields.size());
-    seen_.resize(fields.size());
-    per_second_.resize(fields.size());
+    cols_.resize(fields.size());
     for (size_t c = 0; c < fields.size(); ++c) {
-      read_as_.push_back(ReadAsFor(*fields[c].type));
-      if (read_as_.back() == ReadAs::kTimestamp) {
-        per_second_[c] = UnitsPerSecond(*out->arrow_type(c));
-      }
-      if (out->storage(c) == RowsBuilder::Storage::kBuilder) deferred_.push_back(c);
+      ColumnPlan& col = cols_[c];
+      col.type = fields[c].type.get();
+      col.read_as = ReadAsFor(*col.type);
+      col.nullable = col.type->nullable();
+      col.builder = out->storage(c) == RowsBuilder::Storage::kBuilder;
+      if (col.read_as == ReadAs::kTimestamp) col.per_second = UnitsPerSecond(*out->arrow_type(c));
+      if (col.builder) deferred_.push_back(c);
       index_.emplace(fields[c].name, static_cast<int>(c));
       const std::string& name = fields[c].name;
-      Name n;
-      n.size = name.size();
-      n.backslash = name.find('\\') != std::string::npos;
-      std::memcpy(&n.head, name.data(), std::min<size_t>(8, name.size()));
+      col.name.size = name.size();
+      col.name.backslash = name.find('\\') != std::string::npos;
+      std::memcpy(&col.name.head, name.data(), std::min<size_t>(8, name.size()));
       const unsigned char ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-      std::memcpy(&n.mask, ones, std::min<size_t>(8, name.size()));
-      names_.push_back(n);
+      std::memcpy(&col.name.mask, ones, std::min<size_t>(8, name.size()));
     }
   }
 
@@ -144,10 +142,10 @@ class FastLines {
       return false;
     }
     for (size_t c : deferred_) {
-      const Slot& s = slots_[c];
-      if (seen_[c] != row_ || s.null) {
+      const Slot& s = cols_[c].slot;
+      if (cols_[c].seen != row_ || s.null) {
         out->SetNull(c);
-      } else if (read_as_[c] == ReadAs::kBool) {
+      } else if (cols_[c].read_as == ReadAs::kBool) {
         FJORD_RETURN_NOT_OK(out->AppendValue(c, Value(s.boolean)));
       } else {
         FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
@@ -202,7 +200,7 @@ class FastLines {
 #endif
   }
 
-  // The line's values into `out` (the builder columns' into slots_); false at the first thing
+  // The line's values into `out` (the builder columns' into their slots); false at the first thing
   // the fast path does not take (the caller abandons the row).
   bool ReadLine(const char* data, size_t size, size_t capacity, RowsBuilder* out, int8_t* kind) {
     od::document doc;
@@ -220,7 +218,7 @@ class FastLines {
       int c = expected;
       if (!InInput(key, expected)) {
         c = Lookup(key);
-        if (c == kUnknown || (c >= 0 && names_[static_cast<size_t>(c)].backslash)) {
+        if (c == kUnknown || (c >= 0 && cols_[static_cast<size_t>(c)].name.backslash)) {
           if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
           c = Lookup(key);
           if (c == kUnknown) return false;
@@ -233,17 +231,30 @@ class FastLines {
         continue;
       }
       const auto column = static_cast<size_t>(c);
-      if (seen_[column] == row_) return false;  // a duplicate key
-      seen_[column] = row_;
+      if (cols_[column].seen == row_) return false;  // a duplicate key
+      cols_[column].seen = row_;
       ++seen;
       // A STRING column's string in a line without escapes, the commonest value, is taken here
       // (StringText's reading, without the calls).
-      if (read_as_[column] == ReadAs::kString && !escapes_) {
+      if (cols_[column].read_as == ReadAs::kString && !escapes_) {
         std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
         while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
         if (raw.size() >= 2 && raw.front() == '"') {
           static_assert(simdjson::SIMDJSON_PADDING >= 32);
           if (!out->SetPaddedString(column, raw.substr(1, raw.size() - 2)).ok()) return false;
+          expected = c + 1;
+          continue;
+        }
+      }
+      // So is an INT or BIGINT column's integer (Read's reading).
+      if (cols_[column].read_as == ReadAs::kInt32 || cols_[column].read_as == ReadAs::kInt64) {
+        int64_t integer;
+        if (!v.get_int64().get(integer)) {
+          if (cols_[column].read_as == ReadAs::kInt32 &&
+              (integer < INT32_MIN || integer > INT32_MAX)) {
+            return false;
+          }
+          out->SetInteger(column, integer);
           expected = c + 1;
           continue;
         }
@@ -254,12 +265,12 @@ class FastLines {
     // Nothing may follow the object.
     const char* after = nullptr;
     if (doc.current_location().get(after) != simdjson::OUT_OF_BOUNDS) return false;
-    if (seen == seen_.size()) return true;
+    if (seen == cols_.size()) return true;
     // The columns the line leaves out are NULL.
-    for (size_t c = 0; c < seen_.size(); ++c) {
-      if (seen_[c] == row_) continue;
-      if (!fields_[c].type->nullable()) return false;
-      if (out->storage(c) != RowsBuilder::Storage::kBuilder) out->SetNull(c);
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (cols_[c].seen == row_) continue;
+      if (!cols_[c].nullable) return false;
+      if (!cols_[c].builder) out->SetNull(c);
     }
     return true;
   }
@@ -276,8 +287,8 @@ class FastLines {
   // first. A name with a backslash is never taken as written (Lookup's caller unescapes). The
   // line is padded, so eight bytes may be read at the key whatever its length.
   bool InInput(std::string_view key, int c) const {
-    if (static_cast<size_t>(c) >= names_.size()) return false;
-    const Name& n = names_[static_cast<size_t>(c)];
+    if (static_cast<size_t>(c) >= cols_.size()) return false;
+    const Name& n = cols_[static_cast<size_t>(c)].name;
     if (key.size() != n.size || n.backslash) return false;
     uint64_t head;
     std::memcpy(&head, key.data(), 8);
@@ -349,11 +360,11 @@ class FastLines {
   bool Read(size_t c, od::value& v, RowsBuilder* out) {
     od::json_type type;
     if (v.type().get(type)) return false;
-    Slot& slot = slots_[c];
+    Slot& slot = cols_[c].slot;
     if (type == od::json_type::null) {
       bool is_null = false;
-      if (v.is_null().get(is_null) || !is_null || !fields_[c].type->nullable()) return false;
-      if (out->storage(c) == RowsBuilder::Storage::kBuilder) {
+      if (v.is_null().get(is_null) || !is_null || !cols_[c].nullable) return false;
+      if (cols_[c].builder) {
         slot.null = true;
       } else {
         out->SetNull(c);
@@ -361,8 +372,8 @@ class FastLines {
       return true;
     }
     slot.null = false;
-    const DataType& column = *fields_[c].type;
-    switch (read_as_[c]) {
+    const DataType& column = *cols_[c].type;
+    switch (cols_[c].read_as) {
       case ReadAs::kBool:
         return type == od::json_type::boolean && !v.get_bool().get(slot.boolean);
       case ReadAs::kInt8:
@@ -372,9 +383,9 @@ class FastLines {
         int64_t integer;
         if (type != od::json_type::number || v.get_int64().get(integer)) return false;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (read_as_[c] == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
-        if (read_as_[c] == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
-        if (read_as_[c] == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
+        if (cols_[c].read_as == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
+        if (cols_[c].read_as == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
+        if (cols_[c].read_as == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
         if (integer < lo || integer > hi) return false;
         out->SetInteger(c, integer);
         return true;
@@ -403,7 +414,7 @@ class FastLines {
         } else if (type != od::json_type::number || !NumberText(v, &text)) {
           return false;
         }
-        if (read_as_[c] == ReadAs::kFloat) {
+        if (cols_[c].read_as == ReadAs::kFloat) {
           Result<float> f = ParseFloatText(text);
           if (!f.ok()) return false;
           out->SetFloat(c, *f);
@@ -418,7 +429,8 @@ class FastLines {
       case ReadAs::kCheckedText: {
         std::string_view text;
         if (type != od::json_type::string || !StringText(v, &text)) return false;
-        if (read_as_[c] == ReadAs::kCheckedText && !CheckLength(text, column).ok()) return false;
+        if (cols_[c].read_as == ReadAs::kCheckedText && !CheckLength(text, column).ok())
+          return false;
         // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes. A
         // column's text past 2 GiB is left to the reference path, whose append words the error.
         static_assert(simdjson::SIMDJSON_PADDING >= 32);
@@ -438,7 +450,7 @@ class FastLines {
         Result<Timestamp> ts =
             ParseTimestampText(text, column.precision(), column.root() == TypeRoot::kTimestampLtz);
         if (!ts.ok()) return false;
-        out->SetInteger(c, TimestampToUnits(*ts, per_second_[c]));
+        out->SetInteger(c, TimestampToUnits(*ts, cols_[c].per_second));
         return true;
       }
       case ReadAs::kDecimal: {
@@ -482,8 +494,6 @@ class FastLines {
   }
 
   const std::vector<DataField>& fields_;
-  std::vector<ReadAs> read_as_;
-  std::vector<int64_t> per_second_;  // of timestamp columns
   struct Name {
     size_t size = 0;
     uint64_t head = 0;  // the first (up to) eight bytes, zeros after
@@ -491,11 +501,20 @@ class FastLines {
     // The name has a backslash: a key written as the name is another name unescaped.
     bool backslash = false;
   };
-  std::vector<Name> names_;
+  // What the walk needs of a column, in one place.
+  struct ColumnPlan {
+    const DataType* type = nullptr;
+    ReadAs read_as = ReadAs::kFromText;
+    bool nullable = true;
+    bool builder = false;  // built through an Arrow builder: its value waits in `slot`
+    Name name;
+    uint64_t seen = 0;       // the line that last gave the column a value
+    int64_t per_second = 0;  // of a timestamp column
+    Slot slot;
+  };
+  std::vector<ColumnPlan> cols_;
   std::unordered_map<std::string, int, KeyHash, std::equal_to<>> index_;
   std::vector<size_t> deferred_;  // the builder columns
-  std::vector<Slot> slots_;       // of the builder columns
-  std::vector<uint64_t> seen_;    // per column: the line that last gave it a value
   uint64_t row_ = 0;
   uint64_t seen_row_kind_ = 0;
   bool escapes_ = false;  // the line being read has a backslash
