@@ -26,6 +26,17 @@ arrow::Decimal128 ToDecimal128(Int128 v) {
 }
 
 int64_t TimestampToUnits(const Timestamp& ts, int64_t per_second) {
+  // The usual units by constants (a multiplication where the general form divides twice).
+  switch (per_second) {
+    case 1000:
+      return ts.millis;
+    case 1000000:
+      return ts.millis * 1000 + ts.nanos_of_milli / 1000;
+    case 1000000000:
+      return ts.millis * 1000000 + ts.nanos_of_milli;
+    default:
+      break;
+  }
   return per_second >= 1000
              ? ts.millis * (per_second / 1000) + ts.nanos_of_milli / (1000000000 / per_second)
              : FloorDiv(ts.millis, 1000);
