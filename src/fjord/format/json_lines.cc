@@ -237,11 +237,9 @@ class FastLines {
       // A STRING column's string in a line without escapes, the commonest value, is taken here
       // (StringText's reading, without the calls).
       if (cols_[column].read_as == ReadAs::kString && !escapes_) {
-        std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
-        while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
-        if (raw.size() >= 2 && raw.front() == '"') {
+        if (std::string_view text; AsWritten(v, &text)) {
           static_assert(simdjson::SIMDJSON_PADDING >= 32);
-          if (!out->SetPaddedString(column, raw.substr(1, raw.size() - 2)).ok()) return false;
+          if (!out->SetPaddedString(column, text).ok()) return false;
           expected = c + 1;
           continue;
         }
@@ -310,15 +308,16 @@ class FastLines {
   // unread (the object's iteration steps over it). Otherwise simdjson unescapes it into its own
   // buffer.
   bool StringText(od::value& v, std::string_view* text) const {
-    if (!escapes_) {
-      std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
-      while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
-      if (raw.size() >= 2 && raw.front() == '"') {
-        *text = raw.substr(1, raw.size() - 2);
-        return true;
-      }
-    }
-    return !v.get_string().get(*text);
+    return (!escapes_ && AsWritten(v, text)) || !v.get_string().get(*text);
+  }
+
+  // The text between a string value's quotes as written (false if the value is no string).
+  [[gnu::always_inline]] static inline bool AsWritten(od::value& v, std::string_view* text) {
+    std::string_view raw = v.raw_json_token();  // the quotes, maybe blanks after
+    while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+    if (raw.size() < 2 || raw.front() != '"') return false;
+    *text = raw.substr(1, raw.size() - 2);
+    return true;
   }
 
   // A JSON string's text for the text-read types, which have no blanks around their values
