@@ -47,6 +47,16 @@ std::set<std::string> ListFiles(const std::string& dir) {
   return out;
 }
 
+// The files under `dir` (not the directories: an aborted write leaves the bucket directories it
+// made, as Java's abort does).
+std::set<std::string> ListRegularFiles(const std::string& dir) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out.insert(std::filesystem::relative(e.path(), dir).string());
+  }
+  return out;
+}
+
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -58,13 +68,12 @@ Status CommitAll(const Table& table, TableWrite& writer) {
   return commit->Commit(messages, kBatchCommitIdentifier).status();
 }
 
-// What `fjord write` does with a file.
+// What `fjord write` does with a file: batch by batch, the files written deleted on an error.
 Status WriteFile(const Table& table, const std::string& path, InputFormat format,
                  const InputOptions& options = {}) {
-  struct ArrowArrayStream input;
-  FJORD_RETURN_NOT_OK(ReadInputFile(path, format, table.schema(), &input, options));
+  FJORD_ASSIGN_OR_RAISE(auto input, InputFileReader::Open(path, format, table.schema(), options));
   FJORD_ASSIGN_OR_RAISE(auto writer, table.NewWrite());
-  FJORD_RETURN_NOT_OK(writer->Write(&input));
+  FJORD_RETURN_NOT_OK(WriteInputFile(table, *input, *writer, kBatchCommitIdentifier));
   return CommitAll(table, *writer);
 }
 
@@ -682,6 +691,109 @@ TEST_F(ExactWriteInput, CsvRoundTrip) {
   WriteText(csv_path, csv.str());
   ASSERT_OK(WriteFile(*again, csv_path, InputFormat::kCsv));
   EXPECT_EQ(ReadJsonLines(*again), first) << csv.str();
+}
+
+// `fjord write` reads its input a batch at a time (InputFileReader): a bad value after files were
+// written for the rows before it leaves no file behind, lines and rows are the file's, and row
+// kinds that come only in a late batch still apply.
+class StreamedWriteInput : public ::testing::Test {
+ protected:
+  std::unique_ptr<Table> Make(const std::string& name, const std::string& pk,
+                              std::vector<std::pair<std::string, std::string>> options) {
+    auto catalog = *Catalog::Open(dir_.path());
+    EXPECT_OK(catalog->CreateDatabase("db", true));
+    TableSpec spec;
+    spec.fields = *ParseColumnList("id INT NOT NULL, s STRING");
+    if (!pk.empty()) spec.primary_keys = {pk};
+    spec.options = std::move(options);
+    EXPECT_OK(catalog->CreateTable({"db", name}, spec));
+    return *catalog->GetTable({"db", name});
+  }
+
+  static size_t DataFiles(const Table& table) {
+    size_t n = 0;
+    for (const std::string& f : ListRegularFiles(table.path())) {
+      n += f.find("bucket-") != std::string::npos && f.find("data-") != std::string::npos;
+    }
+    return n;
+  }
+
+  static std::string Text(int rows) {
+    std::string s(40, 'x');
+    std::string text;
+    for (int i = 0; i < rows; ++i) {
+      text += "{\"id\": " + std::to_string(i) + ", \"s\": \"" + s + std::to_string(i) + "\"}\n";
+    }
+    return text;
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(StreamedWriteInput, ALateBadLineLeavesNoFiles) {
+  // Small files: the writer writes some while the input is still being read.
+  auto table = Make(
+      "t", "", {{"bucket", "-1"}, {"target-file-size", "64 kb"}, {"parquet.block.size", "16 kb"}});
+  const std::set<std::string> before = ListRegularFiles(table->path());
+  InputOptions options;
+  options.batch_bytes = 64 << 10;
+  std::string good = dir_.Join("good.jsonl");
+  std::string bad = dir_.Join("bad.jsonl");
+  WriteText(good, Text(20000));
+  WriteText(bad, Text(20000) + "{\"id\": \"x\"}\n");
+  Status st = WriteFile(*table, bad, InputFormat::kJsonLines, options);
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "bad.jsonl line 20001, column 'id'"));
+  EXPECT_EQ(ListRegularFiles(table->path()), before) << "files left behind";
+  EXPECT_TRUE(table->Snapshots()->empty());
+  // The same rows without the bad line: the files the failed write had written, committed.
+  ASSERT_OK(WriteFile(*table, good, InputFormat::kJsonLines, options));
+  EXPECT_GT(DataFiles(*table), 2u);
+  std::string rows = ReadJsonLines(*table);
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 20000);
+}
+
+TEST_F(StreamedWriteInput, PrimaryKeyTableCsvWithLateDeletes) {
+  // A small write buffer: the writer flushes files while the input is still being read.
+  auto table =
+      Make("pk", "id",
+           {{"bucket", "2"}, {"write-buffer-size", "64 kb"}, {"write-buffer-spillable", "false"}});
+  const std::set<std::string> before = ListRegularFiles(table->path());
+  InputOptions options;
+  options.batch_bytes = 32 << 10;
+  std::string csv = "id,s,_row_kind\n";
+  for (int i = 0; i < 20000; ++i) {
+    csv += std::to_string(i) + ",\"line\nbreak " + std::to_string(i) + "\",+I\n";
+  }
+  for (int i = 0; i < 100; ++i) csv += std::to_string(i) + ",,-D\n";  // only in the last batch
+  std::string bad = dir_.Join("bad.csv");
+  WriteText(bad, csv + "x,y,+I\n");
+  Status st = WriteFile(*table, bad, InputFormat::kCsv, options);
+  // Line: the header, two lines per inserted record, one per delete, then the bad record.
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "bad.csv line 40102, column 'id'"));
+  EXPECT_EQ(ListRegularFiles(table->path()), before) << "files left behind";
+  std::string good = dir_.Join("good.csv");
+  WriteText(good, csv);
+  ASSERT_OK(WriteFile(*table, good, InputFormat::kCsv, options));
+  EXPECT_GT(DataFiles(*table), 2u);
+  std::string rows = ReadJsonLines(*table);
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 19900);
+  EXPECT_EQ(rows.find("\"id\":99,"), std::string::npos);
+  EXPECT_NE(rows.find("{\"id\":100,\"s\":\"line\\nbreak 100\"}"), std::string::npos);
+}
+
+TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
+  auto table = Make("p", "", {{"bucket", "-1"}});
+  const int64_t n = 70000;  // more than one batch of the Parquet reader (64Ki rows)
+  arrow::Int64Builder ids;
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(ids.Append(i == 69000 - 1 ? 3000000000 : i).ok());
+  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), n,
+                                        {*ids.Finish()});
+  std::string path = dir_.Join("in.parquet");
+  ASSERT_OK(WriteParquet(path, *batch));
+  const std::set<std::string> before = ListRegularFiles(table->path());
+  Status st = WriteFile(*table, path, InputFormat::kParquet);
+  EXPECT_THAT(st, IsError(StatusCode::kInvalid, "in.parquet, row 69000, column 'id'"));
+  EXPECT_EQ(ListRegularFiles(table->path()), before);
 }
 
 }  // namespace

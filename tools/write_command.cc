@@ -34,16 +34,16 @@ Status RunWrite(const WriteArgs& a) {
     FJORD_ASSIGN_OR_RAISE(static_partition, ParsePartitionSpec(*a.partition));
     FJORD_RETURN_NOT_OK(table->CheckPartitionSpec(*static_partition));  // before writing files
   }
-  struct ArrowArrayStream input;
   InputOptions input_options;
   input_options.csv_null = a.csv_null;
-  FJORD_RETURN_NOT_OK(ReadInputFile(a.input, format, table->schema(), &input, input_options));
+  FJORD_ASSIGN_OR_RAISE(auto input,
+                        InputFileReader::Open(a.input, format, table->schema(), input_options));
   WriteOptions write_options;
   write_options.for_overwrite = a.overwrite;
   write_options.threads = a.threads;
   FJORD_ASSIGN_OR_RAISE(auto writer, table->NewWrite(write_options));
-  FJORD_RETURN_NOT_OK(writer->Write(&input));
   int64_t identifier = a.commit_id.value_or(kBatchCommitIdentifier);
+  FJORD_RETURN_NOT_OK(WriteInputFile(*table, *input, *writer, identifier));
   // The identifier decides full-compaction.delta-commits (a batch write: every commit).
   FJORD_ASSIGN_OR_RAISE(CommitMessages messages, writer->PrepareCommit(identifier));
   // Rows read from the input, including those ignore-delete dropped.

@@ -79,6 +79,10 @@ class TableCommit {
                                               int64_t identifier) = 0;
   // Deletes every row of the table.
   virtual Result<CommitResult> Truncate(int64_t identifier) = 0;
+  // Gives up `messages` (prepared, never to be committed): deletes the files they add (new data,
+  // changelog and index files, a compaction's output), as Java's TableCommit#abort, keeping files
+  // a compaction only moved to another level (they are committed). Commits nothing.
+  virtual Status Abort(const CommitMessages& messages) = 0;
 
   // Post-commit maintenance (docs/maintenance.md): after each of the calls above succeeds, unless
   // the table or the committer is `write-only`, the committer expires consumers

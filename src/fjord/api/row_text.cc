@@ -1,23 +1,13 @@
-// Rows as text (RowTextWriter) and input files as rows (ReadInputFile), for the `fjord` program
-// and for users who want the same forms.
+// Rows as text (RowTextWriter), for the `fjord` program and for users who want the same forms.
 
 #include "fjord/row_text.h"
 
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
-#include <arrow/io/api.h>
-#include <parquet/arrow/reader.h>
 
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
-#include "fjord/api/arrow_bridge.h"
-#include "fjord/common/arrow_status.h"
-#include "fjord/format/input_columns.h"
-#include "fjord/format/input_rows.h"
 #include "fjord/format/row_json.h"
-#include "fjord/table_write.h"
 
 namespace fjord {
 
@@ -142,66 +132,6 @@ class RowTextWriterImpl : public RowTextWriter {
   int64_t rows_ = 0;
 };
 
-// The input file mapped into memory: its pages come from the page cache, not copied into fresh
-// (zeroed) memory.
-Result<std::shared_ptr<arrow::Buffer>> MapWholeFile(const std::string& path) {
-  auto file = arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ);
-  if (!file.ok())
-    return Status::NotFound("cannot open input ", path, ": ", file.status().message());
-  auto size = (*file)->GetSize();
-  if (!size.ok()) return Status::IOError("cannot read input ", path, ": ", size.status().message());
-  auto buffer = (*file)->ReadAt(0, *size);
-  if (!buffer.ok()) {
-    return Status::IOError("cannot read input ", path, ": ", buffer.status().message());
-  }
-  return *buffer;
-}
-
-// The rows of the input file: the table's columns and, when some row is not +I, the row kinds
-// as kRowKindColumn.
-Result<std::shared_ptr<arrow::Table>> ReadInputTable(const std::string& path, InputFormat format,
-                                                     const TableSchema& schema,
-                                                     const InputOptions& options) {
-  if (format == InputFormat::kParquet) {
-    auto file = arrow::io::ReadableFile::Open(path);
-    if (!file.ok())
-      return Status::NotFound("cannot open input ", path, ": ", file.status().message());
-    auto reader = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
-    if (!reader.ok())
-      return Status::Invalid(path, ": not a Parquet file: ", reader.status().message());
-    auto table = (*reader)->ReadTable();
-    if (!table.ok()) return Status::Invalid(path, ": ", table.status().message());
-    FJORD_ASSIGN_OR_RAISE(auto batch, InputToTableColumns(*table, schema.fields, path));
-    auto out = arrow::Table::FromRecordBatches({batch});
-    if (!out.ok()) return Status::Invalid(path, ": ", out.status().message());
-    return *out;
-  }
-  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> mapped, MapWholeFile(path));
-  std::string_view text(reinterpret_cast<const char*>(mapped->data()),
-                        static_cast<size_t>(mapped->size()));
-  InputRows batch;
-  if (format == InputFormat::kJsonLines) {
-    FJORD_ASSIGN_OR_RAISE(batch, ParseJsonLines(text, schema.fields, path));
-  } else {
-    CsvOptions csv;
-    csv.null_literal = options.csv_null;
-    FJORD_ASSIGN_OR_RAISE(batch, ParseCsvRows(text, schema.fields, csv, path));
-  }
-  std::shared_ptr<arrow::Table> rows = batch.rows;
-  bool all_inserts = true;
-  for (int8_t k : batch.row_kinds) all_inserts = all_inserts && k == 0;
-  if (all_inserts) return rows;
-  arrow::Int8Builder kinds;
-  FJORD_RETURN_NOT_OK(FromArrow(kinds.AppendValues(batch.row_kinds)));
-  std::shared_ptr<arrow::Array> kind_array;
-  FJORD_RETURN_NOT_OK(FromArrow(kinds.Finish(&kind_array)));
-  auto with_kinds =
-      rows->AddColumn(rows->num_columns(), arrow::field(kRowKindColumn, arrow::int8(), false),
-                      std::make_shared<arrow::ChunkedArray>(kind_array));
-  if (!with_kinds.ok()) return Status::Invalid(path, ": ", with_kinds.status().message());
-  return *with_kinds;
-}
-
 }  // namespace
 
 Result<RowTextFormat> ParseRowTextFormat(std::string_view name) {
@@ -209,13 +139,6 @@ Result<RowTextFormat> ParseRowTextFormat(std::string_view name) {
   if (name == "csv") return RowTextFormat::kCsv;
   if (name == "table") return RowTextFormat::kTable;
   return Status::Invalid("unknown output format '", name, "' (jsonl, csv or table)");
-}
-
-Result<InputFormat> ParseInputFormat(std::string_view name) {
-  if (name == "jsonl") return InputFormat::kJsonLines;
-  if (name == "csv") return InputFormat::kCsv;
-  if (name == "parquet") return InputFormat::kParquet;
-  return Status::Invalid("unknown input format '", name, "' (jsonl, csv or parquet)");
 }
 
 Result<std::unique_ptr<RowTextWriter>> RowTextWriter::Make(RowTextFormat format,
@@ -226,17 +149,6 @@ Result<std::unique_ptr<RowTextWriter>> RowTextWriter::Make(RowTextFormat format,
   if (!imported.ok()) return Status::Invalid("cannot import schema: ", imported.status().message());
   return std::unique_ptr<RowTextWriter>(
       new RowTextWriterImpl(format, std::move(fields), *imported, out));
-}
-
-Status ReadInputFile(const std::string& path, InputFormat format, const TableSchema& schema,
-                     struct ArrowArrayStream* out, const InputOptions& options) {
-  FJORD_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> rows,
-                        ReadInputTable(path, format, schema, options));
-  auto combined = rows->CombineChunksToBatch();
-  if (!combined.ok()) return Status::Invalid(path, ": ", combined.status().message());
-  auto reader = arrow::RecordBatchReader::Make({*combined}, (*combined)->schema());
-  if (!reader.ok()) return Status::Internal(reader.status().message());
-  return FromArrow(arrow::ExportRecordBatchReader(*reader, out));
 }
 
 }  // namespace fjord

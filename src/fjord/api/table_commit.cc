@@ -3,6 +3,7 @@
 #include "fjord/table.h"
 
 #include "fjord/common/ids.h"
+#include "fjord/table/commit/abort.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/commit/message_check.h"
 #include "fjord/table/file_store_table.h"
@@ -67,6 +68,12 @@ class TableCommitImpl : public TableCommit {
     // No maintenance after a truncate, as Java's TableCommitImpl#truncateTable.
     FJORD_ASSIGN_OR_RAISE(std::optional<int64_t> id, commit_.Truncate(identifier));
     return Outcome(id);
+  }
+
+  Status Abort(const CommitMessages& messages) override {
+    FJORD_RETURN_NOT_OK(Check(messages));
+    return AbortCommitMessages(table_->io().get(), table_->path(), table_->schema(),
+                               table_->core_options(), messages.messages());
   }
 
   Status Close() override { return maintenance_->Wait(); }

@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "fjord/format/input_rows.h"
@@ -238,6 +239,79 @@ TEST(CsvReader, ManyStringCellsAsWritten) {
       EXPECT_TRUE(read->rows->column(c)->Equals(*want->rows->column(c))) << c;
     }
   }
+}
+
+// Read a batch at a time, records with quoted line breaks and doubled quotes, blank lines and a
+// file ending in blank lines give the rows of the whole read; errors name the file's lines.
+TEST(CsvReader, BatchesAsTheWhole) {
+  auto fields = *ParseColumnList("id INT NOT NULL, s STRING, n INT");
+  std::mt19937 rng(20261207);
+  std::string text = "id,s,_row_kind,n\n";
+  int records = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s;
+    switch (rng() % 4) {
+      case 0:
+        s = "plain" + std::to_string(i);
+        break;
+      case 1:
+        s = "\"two\nlines " + std::to_string(i) + "\"";
+        break;
+      case 2:
+        s = "\"a \"\"quoted\"\" \r\n one\"";
+        break;
+      default:
+        s = "";
+        break;
+    }
+    text += std::to_string(i) + "," + s + "," + (i % 3 ? "+I" : "-D") + "," +
+            (i % 5 ? std::to_string(i * 7) : "") + "\n";
+    if (rng() % 10 == 0) text += "\n";
+    ++records;
+  }
+  text += "\n\n";
+  Result<InputRows> whole = ParseCsvRows(text, fields, {}, "f.csv");
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(whole->rows->num_rows(), records);
+  for (size_t bytes : {size_t{1}, size_t{50}, size_t{5000}, text.size()}) {
+    SCOPED_TRACE(bytes);
+    auto reader = CsvRowsReader::Open(text, fields, {}, "f.csv");
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    std::vector<std::shared_ptr<arrow::Table>> tables;
+    std::vector<int8_t> kinds;
+    while (true) {
+      auto next = reader->Next(bytes);
+      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      if (!next->has_value()) break;
+      tables.push_back((*next)->rows);
+      kinds.insert(kinds.end(), (*next)->row_kinds.begin(), (*next)->row_kinds.end());
+    }
+    if (bytes == 1) {
+      EXPECT_EQ(static_cast<int>(tables.size()), records);
+    }
+    if (bytes == text.size()) {
+      EXPECT_EQ(tables.size(), 1u);
+    }
+    auto all = arrow::ConcatenateTables(tables).ValueOrDie()->CombineChunks().ValueOrDie();
+    EXPECT_TRUE(all->Equals(*whole->rows->CombineChunks().ValueOrDie()));
+    EXPECT_EQ(kinds, whole->row_kinds);
+  }
+  // A bad value after records with quoted line breaks: the file's line, whatever the batches.
+  std::string bad = text + "1,x,+I,y\n";
+  const std::string want = ParseCsvRows(bad, fields, {}, "f.csv").status().ToString();
+  EXPECT_NE(want.find("f.csv line " + std::to_string(std::count(bad.begin(), bad.end(), '\n')) +
+                      ", column 'n'"),
+            std::string::npos)
+      << want;
+  auto reader = CsvRowsReader::Open(bad, fields, {}, "f.csv");
+  ASSERT_TRUE(reader.ok());
+  Status error;
+  while (error.ok()) {
+    auto next = reader->Next(100);
+    if (!next.ok()) error = next.status();
+    ASSERT_TRUE(!next.ok() || next->has_value()) << "the bad record was read";
+  }
+  EXPECT_EQ(error.ToString(), want);
 }
 
 }  // namespace

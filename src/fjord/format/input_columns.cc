@@ -280,7 +280,7 @@ Result<std::shared_ptr<arrow::Array>> CheckedToCanonical(const std::shared_ptr<a
 
 Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
     const std::shared_ptr<arrow::Table>& input, const std::vector<DataField>& fields,
-    std::string_view what) {
+    std::string_view what, int64_t first_row) {
   static constexpr std::string_view kRowKind = "_row_kind";
   FJORD_ARROW_ASSIGN_OR_RAISE(auto combined, input->CombineChunks());
   const arrow::Schema& schema = *combined->schema();
@@ -315,15 +315,15 @@ Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
       Result<ArrayPtr> converted = Convert(chunk, *f.type, &bad_row);
       if (!converted.ok()) {
         if (bad_row >= 0) {
-          return converted.status().WithContext(what, ", row ", bad_row + 1, ", column '", f.name,
-                                                "'");
+          return converted.status().WithContext(what, ", row ", bad_row + first_row, ", column '",
+                                                f.name, "'");
         }
         return converted.status().WithContext(what, ", column '", f.name, "'");
       }
       array = *converted;
     }
     if (!f.type->nullable() && array->null_count() > 0) {
-      return Status::Invalid(what, ", row ", FirstNull(*array) + 1, ", column '", f.name,
+      return Status::Invalid(what, ", row ", FirstNull(*array) + first_row, ", column '", f.name,
                              "' is NOT NULL but the input has ", array->null_count(),
                              " NULL(s), the first at this row; nothing of this input was written");
     }

@@ -34,9 +34,9 @@ Result<std::shared_ptr<arrow::Array>> CheckedToCanonical(const std::shared_ptr<a
 // followed by the input's `_row_kind` column when it has one (unchanged). Columns the input lacks
 // are NULL (Invalid for NOT NULL columns); input columns the table lacks are Invalid, as is a
 // NULL in a NOT NULL column. Errors start with `what` (the file, or "the batch"), then the row
-// (1-based) and the column.
+// (1-based; the input's first row is row `first_row`) and the column.
 Result<std::shared_ptr<arrow::RecordBatch>> InputToTableColumns(
     const std::shared_ptr<arrow::Table>& input, const std::vector<DataField>& fields,
-    std::string_view what);
+    std::string_view what, int64_t first_row = 1);
 
 }  // namespace fjord

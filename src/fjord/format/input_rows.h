@@ -6,6 +6,7 @@
 #include <arrow/type_fwd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,5 +31,50 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
 // Parses all of `text` as CSV with a header (csv_reader.h). Errors as ParseJsonLines.
 Result<InputRows> ParseCsvRows(std::string_view text, const std::vector<DataField>& fields,
                                const CsvOptions& options, std::string_view source);
+
+// JSON lines read a batch at a time, as ParseJsonLines reads them all (the same rows, values and
+// errors; line numbers count from the text's start). `text` and `fields` must outlive the reader.
+class JsonLinesReader {
+ public:
+  JsonLinesReader(std::string_view text, const std::vector<DataField>& fields, std::string source,
+                  int64_t first_line = 1);
+  ~JsonLinesReader();
+  JsonLinesReader(JsonLinesReader&&) noexcept;
+  JsonLinesReader& operator=(JsonLinesReader&&) noexcept;
+
+  // The rows of the lines that start in the next `bytes` bytes of the text (at least one line;
+  // blank lines give no row); nullopt when the text is read. After an error the reader must not
+  // be used again.
+  Result<std::optional<InputRows>> Next(size_t bytes);
+  // Bytes of the text read: the end of the last line read, with its line break.
+  size_t position() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// CSV with a header read a batch at a time, as ParseCsvRows reads it all. `text` and `fields`
+// must outlive the reader.
+class CsvRowsReader {
+ public:
+  // Reads and checks the header (errors as ParseCsvRows').
+  static Result<CsvRowsReader> Open(std::string_view text, const std::vector<DataField>& fields,
+                                    const CsvOptions& options, std::string source);
+  ~CsvRowsReader();
+  CsvRowsReader(CsvRowsReader&&) noexcept;
+  CsvRowsReader& operator=(CsvRowsReader&&) noexcept;
+
+  // The rows of the records that start in the next `bytes` bytes of the text (at least one);
+  // nullopt when the text is read. After an error the reader must not be used again.
+  Result<std::optional<InputRows>> Next(size_t bytes);
+  // Bytes of the text read: the end of the last record read.
+  size_t position() const;
+
+ private:
+  struct State;
+  explicit CsvRowsReader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace fjord

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -522,23 +523,48 @@ class FastLines {
 
 }  // namespace
 
-Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
-                                 std::string_view source, int64_t first_line) {
-  RowsBuilder builder;
-  FJORD_RETURN_NOT_OK(builder.Init(fields));
-  FastLines fast(fields, &builder);
-  std::string padded;  // the line and simdjson's padding
-  int64_t line_no = first_line - 1;
+struct JsonLinesReader::State {
+  State(std::string_view t, const std::vector<DataField>& f, std::string s, int64_t first_line)
+      : text(t), fields(f), source(std::move(s)), line_no(first_line - 1) {}
+  std::string_view text;
+  const std::vector<DataField>& fields;
+  std::string source;
+  int64_t line_no;  // of the last line read
   size_t pos = 0;
+  std::string padded;               // the line and simdjson's padding
+  std::unique_ptr<FastLines> fast;  // made with the first batch's builder (its storage by column)
+};
+
+JsonLinesReader::JsonLinesReader(std::string_view text, const std::vector<DataField>& fields,
+                                 std::string source, int64_t first_line)
+    : state_(std::make_unique<State>(text, fields, std::move(source), first_line)) {}
+JsonLinesReader::~JsonLinesReader() = default;
+JsonLinesReader::JsonLinesReader(JsonLinesReader&&) noexcept = default;
+JsonLinesReader& JsonLinesReader::operator=(JsonLinesReader&&) noexcept = default;
+
+size_t JsonLinesReader::position() const { return state_->pos; }
+
+Result<std::optional<InputRows>> JsonLinesReader::Next(size_t bytes) {
+  State& st = *state_;
+  const std::string_view text = st.text;
+  if (st.pos >= text.size()) return std::optional<InputRows>();
+  RowsBuilder builder;
+  FJORD_RETURN_NOT_OK(builder.Init(st.fields));
+  if (!st.fast) st.fast = std::make_unique<FastLines>(st.fields, &builder);
+  FastLines& fast = *st.fast;
+  const size_t start = st.pos;
+  bytes = std::max<size_t>(bytes, 1);  // at least one line
+  const size_t stop = text.size() - start > bytes ? start + bytes : text.size();
+  size_t pos = start;
   // After a sample of lines, the columns are grown once for the lines that follow, estimated
   // from the sample's bytes per line with an eighth to spare (room reserved and never written
-  // costs no memory); a count of the rest would read the whole input once more.
+  // costs no memory); a count of the rest would read the batch's text once more.
   constexpr int64_t kSample = 1024;
   bool reserved = false;
-  while (pos < text.size()) {
+  while (pos < stop) {
     if (!reserved && builder.rows() == kSample) {
       reserved = true;
-      const auto rest = static_cast<double>(text.size() - pos) / static_cast<double>(pos) *
+      const auto rest = static_cast<double>(stop - pos) / static_cast<double>(pos - start) *
                         static_cast<double>(kSample);
       FJORD_RETURN_NOT_OK(builder.ReserveMore(static_cast<int64_t>(rest * 1.125) + 16));
     }
@@ -546,7 +572,8 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
     std::string_view line =
         text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     pos = end == std::string_view::npos ? text.size() : end + 1;
-    ++line_no;
+    st.pos = pos;
+    ++st.line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     // simdjson reads up to SIMDJSON_PADDING bytes past a line (what they hold does not change
     // its reading, simdjson promises). A line followed by its newline and enough of the input
@@ -555,6 +582,7 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
     const char* data = line.data();
     size_t capacity = text.size() - static_cast<size_t>(line.data() - text.data());
     if (capacity < line.size() + 1 + simdjson::SIMDJSON_PADDING) {
+      std::string& padded = st.padded;
       if (padded.size() < line.size() + simdjson::SIMDJSON_PADDING) {
         padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
       }
@@ -567,11 +595,22 @@ Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataFi
     }
     FJORD_ASSIGN_OR_RAISE(bool read, fast.TryLine(data, line.size(), capacity, &builder));
     if (read) continue;
-    std::string where = std::string(source) + " line " + std::to_string(line_no);
-    FJORD_ASSIGN_OR_RAISE(JsonLineRow row, ParseJsonLine(line, fields, where));
+    std::string where = st.source + " line " + std::to_string(st.line_no);
+    FJORD_ASSIGN_OR_RAISE(JsonLineRow row, ParseJsonLine(line, st.fields, where));
     FJORD_RETURN_NOT_OK(builder.Append(row.values, row.kind));
   }
-  return builder.Finish();
+  FJORD_ASSIGN_OR_RAISE(InputRows rows, builder.Finish());
+  return std::optional<InputRows>(std::move(rows));
+}
+
+Result<InputRows> ParseJsonLines(std::string_view text, const std::vector<DataField>& fields,
+                                 std::string_view source, int64_t first_line) {
+  JsonLinesReader reader(text, fields, std::string(source), first_line);
+  FJORD_ASSIGN_OR_RAISE(std::optional<InputRows> rows, reader.Next(text.size()));
+  if (rows) return std::move(*rows);
+  RowsBuilder empty;
+  FJORD_RETURN_NOT_OK(empty.Init(fields));
+  return empty.Finish();
 }
 
 }  // namespace fjord

@@ -1,7 +1,8 @@
 // JSON-lines decoding alone (bench/json_decode_bench.py, `make bench-json`): a file of JSON lines
-// through ParseJsonLines into Arrow columns of the given table columns ("fjord"), or through
-// simdjson's on-demand parser alone, every value visited and nothing built ("simdjson": the
-// parser's own speed, the limit of the decode); or a CSV file through ParseCsvRows ("csv").
+// through JsonLinesReader into Arrow columns of the given table columns, batch by batch as
+// `fjord write` reads ("fjord"), or through simdjson's on-demand parser alone, every value
+// visited and nothing built ("simdjson": the parser's own speed, the limit of the decode); or a
+// CSV file through CsvRowsReader ("csv").
 // Prints one JSON line: rows and seconds.
 #include <arrow/api.h>
 #include <arrow/io/file.h>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "fjord/format/input_rows.h"
+#include "fjord/row_text.h"
 #include "fjord/schema.h"
 
 namespace {
@@ -97,14 +99,31 @@ int main(int argc, char** argv) {
       std::cerr << schema.status().ToString() << "\n";
       return 1;
     }
-    auto parsed = mode == "csv"
-                      ? fjord::ParseCsvRows(text, schema->fields, fjord::CsvOptions{}, argv[2])
-                      : fjord::ParseJsonLines(text, schema->fields, argv[2]);
-    if (!parsed.ok()) {
-      std::cerr << parsed.status().ToString() << "\n";
-      return 1;
+    // Batch by batch, as `fjord write` reads its input (InputFileReader): each batch dropped
+    // before the next is read.
+    const auto bytes = static_cast<size_t>(fjord::InputOptions{}.batch_bytes);
+    auto read_all = [&](auto& reader) -> int {
+      while (true) {
+        auto next = reader.Next(bytes);
+        if (!next.ok()) {
+          std::cerr << next.status().ToString() << "\n";
+          return 1;
+        }
+        if (!next->has_value()) return 0;
+        rows += (*next)->rows->num_rows();
+      }
+    };
+    if (mode == "csv") {
+      auto reader = fjord::CsvRowsReader::Open(text, schema->fields, fjord::CsvOptions{}, argv[2]);
+      if (!reader.ok()) {
+        std::cerr << reader.status().ToString() << "\n";
+        return 1;
+      }
+      if (read_all(*reader) != 0) return 1;
+    } else {
+      fjord::JsonLinesReader reader(text, schema->fields, argv[2]);
+      if (read_all(reader) != 0) return 1;
     }
-    rows = parsed->rows->num_rows();
   }
   std::cout << "{\"rows\": " << rows << ", \"seconds\": " << Now() - start << "}\n";
   return 0;

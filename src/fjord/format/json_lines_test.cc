@@ -5,7 +5,9 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 #include "fjord/format/input_rows.h"
@@ -466,6 +468,91 @@ TEST(JsonLines, ManyNumbersAndTimesAsTheReferenceReadsThem) {
     ASSERT_TRUE(fast->rows->column(c)->Equals(*want->rows->column(c), options))
         << "column " << fields[static_cast<size_t>(c)].name;
   }
+}
+
+// Every batch a JsonLinesReader gives for `bytes` per batch, concatenated; the batch count.
+Result<std::shared_ptr<arrow::Table>> ReadInBatches(std::string_view text,
+                                                    const std::vector<DataField>& fields,
+                                                    size_t bytes, int* batches,
+                                                    std::vector<int8_t>* kinds) {
+  JsonLinesReader reader(text, fields, "in.jsonl");
+  std::vector<std::shared_ptr<arrow::Table>> tables;
+  *batches = 0;
+  while (true) {
+    size_t before = reader.position();
+    FJORD_ASSIGN_OR_RAISE(std::optional<InputRows> rows, reader.Next(bytes));
+    if (!rows) break;
+    EXPECT_GT(reader.position(), before);
+    ++*batches;
+    tables.push_back(rows->rows);
+    kinds->insert(kinds->end(), rows->row_kinds.begin(), rows->row_kinds.end());
+  }
+  EXPECT_EQ(reader.position(), text.size());
+  auto all = arrow::ConcatenateTables(tables);
+  if (!all.ok()) return Status::Internal(all.status().ToString());
+  return *all;
+}
+
+// Read a batch at a time (every line alone, a few lines, many), the text gives the rows, kinds
+// and errors of the whole read; a batch ends after the line that reaches its bytes.
+TEST(JsonLines, BatchesAsTheWhole) {
+  std::vector<DataField> fields = Fields();
+  std::mt19937 rng(20261207);
+  std::string text;
+  int lines = 0;
+  for (int n = 0; n < 20000 && lines < 2000; ++n) {
+    std::string line = MakeLine(&rng, fields);
+    if (!ParseJsonLine(line, fields, "x").ok()) continue;
+    text += line + (n % 5 == 0 ? "\n\n" : "\n");  // some blank lines
+    ++lines;
+  }
+  Result<InputRows> whole = ParseJsonLines(text, fields, "in.jsonl");
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const auto options = arrow::EqualOptions::Defaults().nans_equal(true).signed_zeros_equal(false);
+  for (size_t bytes : {size_t{1}, size_t{300}, size_t{20000}, text.size()}) {
+    SCOPED_TRACE(bytes);
+    int batches = 0;
+    std::vector<int8_t> kinds;
+    auto read = ReadInBatches(text, fields, bytes, &batches, &kinds);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ASSERT_EQ((*read)->num_rows(), lines);
+    for (int c = 0; c < (*read)->num_columns(); ++c) {
+      auto column = arrow::Concatenate((*read)->column(c)->chunks()).ValueOrDie();
+      ASSERT_TRUE(column->Equals(*whole->rows->column(c)->chunk(0), options))
+          << "column " << fields[static_cast<size_t>(c)].name;
+    }
+    EXPECT_EQ(kinds, whole->row_kinds);
+    if (bytes == 1) {  // every line alone (blank ones too)
+      EXPECT_GE(batches, lines);
+    }
+    if (bytes == text.size()) {
+      EXPECT_EQ(batches, 1);
+    }
+    if (bytes == 20000) {
+      EXPECT_LE(batches, static_cast<int>(text.size() / 20000) + 1);
+    }
+  }
+  // A bad value in a late batch is named by its line in the text.
+  std::string bad = text + "{\"i\": \"x\"}\n";
+  JsonLinesReader reader(bad, fields, "in.jsonl");
+  Status error;
+  int64_t rows = 0;
+  while (error.ok()) {
+    Result<std::optional<InputRows>> next = reader.Next(4096);
+    if (!next.ok()) {
+      error = next.status();
+      break;
+    }
+    ASSERT_TRUE(next->has_value()) << "the bad line was read";
+    rows += (*next)->rows->num_rows();
+  }
+  // The lines of the batches before the one with the error (its own rows are not returned).
+  EXPECT_GT(rows, 0);
+  EXPECT_LT(rows, lines);
+  const std::string where =
+      "in.jsonl line " + std::to_string(std::count(bad.begin(), bad.end(), '\n'));
+  EXPECT_NE(error.message().find(where), std::string::npos) << error.ToString();
+  EXPECT_EQ(error.ToString(), ParseJsonLines(bad, fields, "in.jsonl").status().ToString());
 }
 
 }  // namespace
