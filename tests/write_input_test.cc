@@ -783,7 +783,7 @@ TEST_F(StreamedWriteInput, PrimaryKeyTableCsvWithLateDeletes) {
 
 TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
   auto table = Make("p", "", {{"bucket", "-1"}});
-  const int64_t n = 70000;  // more than one batch of the Parquet reader (64Ki rows)
+  const int64_t n = 70000;  // more than one batch of 64Ki rows, the fewest a batch holds
   arrow::Int64Builder ids;
   for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(ids.Append(i == 69000 - 1 ? 3000000000 : i).ok());
   auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), n,
@@ -791,7 +791,9 @@ TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
   std::string path = dir_.Join("in.parquet");
   ASSERT_OK(WriteParquet(path, *batch));
   const std::set<std::string> before = ListRegularFiles(table->path());
-  Status st = WriteFile(*table, path, InputFormat::kParquet);
+  InputOptions options;
+  options.batch_bytes = 4096;
+  Status st = WriteFile(*table, path, InputFormat::kParquet, options);
   EXPECT_THAT(st, IsError(StatusCode::kInvalid, "in.parquet, row 69000, column 'id'"));
   EXPECT_EQ(ListRegularFiles(table->path()), before);
 }

@@ -51,7 +51,8 @@ struct InputOptions {
   // is never NULL, so `""` is the empty string.
   std::string csv_null;
   // InputFileReader: the bytes of JSON lines or CSV text per batch (the lines or records that
-  // start in them); Parquet comes in batches of the reader's row count (64Ki rows).
+  // start in them); Parquet batches hold about four times as many bytes of rows, as the file's
+  // metadata sizes them (at least 64Ki rows).
   int64_t batch_bytes = int64_t{16} << 20;
 };
 

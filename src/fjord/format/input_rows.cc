@@ -1,12 +1,33 @@
 #include "fjord/format/input_rows.h"
 
+#include <arrow/api.h>
+
 #include <algorithm>
 #include <memory>
 
+#include "fjord/common/arrow_status.h"
 #include "fjord/format/rows_builder.h"
 #include "fjord/format/text_columns.h"
 
 namespace fjord {
+
+Result<std::shared_ptr<arrow::RecordBatch>> InputRowsToBatch(const InputRows& rows,
+                                                             std::string_view source) {
+  auto combined = rows.rows->CombineChunksToBatch();
+  if (!combined.ok()) return Status::Invalid(source, ": ", combined.status().message());
+  std::shared_ptr<arrow::RecordBatch> batch = *combined;
+  bool all_inserts = true;
+  for (int8_t k : rows.row_kinds) all_inserts = all_inserts && k == 0;
+  if (all_inserts) return batch;
+  arrow::Int8Builder kinds;
+  FJORD_RETURN_NOT_OK(FromArrow(kinds.AppendValues(rows.row_kinds)));
+  std::shared_ptr<arrow::Array> kind_array;
+  FJORD_RETURN_NOT_OK(FromArrow(kinds.Finish(&kind_array)));
+  auto with_kinds = batch->AddColumn(batch->num_columns(),
+                                     arrow::field("_row_kind", arrow::int8(), false), kind_array);
+  if (!with_kinds.ok()) return Status::Invalid(source, ": ", with_kinds.status().message());
+  return *with_kinds;
+}
 
 struct CsvRowsReader::State {
   State(std::string_view t, const std::vector<DataField>& f, CsvRowReader r)

@@ -22,6 +22,11 @@ struct InputRows {
   std::vector<int8_t> row_kinds;       // one per row: 0 +I, 1 -U, 2 +U, 3 -D
 };
 
+// The rows as one batch: the columns and, when some row is not +I, "_row_kind" (int8, not null;
+// the input column of TableWrite::Write). Errors name `source`.
+Result<std::shared_ptr<arrow::RecordBatch>> InputRowsToBatch(const InputRows& rows,
+                                                             std::string_view source);
+
 // Parses all of `text` as JSON lines (one object per line; blank lines skipped). Errors name
 // `source`, the line number and the column; nothing is returned on error. `first_line` is the
 // number of the text's first line (a chunk read from the middle of a file).

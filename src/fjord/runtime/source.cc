@@ -3,14 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <arrow/api.h>
+#include <arrow/record_batch.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "fjord/common/arrow_status.h"
 #include "fjord/format/input_rows.h"
-#include "fjord/table_write.h"
 
 namespace fjord::runtime {
 
@@ -26,20 +24,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ParseChunk(
   } else {
     FJORD_ASSIGN_OR_RAISE(rows, ParseJsonLines(text, schema.fields, file, first_line));
   }
-  auto combined = rows.rows->CombineChunksToBatch();
-  if (!combined.ok()) return Status::Invalid(file, ": ", combined.status().message());
-  std::shared_ptr<arrow::RecordBatch> batch = *combined;
-  bool all_inserts = true;
-  for (int8_t k : rows.row_kinds) all_inserts = all_inserts && k == 0;
-  if (all_inserts) return batch;
-  arrow::Int8Builder kinds;
-  FJORD_RETURN_NOT_OK(FromArrow(kinds.AppendValues(rows.row_kinds)));
-  std::shared_ptr<arrow::Array> kind_array;
-  FJORD_RETURN_NOT_OK(FromArrow(kinds.Finish(&kind_array)));
-  auto with_kinds = batch->AddColumn(
-      batch->num_columns(), arrow::field(kRowKindColumn, arrow::int8(), false), kind_array);
-  if (!with_kinds.ok()) return Status::Invalid(file, ": ", with_kinds.status().message());
-  return *with_kinds;
+  return InputRowsToBatch(rows, file);
 }
 
 Result<std::unique_ptr<Source>> MakeSource(const SourceSpec& spec, const TableSchema& schema) {
