@@ -119,8 +119,10 @@ class TableWrite {
   // committed under `commit_identifier` (a checkpoint id; kBatchCommitIdentifier for a one-off
   // batch). With `wait_compaction` running compactions are waited for (batch writes); otherwise a
   // compaction still running is picked up by a later PrepareCommit. The writer can be used again
-  // afterwards, assuming the messages get committed. After an error the writer must be discarded;
-  // the files it wrote are left for orphan clean-up.
+  // afterwards, assuming the messages get committed. After an error the writer must be discarded.
+  // A writer destroyed deletes the files it wrote that no PrepareCommit returned (flushed data and
+  // changelog files, compaction outputs, deletion-vector index files), as Java's writer close;
+  // files of messages returned and never committed are the caller's (TableCommit::Abort).
   virtual Result<CommitMessages> PrepareCommit(int64_t commit_identifier = kBatchCommitIdentifier,
                                                bool wait_compaction = true) = 0;
 

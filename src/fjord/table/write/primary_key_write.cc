@@ -135,7 +135,21 @@ PrimaryKeyTableWrite::~PrimaryKeyTableWrite() {
     }
     if (done->deletion_index) DeleteIndexFile(*done->deletion_index);
   }
+  // What was written since the last PrepareCommit and never handed to a commit goes too (as
+  // Java's MergeTreeWriter#close): flushed files and their changelog, and compaction outputs
+  // unless they are upgrades of committed files (same name as a file the compactions removed).
   for (auto& [key, w] : writers_) {
+    std::set<std::string> removed;
+    for (const DataFileMeta& f : w->compact_before) removed.insert(f.file_name);
+    std::set<std::string> doomed;
+    for (const DataFileMeta& f : w->flushed) doomed.insert(f.file_name);
+    for (const DataFileMeta& f : w->changelog) doomed.insert(f.file_name);
+    for (const DataFileMeta& f : w->compact_changelog) doomed.insert(f.file_name);
+    for (const DataFileMeta& f : w->compact_after) {
+      if (removed.count(f.file_name) == 0) doomed.insert(f.file_name);
+    }
+    for (const std::string& name : doomed)
+      (void)table_->io()->Delete(JoinPath(w->bucket_dir, name));
     if (w->deletion_index) DeleteIndexFile(*w->deletion_index);
   }
   writers_.clear();
@@ -858,21 +872,32 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
   std::vector<std::vector<DataFileMeta>> flushed(order.size());
   // Fewer buckets than threads leave cores idle: their spill files are read ahead on them.
   const bool read_ahead = static_cast<int>(order.size()) < threads_;
-  FJORD_RETURN_NOT_OK(ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
+  Status flushes = ParallelFor(foreground_.get(), order.size(), [&](size_t i) -> Status {
     FJORD_ASSIGN_OR_RAISE(flushed[i], Flush(*order[i], read_ahead));
     return Status::OK();
-  }));
-  std::vector<CommitMessage> messages;
+  });
+  // The files stay the writer's until every bucket is through, so that a failure here leaves
+  // them to the destructor's clean-up.
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->flushed.insert(order[i]->flushed.end(), flushed[i].begin(), flushed[i].end());
+  }
+  FJORD_RETURN_NOT_OK(flushes);
   size_t index = 0;
   for (auto& [key, w] : writers_) {
-    std::vector<DataFileMeta> files = std::move(flushed[index++]);
-    std::vector<DataFileMeta> all = std::move(w->flushed);
-    w->flushed.clear();
-    all.insert(all.end(), files.begin(), files.end());
-    FJORD_RETURN_NOT_OK(AfterFlush(*w, files, wait_compaction));
+    FJORD_RETURN_NOT_OK(AfterFlush(*w, flushed[index++], wait_compaction));
     bool wait = wait_compaction || force_compact_ ||
                 w->levels->NumberOfSortedRuns() > compaction_.stop_trigger + 1;
     FJORD_RETURN_NOT_OK(CollectCompaction(*w, wait));
+  }
+  std::vector<HashIndexChange> index_changes;
+  if (assigner_) {
+    // Each bucket that got new keys: its new hash index file replaces the old one.
+    FJORD_ASSIGN_OR_RAISE(index_changes, assigner_->PrepareCommit());
+  }
+  std::vector<CommitMessage> messages;
+  for (auto& [key, w] : writers_) {
+    std::vector<DataFileMeta> all = std::move(w->flushed);
+    w->flushed.clear();
     if (all.empty() && w->compact_before.empty() && w->compact_after.empty() &&
         w->changelog.empty() && w->compact_changelog.empty() && !w->deletion_index) {
       continue;
@@ -892,11 +917,7 @@ Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait
     }
     messages.push_back(std::move(m));
   }
-  if (assigner_) {
-    // Each bucket that got new keys: its new hash index file replaces the old one.
-    FJORD_ASSIGN_OR_RAISE(std::vector<HashIndexChange> changes, assigner_->PrepareCommit());
-    AddHashIndexChanges(changes, router_->total_buckets(), &messages);
-  }
+  if (assigner_) AddHashIndexChanges(index_changes, router_->total_buckets(), &messages);
   return messages;
 }
 

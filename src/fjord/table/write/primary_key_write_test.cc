@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
@@ -220,6 +221,68 @@ TEST_F(PrimaryKeyWriteTest, AWriterDroppedWhileSpillingEndsCleanly) {
   SnapshotManager snapshots(table->io(), table->path());
   ASSERT_OK_AND_ASSIGN(auto latest, snapshots.LatestId());
   EXPECT_FALSE(latest.has_value());
+}
+
+// A writer dropped without PrepareCommit deletes what it wrote since the last one (as Java's
+// writer close): early flushes, their input changelog, compaction outputs and changelog, new
+// deletion-vector index files. A compaction's upgrade of a committed file keeps the file.
+TEST_F(PrimaryKeyWriteTest, AWriterDroppedUnpreparedLeavesOnlyCommittedFiles) {
+  auto files_of = [](const std::string& root) {
+    std::set<std::string> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      std::string rel = std::filesystem::relative(e.path(), root).string();
+      if (e.is_regular_file() && rel.rfind("snapshot", 0) != 0 && rel.rfind("manifest", 0) != 0 &&
+          rel.rfind("schema", 0) != 0) {
+        out.insert(rel);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::vector<std::pair<std::string, std::string>>> configs = {
+      {{"bucket", "2"},
+       {"write-buffer-size", "24 kb"},
+       {"write-buffer-spillable", "false"},
+       {"num-sorted-run.compaction-trigger", "2"},
+       {"changelog-producer", "input"}},
+      {{"bucket", "2"},
+       {"write-buffer-size", "24 kb"},
+       {"write-buffer-spillable", "false"},
+       {"num-sorted-run.compaction-trigger", "2"},
+       {"changelog-producer", "lookup"},
+       {"deletion-vectors.enabled", "true"}}};
+  for (int threads : {1, 2}) {
+    for (size_t c = 0; c < configs.size(); ++c) {
+      SCOPED_TRACE("config " + std::to_string(c) + ", threads " + std::to_string(threads));
+      auto table = Create(configs[c]);
+      std::mt19937_64 rng(11 + c);
+      auto batch = [&]() {
+        std::vector<Row> rows;
+        for (int i = 0; i < 300; ++i) {
+          rows.push_back(Row{"p" + std::to_string(rng() % 2), static_cast<int32_t>(rng() % 3000),
+                             static_cast<int64_t>(rng() % 1000),
+                             std::string(30, static_cast<char>('a' + rng() % 26))});
+        }
+        return Rows(rows);
+      };
+      TableWriteOptions write_options;
+      write_options.threads = threads;
+      {
+        ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get(), write_options));
+        for (int b = 0; b < 10; ++b) ASSERT_OK(writer->Write(batch()));
+        ASSERT_OK(Commit(*table, *writer, 1).status());
+      }
+      const std::set<std::string> committed = files_of(table->path());
+      const Model before = ReadBack(table->path());
+      ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get(), write_options));
+      for (int b = 0; b < 30; ++b) ASSERT_OK(writer->Write(batch()));
+      // Flushes and compactions have written files (so the check below can fail).
+      EXPECT_GT(writer->metrics().buffer_flushes, 3);
+      EXPECT_GT(files_of(table->path()).size(), committed.size() + 3);
+      writer.reset();
+      EXPECT_EQ(files_of(table->path()), committed);
+      EXPECT_EQ(ReadBack(table->path()), before);
+    }
+  }
 }
 
 TEST_F(PrimaryKeyWriteTest, WithoutSpillingAFullBufferIsFlushedToLevelZeroFiles) {
