@@ -9,6 +9,7 @@
 
 #include "fjord/common/calendar.h"
 #include "fjord/common/float_format.h"
+#include "fjord/common/plain_decimal.h"
 
 namespace fjord {
 
@@ -176,43 +177,6 @@ std::string Decimal::ToString() const {
   }
   return negative ? "-" + digits : digits;
 }
-
-namespace {
-
-// The common form [+-]digits[.digits], with at most `scale` fraction digits and 18 digits in
-// all, read straight into the unscaled value; false leaves the text to the general reading
-// below (which gives the same value for every text this takes).
-bool PlainDecimal(std::string_view text, int32_t precision, int32_t scale, Int128* unscaled) {
-  size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  int64_t magnitude = 0;
-  int32_t integer_digits = 0;  // significant: without leading zeros
-  int32_t fraction_digits = 0;
-  int32_t all_digits = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    magnitude = magnitude * 10 + (text[i] - '0');
-    if (magnitude != 0) ++integer_digits;
-    if (++all_digits > 18) return false;
-  }
-  if (i < text.size() && text[i] == '.') {
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-      magnitude = magnitude * 10 + (text[i] - '0');
-      ++fraction_digits;
-      if (++all_digits > 18) return false;
-    }
-  }
-  if (i != text.size() || all_digits == 0 || fraction_digits > scale ||
-      integer_digits > precision - scale) {
-    return false;
-  }
-  Int128 v = magnitude;
-  for (int32_t k = fraction_digits; k < scale; ++k) v *= 10;
-  *unscaled = negative ? -v : v;
-  return true;
-}
-
-}  // namespace
 
 Result<Decimal> Decimal::FromString(std::string_view text, int32_t precision, int32_t scale) {
   if (precision < 1 || precision > kMaxDigits || scale < 0 || scale > precision) {

@@ -4,7 +4,9 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <random>
 
+#include "fjord/common/plain_decimal.h"
 #include "fjord/testing/test_util.h"
 
 namespace fjord {
@@ -357,6 +359,53 @@ TEST(ValueToStringTest, ShortForms) {
       DataType::Row({DataField{0, "a", DataType::Int()}, DataField{1, "b", DataType::Date()}});
   EXPECT_EQ(ValueToString(Value::List({Value(int32_t{1}), Value(int32_t{0})}), *row),
             "(1, 1970-01-01)");
+}
+
+// The one-pass reading of the common form gives the general reading's value for every text it
+// takes (a leading blank sends a text to the general reading, which trims it) and takes the
+// plain texts that fit.
+TEST(ValueDecimalTest, PlainDecimalAsTheGeneralReading) {
+  std::mt19937_64 rng(20261206);
+  int taken = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string text;
+    switch (rng() % 4) {
+      case 0:
+        text += '-';
+        break;
+      case 1:
+        if (rng() % 4 == 0) text += '+';
+        break;
+      default:
+        break;
+    }
+    const int integer = static_cast<int>(rng() % 12);
+    for (int k = 0; k < integer; ++k) text += static_cast<char>('0' + rng() % (k == 0 ? 3 : 10));
+    if (rng() % 3 != 0) {
+      text += '.';
+      const int fraction = static_cast<int>(rng() % 10);
+      for (int k = 0; k < fraction; ++k) text += static_cast<char>('0' + rng() % 10);
+    }
+    if (rng() % 40 == 0) text += 'x';
+    const int32_t precision = 1 + static_cast<int32_t>(rng() % 38);
+    const int32_t scale = static_cast<int32_t>(rng() % (precision + 1));
+    Int128 plain = 0;
+    const bool took = PlainDecimal(text, precision, scale, &plain);
+    Result<Decimal> general = Decimal::FromString(" " + text, precision, scale);
+    if (!took) continue;
+    ++taken;
+    ASSERT_TRUE(general.ok()) << text << " (" << precision << ", " << scale << ")";
+    ASSERT_TRUE(general->unscaled == plain) << text << " (" << precision << ", " << scale << ")";
+  }
+  EXPECT_GT(taken, 5000);
+  Int128 v = 0;
+  EXPECT_TRUE(PlainDecimal("-0012.50", 10, 3, &v));
+  EXPECT_TRUE(v == -12500);
+  EXPECT_TRUE(PlainDecimal("123456789012345678", 38, 20, &v));  // scaled past 10^18
+  EXPECT_TRUE(v == static_cast<Int128>(123456789012345678) * 1000000000000000000 * 100);
+  EXPECT_FALSE(PlainDecimal("1234567890123456789", 38, 0, &v));  // 19 digits
+  EXPECT_FALSE(PlainDecimal("100", 4, 2, &v));                   // 3 integer digits of 2
+  EXPECT_FALSE(PlainDecimal("1.234", 10, 2, &v));                // rounding: the general path's
 }
 
 }  // namespace

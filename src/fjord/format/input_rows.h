@@ -53,6 +53,8 @@ class JsonLinesReader {
   Result<std::optional<InputRows>> Next(size_t bytes);
   // Bytes of the text read: the end of the last line read, with its line break.
   size_t position() const;
+  // Lines read so far by the scanner (json_line_scan.h), the other readings aside.
+  int64_t lines_scanned() const;
 
  private:
   struct State;

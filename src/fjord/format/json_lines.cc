@@ -1,29 +1,27 @@
 // ParseJsonLines (input_rows.h): JSON lines into canonical Arrow columns.
 //
-// simdjson's on-demand parser reads each line and its values go straight into the columns
-// (RowsBuilder), each as it is read. json_values.h stays the definition of what a line means:
-// whenever this fast path does not take a line as plainly valid (any JSON or type error, a
-// duplicate key, an unknown column, a control character, a NULL for a NOT NULL column), the
-// values it wrote are abandoned (RowsBuilder::AbandonRow) and the line is read again by
-// ParseJsonLine, which gives the values or the exact error. The fast path only
-// decides the lines whose values it reads the way ParseJsonLine does (json_lines_test.cc
-// compares the two on generated lines).
+// Each line is read by the first of three readings that takes it, its values going straight
+// into the columns (RowsBuilder) as they are read: the scanner (json_line_scan.h) reads the
+// common shape of line (no escapes, the plain types) with no JSON parser; simdjson's on-demand
+// walk the other lines it can take as plainly valid; json_values.h, the definition of what a
+// line means, the rest (any JSON or type error, a duplicate key, an unknown column, a control
+// character, a NULL for a NOT NULL column), giving the values or the exact error. A reading that
+// stops part way abandons what it wrote (RowsBuilder::AbandonRow). The fast readings only decide
+// the lines whose values they read the way ParseJsonLine does (json_lines_test.cc compares them
+// on generated lines).
 #include <simdjson.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/input_rows.h"
+#include "fjord/format/json_columns.h"
+#include "fjord/format/json_line_scan.h"
 #include "fjord/format/json_values.h"
 #include "fjord/format/rows_builder.h"
 #include "fjord/format/text_values.h"
@@ -33,182 +31,54 @@ namespace fjord {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-// How a column's JSON value is read.
-enum class ReadAs {
-  kBool,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kFloat,
-  kDouble,
-  kString,       // STRING: no length to check
-  kCheckedText,  // CHAR(n) / VARCHAR(n): length checked
-  kDate,         // a JSON string through ParseDateText
-  kTimestamp,    // TIMESTAMP / TIMESTAMP_LTZ: a JSON string through ParseTimestampText
-  kDecimal,      // a number's text or a string through Decimal::FromString
-  kFromText,     // a JSON string through ValueFromText (binary, times, ...)
-  kNested,       // ARRAY / MAP / MULTISET / ROW: the value's JSON through ValueFromJson
-};
-
-ReadAs ReadAsFor(const DataType& type) {
-  switch (type.root()) {
-    case TypeRoot::kBoolean:
-      return ReadAs::kBool;
-    case TypeRoot::kTinyInt:
-      return ReadAs::kInt8;
-    case TypeRoot::kSmallInt:
-      return ReadAs::kInt16;
-    case TypeRoot::kInt:
-      return ReadAs::kInt32;
-    case TypeRoot::kBigInt:
-      return ReadAs::kInt64;
-    case TypeRoot::kFloat:
-      return ReadAs::kFloat;
-    case TypeRoot::kDouble:
-      return ReadAs::kDouble;
-    case TypeRoot::kChar:
-    case TypeRoot::kVarChar:
-      return type.root() == TypeRoot::kVarChar && type.length() == DataType::kMaxLength
-                 ? ReadAs::kString
-                 : ReadAs::kCheckedText;
-    case TypeRoot::kDecimal:
-      return ReadAs::kDecimal;
-    case TypeRoot::kDate:
-      return ReadAs::kDate;
-    case TypeRoot::kTimestamp:
-    case TypeRoot::kTimestampLtz:
-      return ReadAs::kTimestamp;
-    case TypeRoot::kArray:
-    case TypeRoot::kMultiset:
-    case TypeRoot::kVector:
-    case TypeRoot::kMap:
-    case TypeRoot::kRow:
-      return ReadAs::kNested;
-    default:
-      return ReadAs::kFromText;
-  }
-}
-
-// The value of a column built through an Arrow builder (BOOLEAN, the types read from text, the
-// nested types) of the line being read: appended once the whole line is taken. The other
-// columns' values are written as they are read (RowsBuilder::AbandonRow undoes a line left to
-// ParseJsonLine).
-struct Slot {
-  bool null = false;
-  bool boolean = false;
-  Value value;
-};
-
-constexpr int kRowKind = -2;
-constexpr int kUnknown = -1;
-
-// A key's text hashed for lookups without a copy.
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
-};
+using ReadAs = JsonReadAs;
 
 class FastLines {
  public:
-  FastLines(const std::vector<DataField>& fields, RowsBuilder* out) : fields_(fields) {
-    cols_.resize(fields.size());
-    for (size_t c = 0; c < fields.size(); ++c) {
-      ColumnPlan& col = cols_[c];
-      col.type = fields[c].type.get();
-      col.read_as = ReadAsFor(*col.type);
-      col.nullable = col.type->nullable();
-      col.builder = out->storage(c) == RowsBuilder::Storage::kBuilder;
-      if (col.read_as == ReadAs::kTimestamp) col.per_second = UnitsPerSecond(*out->arrow_type(c));
-      if (col.builder) deferred_.push_back(c);
-      index_.emplace(fields[c].name, static_cast<int>(c));
-      const std::string& name = fields[c].name;
-      col.name.size = name.size();
-      col.name.backslash = name.find('\\') != std::string::npos;
-      std::memcpy(&col.name.head, name.data(), std::min<size_t>(8, name.size()));
-      const unsigned char ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-      std::memcpy(&col.name.mask, ones, std::min<size_t>(8, name.size()));
-    }
-  }
+  FastLines(const std::vector<DataField>& fields, RowsBuilder* out)
+      : cols_(fields, *out), scan_(ScannableColumns(cols_)) {}
 
-  // Reads a line (`capacity` >= size + SIMDJSON_PADDING readable bytes at `data`) into `out`.
-  // False when the line is left to ParseJsonLine; nothing was appended then.
+  // Reads a line (`capacity` >= size + SIMDJSON_PADDING readable bytes at `data`, the line
+  // followed by its '\n' or by zeros) into `out`:
+  // the scanner first, simdjson's walk for a line it leaves. False when the line is left to
+  // ParseJsonLine; nothing was appended then.
   Result<bool> TryLine(const char* data, size_t size, size_t capacity, RowsBuilder* out) {
-    ++row_;
-    if (!Plain(data, size)) return false;
     int8_t kind = 0;
+    if (scan_) {
+      cols_.Restart();
+      if (ScanJsonLine(data, size, &cols_, out, &kind)) {
+        FJORD_ASSIGN_OR_RAISE(bool ended, cols_.EndLine(out, kind));
+        if (ended) {
+          ++scanned_;
+          return true;
+        }
+      }
+      out->AbandonRow();
+      cols_.Restart();
+      kind = 0;
+      // Input whose lines the scanner mostly leaves (another shape of line) is not scanned.
+      if (++unscanned_ > 1024 && unscanned_ > scanned_) scan_ = false;
+    }
+    if (!cols_.BeginLine(data, size)) return false;
     if (!ReadLine(data, size, capacity, out, &kind)) {
       out->AbandonRow();
       return false;
     }
-    for (size_t c : deferred_) {
-      const Slot& s = cols_[c].slot;
-      if (cols_[c].seen != row_ || s.null) {
-        out->SetNull(c);
-      } else if (cols_[c].read_as == ReadAs::kBool) {
-        FJORD_RETURN_NOT_OK(out->AppendValue(c, Value(s.boolean)));
-      } else {
-        FJORD_RETURN_NOT_OK(out->AppendValue(c, s.value));
-      }
-    }
-    FJORD_RETURN_NOT_OK(out->EndRow(kind));
-    return true;
+    FJORD_ASSIGN_OR_RAISE(bool ended, cols_.EndLine(out, kind));
+    if (!ended) out->AbandonRow();
+    return ended;
   }
+
+  int64_t scanned() const { return scanned_; }
 
  private:
-  // Lines without control characters (a raw one in a string is an error ParseJsonLine words;
-  // a tab between tokens is rare), a trailing '\r' aside. Sets escapes_: whether the line has a
-  // backslash anywhere (else no string in it has an escape).
-  bool Plain(const char* data, size_t size) {
-    while (size > 0 && data[size - 1] == '\r') --size;
-#if defined(__SSE2__)
-    // Sixteen bytes at a time (the line is padded: the last load may pass its end, the bits
-    // of bytes past it are dropped): min(byte, 0x1f) == byte exactly for the bytes below 0x20.
-    const __m128i limit = _mm_set1_epi8(0x1f);
-    const __m128i backslash = _mm_set1_epi8('\\');
-    uint32_t escapes = 0;
-    for (size_t i = 0; i < size; i += 16) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-      auto low =
-          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, limit), x)));
-      auto slash = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)));
-      if (size - i < 16) {
-        low &= (uint32_t{1} << (size - i)) - 1;
-        slash &= (uint32_t{1} << (size - i)) - 1;
-      }
-      if (low != 0) return false;
-      escapes |= slash;
-    }
-    escapes_ = escapes != 0;
-    return true;
-#else
-    // Eight bytes at a time: (w - 0x20 in every byte) & ~w has a byte's top bit set for some
-    // byte exactly when a byte of w is below 0x20 (a borrow starts only at such a byte).
-    constexpr uint64_t kOnes = 0x0101010101010101ull;
-    constexpr uint64_t kTops = 0x8080808080808080ull;
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, data + i, 8);
-      if (((w - kOnes * 0x20) & ~w & kTops) != 0) return false;
-    }
-    for (; i < size; ++i) {
-      if (static_cast<unsigned char>(data[i]) < 0x20) return false;
-    }
-    escapes_ = std::memchr(data, '\\', size) != nullptr;
-    return true;
-#endif
-  }
-
-  // The line's values into `out` (the builder columns' into their slots); false at the first thing
-  // the fast path does not take (the caller abandons the row).
+  // The line's values into `out` (the builder columns' into their slots); false at the first
+  // thing the walk does not take (the caller abandons the row).
   bool ReadLine(const char* data, size_t size, size_t capacity, RowsBuilder* out, int8_t* kind) {
     od::document doc;
     if (parser_.iterate(data, size, capacity).get(doc)) return false;
     od::object object;
     if (doc.get_object().get(object)) return false;
-    size_t seen = 0;
     int expected = 0;
     for (auto&& member : object) {
       if (member.error()) return false;
@@ -216,28 +86,24 @@ class FastLines {
       // A key as written is its text unless it has escapes (unescaping copies it through a
       // call per key); a column's name written with escapes is looked up again unescaped.
       std::string_view key = field.escaped_key();
-      int c = expected;
-      if (!InInput(key, expected)) {
-        c = Lookup(key);
-        if (c == kUnknown || (c >= 0 && cols_[static_cast<size_t>(c)].name.backslash)) {
-          if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
-          c = Lookup(key);
-          if (c == kUnknown) return false;
-        }
+      int c = cols_.Match(key, expected);
+      if (c == JsonLineColumns::kUnknown) {
+        if (!HasBackslash(key) || field.unescaped_key().get(key)) return false;
+        c = cols_.Lookup(key);
+        if (c == JsonLineColumns::kUnknown) return false;
       }
       od::value& v = field.value();
-      if (c == kRowKind) {
-        if (seen_row_kind_ == row_ || !ReadRowKind(v, kind)) return false;
-        seen_row_kind_ = row_;
+      if (c == JsonLineColumns::kRowKind) {
+        std::string_view text;
+        if (v.get_string().get(text) || !cols_.TakeRowKind(text, kind)) return false;
         continue;
       }
       const auto column = static_cast<size_t>(c);
-      if (cols_[column].seen == row_) return false;  // a duplicate key
-      cols_[column].seen = row_;
-      ++seen;
-      // A STRING column's string in a line without escapes, the commonest value, is taken here
-      // (StringText's reading, without the calls).
-      if (cols_[column].read_as == ReadAs::kString && !escapes_) {
+      if (!cols_.Take(column)) return false;  // a duplicate key
+      const ReadAs read_as = cols_.plan(column).read_as;
+      // A STRING column's string in a line without escapes is taken here (StringText's
+      // reading, without the calls).
+      if (read_as == ReadAs::kString && !cols_.escapes()) {
         if (std::string_view text; AsWritten(v, &text)) {
           static_assert(simdjson::SIMDJSON_PADDING >= 32);
           if (!out->SetPaddedString(column, text).ok()) return false;
@@ -246,11 +112,10 @@ class FastLines {
         }
       }
       // So is an INT or BIGINT column's integer (Read's reading).
-      if (cols_[column].read_as == ReadAs::kInt32 || cols_[column].read_as == ReadAs::kInt64) {
+      if (read_as == ReadAs::kInt32 || read_as == ReadAs::kInt64) {
         int64_t integer;
         if (!v.get_int64().get(integer)) {
-          if (cols_[column].read_as == ReadAs::kInt32 &&
-              (integer < INT32_MIN || integer > INT32_MAX)) {
+          if (read_as == ReadAs::kInt32 && (integer < INT32_MIN || integer > INT32_MAX)) {
             return false;
           }
           out->SetInteger(column, integer);
@@ -263,15 +128,7 @@ class FastLines {
     }
     // Nothing may follow the object.
     const char* after = nullptr;
-    if (doc.current_location().get(after) != simdjson::OUT_OF_BOUNDS) return false;
-    if (seen == cols_.size()) return true;
-    // The columns the line leaves out are NULL.
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      if (cols_[c].seen == row_) continue;
-      if (!cols_[c].nullable) return false;
-      if (!cols_[c].builder) out->SetNull(c);
-    }
-    return true;
+    return doc.current_location().get(after) == simdjson::OUT_OF_BOUNDS;
   }
 
   static bool HasBackslash(std::string_view key) {
@@ -281,35 +138,13 @@ class FastLines {
     return false;
   }
 
-  // Whether `key`, a key of the line being read, is column c's name as written. Lines usually
-  // give the columns in the table's order: this is asked of the column after the last one
-  // first. A name with a backslash is never taken as written (Lookup's caller unescapes). The
-  // line is padded, so eight bytes may be read at the key whatever its length.
-  bool InInput(std::string_view key, int c) const {
-    if (static_cast<size_t>(c) >= cols_.size()) return false;
-    const Name& n = cols_[static_cast<size_t>(c)].name;
-    if (key.size() != n.size || n.backslash) return false;
-    uint64_t head;
-    std::memcpy(&head, key.data(), 8);
-    if ((head & n.mask) != n.head) return false;
-    return n.size <= 8 ||
-           std::memcmp(key.data() + 8, fields_[static_cast<size_t>(c)].name.data() + 8,
-                       n.size - 8) == 0;
-  }
-
-  int Lookup(std::string_view key) const {
-    auto it = index_.find(key);
-    if (it != index_.end()) return it->second;
-    return key == "_row_kind" ? kRowKind : kUnknown;
-  }
-
   // A JSON string value's text. In a line without a backslash it is the text between its
-  // quotes as written: the line has no control character (Plain) and simdjson checked the
+  // quotes as written: the line has no control character (BeginLine) and simdjson checked the
   // line's UTF-8, so nothing else can make the string differ from its bytes; the value is left
   // unread (the object's iteration steps over it). Otherwise simdjson unescapes it into its own
   // buffer.
   bool StringText(od::value& v, std::string_view* text) const {
-    return (!escapes_ && AsWritten(v, text)) || !v.get_string().get(*text);
+    return (!cols_.escapes() && AsWritten(v, text)) || !v.get_string().get(*text);
   }
 
   // The text between a string value's quotes as written (false if the value is no string).
@@ -319,27 +154,6 @@ class FastLines {
     if (raw.size() < 2 || raw.front() != '"') return false;
     *text = raw.substr(1, raw.size() - 2);
     return true;
-  }
-
-  // A JSON string's text for the text-read types, which have no blanks around their values
-  // (ValueFromText's rule; the reference words the error).
-  bool Text(od::value& v, od::json_type type, std::string_view* text) const {
-    if (type != od::json_type::string || !StringText(v, text)) return false;
-    auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; };
-    return text->empty() || (!blank(text->front()) && !blank(text->back()));
-  }
-
-  static bool ReadRowKind(od::value& v, int8_t* kind) {
-    std::string_view s;
-    if (v.get_string().get(s)) return false;
-    static constexpr std::string_view kNames[] = {"+I", "-U", "+U", "-D"};
-    for (int8_t k = 0; k < 4; ++k) {
-      if (s == kNames[k]) {
-        *kind = k;
-        return true;
-      }
-    }
-    return false;
   }
 
   // The text ParseJsonLine gives a number: its token, except an integer's as nlohmann prints it
@@ -360,20 +174,14 @@ class FastLines {
   bool Read(size_t c, od::value& v, RowsBuilder* out) {
     od::json_type type;
     if (v.type().get(type)) return false;
-    Slot& slot = cols_[c].slot;
+    JsonLineColumns::Plan& plan = cols_.plan(c);
     if (type == od::json_type::null) {
       bool is_null = false;
-      if (v.is_null().get(is_null) || !is_null || !cols_[c].nullable) return false;
-      if (cols_[c].builder) {
-        slot.null = true;
-      } else {
-        out->SetNull(c);
-      }
-      return true;
+      return !v.is_null().get(is_null) && is_null && cols_.SetNull(c, out);
     }
+    JsonLineColumns::Slot& slot = plan.slot;
     slot.null = false;
-    const DataType& column = *cols_[c].type;
-    switch (cols_[c].read_as) {
+    switch (plan.read_as) {
       case ReadAs::kBool:
         return type == od::json_type::boolean && !v.get_bool().get(slot.boolean);
       case ReadAs::kInt8:
@@ -383,9 +191,9 @@ class FastLines {
         int64_t integer;
         if (type != od::json_type::number || v.get_int64().get(integer)) return false;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (cols_[c].read_as == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
-        if (cols_[c].read_as == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
-        if (cols_[c].read_as == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
+        if (plan.read_as == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
+        if (plan.read_as == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
+        if (plan.read_as == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
         if (integer < lo || integer > hi) return false;
         out->SetInteger(c, integer);
         return true;
@@ -406,67 +214,33 @@ class FastLines {
           return true;
         }
         [[fallthrough]];
-      case ReadAs::kFloat: {
+      case ReadAs::kFloat:
+      case ReadAs::kDecimal: {
         std::string_view text;
-        if (type == od::json_type::string) {
-          if (v.get_string().get(text)) return false;
-          if (text != "NaN" && text != "Infinity" && text != "-Infinity") return false;
-        } else if (type != od::json_type::number || !NumberText(v, &text)) {
-          return false;
+        if (type == od::json_type::number) {
+          return NumberText(v, &text) && cols_.SetFromNumberText(c, text, out);
         }
-        if (cols_[c].read_as == ReadAs::kFloat) {
-          Result<float> f = ParseFloatText(text);
-          if (!f.ok()) return false;
-          out->SetFloat(c, *f);
-          return true;
-        }
-        Result<double> d = ParseDoubleText(text);
-        if (!d.ok()) return false;
-        out->SetDouble(c, *d);
-        return true;
+        if (type != od::json_type::string || !StringText(v, &text)) return false;
+        return cols_.SetFromString(c, text, out);
       }
       case ReadAs::kString:
       case ReadAs::kCheckedText: {
         std::string_view text;
         if (type != od::json_type::string || !StringText(v, &text)) return false;
-        if (cols_[c].read_as == ReadAs::kCheckedText && !CheckLength(text, column).ok())
-          return false;
-        // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes. A
-        // column's text past 2 GiB is left to the reference path, whose append words the error.
+        // A string as written is in the line, followed by SIMDJSON_PADDING readable bytes.
         static_assert(simdjson::SIMDJSON_PADDING >= 32);
-        return (escapes_ ? out->SetString(c, text) : out->SetPaddedString(c, text)).ok();
+        return cols_.SetText(c, text, !cols_.escapes(), out);
       }
-      case ReadAs::kDate: {
-        std::string_view text;
-        if (!Text(v, type, &text)) return false;
-        Result<int32_t> days = ParseDateText(text);
-        if (!days.ok()) return false;
-        out->SetInteger(c, *days);
-        return true;
-      }
+      case ReadAs::kDate:
       case ReadAs::kTimestamp: {
         std::string_view text;
-        if (!Text(v, type, &text)) return false;
-        Result<Timestamp> ts =
-            ParseTimestampText(text, column.precision(), column.root() == TypeRoot::kTimestampLtz);
-        if (!ts.ok()) return false;
-        out->SetInteger(c, TimestampToUnits(*ts, cols_[c].per_second));
-        return true;
-      }
-      case ReadAs::kDecimal: {
-        std::string_view text;
-        if (type == od::json_type::number ? !NumberText(v, &text) : !Text(v, type, &text)) {
-          return false;
-        }
-        Result<Decimal> d = Decimal::FromString(text, column.precision(), column.scale());
-        if (!d.ok()) return false;
-        out->SetDecimal(c, d->unscaled);
-        return true;
+        if (type != od::json_type::string || !StringText(v, &text)) return false;
+        return cols_.SetFromString(c, text, out);
       }
       case ReadAs::kFromText: {
         std::string_view text;
         if (type != od::json_type::string || v.get_string().get(text)) return false;
-        Result<Value> value = ValueFromText(text, column);
+        Result<Value> value = ValueFromText(text, *plan.type);
         if (!value.ok()) return false;
         slot.value = std::move(*value);
         return true;
@@ -484,7 +258,7 @@ class FastLines {
         }
         Result<Json> json = ParseExactJson(raw, "");
         if (!json.ok()) return false;
-        Result<Value> value = ValueFromJson(*json, column);
+        Result<Value> value = ValueFromJson(*json, *plan.type);
         if (!value.ok()) return false;
         slot.value = std::move(*value);
         return true;
@@ -493,31 +267,10 @@ class FastLines {
     return false;
   }
 
-  const std::vector<DataField>& fields_;
-  struct Name {
-    size_t size = 0;
-    uint64_t head = 0;  // the first (up to) eight bytes, zeros after
-    uint64_t mask = 0;  // of the bytes of head that are the name's
-    // The name has a backslash: a key written as the name is another name unescaped.
-    bool backslash = false;
-  };
-  // What the walk needs of a column, in one place.
-  struct ColumnPlan {
-    const DataType* type = nullptr;
-    ReadAs read_as = ReadAs::kFromText;
-    bool nullable = true;
-    bool builder = false;  // built through an Arrow builder: its value waits in `slot`
-    Name name;
-    uint64_t seen = 0;       // the line that last gave the column a value
-    int64_t per_second = 0;  // of a timestamp column
-    Slot slot;
-  };
-  std::vector<ColumnPlan> cols_;
-  std::unordered_map<std::string, int, KeyHash, std::equal_to<>> index_;
-  std::vector<size_t> deferred_;  // the builder columns
-  uint64_t row_ = 0;
-  uint64_t seen_row_kind_ = 0;
-  bool escapes_ = false;  // the line being read has a backslash
+  JsonLineColumns cols_;
+  bool scan_;              // lines go to the scanner first
+  int64_t scanned_ = 0;    // lines the scanner took
+  int64_t unscanned_ = 0;  // and left
   od::parser parser_;
 };
 
@@ -543,6 +296,9 @@ JsonLinesReader::JsonLinesReader(JsonLinesReader&&) noexcept = default;
 JsonLinesReader& JsonLinesReader::operator=(JsonLinesReader&&) noexcept = default;
 
 size_t JsonLinesReader::position() const { return state_->pos; }
+int64_t JsonLinesReader::lines_scanned() const {
+  return state_->fast ? state_->fast->scanned() : 0;
+}
 
 Result<std::optional<InputRows>> JsonLinesReader::Next(size_t bytes) {
   State& st = *state_;

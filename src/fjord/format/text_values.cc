@@ -278,28 +278,33 @@ Result<int32_t> ParseTimeText(std::string_view text, int32_t precision) {
 
 namespace {
 
-// Two digits at `s`, or -1.
-int TwoDigits(const char* s) {
-  if (!IsDigit(s[0]) || !IsDigit(s[1])) return -1;
-  return (s[0] - '0') * 10 + (s[1] - '0');
+// Whether the bytes of `w` that `mask` picks (0xff each) are ASCII digits, the bytes it leaves
+// being none above 0xf9 (no carry out of them): a digit is 0x3_ and stays 0x3_ plus six.
+bool DigitBytes(uint64_t w, uint64_t mask) {
+  constexpr uint64_t kHigh = 0xf0f0f0f0f0f0f0f0ull;
+  const uint64_t threes = 0x3030303030303030ull & mask;
+  return (w & kHigh & mask) == threes && ((w + 0x0606060606060606ull) & kHigh & mask) == threes;
 }
 
-// The common form YYYY-MM-DD(T| )HH:MM:SS[.f] of a valid date and time with no more fraction
-// digits than `precision`, read in one pass; false leaves the text to the checked reading
-// (which gives the same value for every text this takes, or the error).
-bool PlainTimestamp(std::string_view s, int32_t precision, Timestamp* out) {
-  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
-      s[13] != ':' || s[16] != ':') {
+}  // namespace
+
+bool ParsePlainTimestamp(std::string_view s, int32_t precision, Timestamp* out) {
+  if (precision > 6 || s.size() < 19 || s[4] != '-' || s[7] != '-' ||
+      (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') {
     return false;
   }
-  const int y1 = TwoDigits(s.data()), y2 = TwoDigits(s.data() + 2), m = TwoDigits(s.data() + 5),
-            d = TwoDigits(s.data() + 8), h = TwoDigits(s.data() + 11),
-            mi = TwoDigits(s.data() + 14), se = TwoDigits(s.data() + 17);
-  if ((y1 | y2 | m | d | h | mi | se) < 0 || m < 1 || m > 12 || d < 1 || h > 23 || mi > 59 ||
-      se > 59) {
+  // The separators are known: the digits of the first sixteen bytes checked eight at a time.
+  uint64_t w0, w1;
+  std::memcpy(&w0, s.data(), 8);
+  std::memcpy(&w1, s.data() + 8, 8);
+  if (!DigitBytes(w0, 0x00ffff00ffffffffull) || !DigitBytes(w1, 0xffff00ffff00ffffull) ||
+      !IsDigit(s[17]) || !IsDigit(s[18])) {
     return false;
   }
-  const int64_t year = y1 * 100 + y2;
+  auto two = [&](size_t i) { return (s[i] - '0') * 10 + (s[i + 1] - '0'); };
+  const int m = two(5), d = two(8), h = two(11), mi = two(14), se = two(17);
+  if (m < 1 || m > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
+  const int64_t year = two(0) * 100 + two(2);
   if (static_cast<unsigned>(d) > DaysInMonth(year, static_cast<unsigned>(m))) return false;
   int64_t nanos = 0;
   if (s.size() > 19) {
@@ -311,15 +316,15 @@ bool PlainTimestamp(std::string_view s, int32_t precision, Timestamp* out) {
       if (!IsDigit(s[i])) return false;
       nanos = nanos * 10 + (s[i] - '0');
     }
-    for (size_t i = digits; i < 9; ++i) nanos *= 10;
+    constexpr int64_t kScale[] = {1000000000, 100000000, 10000000, 1000000, 100000,
+                                  10000,      1000,      100,      10,      1};
+    nanos *= kScale[digits];
   }
   nanos += ((h * 60 + mi) * 60 + se) * int64_t{1000000000};
   const int64_t days = DaysFromCivil(year, static_cast<unsigned>(m), static_cast<unsigned>(d));
   *out = Timestamp{days * 86400000 + nanos / 1000000, static_cast<int32_t>(nanos % 1000000)};
   return true;
 }
-
-}  // namespace
 
 Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, bool ltz) {
   std::string_view s = text;
@@ -330,7 +335,7 @@ Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, b
     }
     s.remove_suffix(1);
   }
-  if (Timestamp ts; precision <= 6 && PlainTimestamp(s, precision, &ts)) return ts;
+  if (Timestamp ts; ParsePlainTimestamp(s, precision, &ts)) return ts;
   if (s.size() != 10 && (s.size() < 19 || (s[10] != 'T' && s[10] != ' '))) {
     return Quoted(text, "a timestamp YYYY-MM-DD[ HH:MM:SS[.fffffffff]]");
   }

@@ -43,6 +43,11 @@ Result<int32_t> ParseDateText(std::string_view text);
 Result<int32_t> ParseTimeText(std::string_view text, int32_t precision);
 // TIMESTAMP(precision) or, with `ltz`, TIMESTAMP_LTZ(precision) (the text ends in Z).
 Result<Timestamp> ParseTimestampText(std::string_view text, int32_t precision, bool ltz);
+// The common form YYYY-MM-DD(T| )HH:MM:SS[.f] of a valid date and time with no more fraction
+// digits than `precision` (at most 6), read in one pass: ParseTimestampText's first reading
+// (without the Z of TIMESTAMP_LTZ). False leaves the text to ParseTimestampText, which gives
+// the same value for every text this takes.
+bool ParsePlainTimestamp(std::string_view text, int32_t precision, Timestamp* out);
 Result<std::string> Base64DecodeText(std::string_view text);
 
 // Invalid when `text` has blanks (space, tab, CR, LF) at either end, which only CHAR and VARCHAR
