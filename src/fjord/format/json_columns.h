@@ -129,8 +129,19 @@ class JsonLineColumns {
   // columns' values appended, the row ended with `kind`.
   Result<bool> EndLine(RowsBuilder* out, int8_t kind);
 
-  // Conversions of a value's text into column c (false: not taken; the caller abandons the
-  // line). A null into a nullable column.
+  // Conversions of a value into column c (false: not taken; the caller abandons the line). An
+  // integer into a TINYINT, SMALLINT, INT or BIGINT column, within its range.
+  bool SetInteger(size_t c, int64_t v, RowsBuilder* out) {
+    const JsonReadAs read_as = plans_[c].read_as;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if (read_as == JsonReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
+    if (read_as == JsonReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
+    if (read_as == JsonReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
+    if (v < lo || v > hi) return false;
+    out->SetInteger(c, v);
+    return true;
+  }
+  // A null into a nullable column.
   bool SetNull(size_t c, RowsBuilder* out);
   // A JSON string's text (unescaped) into a STRING, CHAR or VARCHAR column; `padded`: the text
   // is followed by at least 32 readable bytes.

@@ -212,14 +212,7 @@ inline const char* ScanValue(const char* p, const char* end, size_t c, JsonLineC
       case ReadAs::kInt32:
       case ReadAs::kInt64: {
         int64_t v;
-        if (!IntegerValue(n, &v)) return nullptr;
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (plan.read_as == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
-        if (plan.read_as == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
-        if (plan.read_as == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
-        if (v < lo || v > hi) return nullptr;
-        out->SetInteger(c, v);
-        return q;
+        return IntegerValue(n, &v) && cols->SetInteger(c, v, out) ? q : nullptr;
       }
       case ReadAs::kDouble: {
         double real;

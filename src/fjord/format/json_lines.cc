@@ -189,14 +189,8 @@ class FastLines {
       case ReadAs::kInt32:
       case ReadAs::kInt64: {
         int64_t integer;
-        if (type != od::json_type::number || v.get_int64().get(integer)) return false;
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (plan.read_as == ReadAs::kInt8) lo = INT8_MIN, hi = INT8_MAX;
-        if (plan.read_as == ReadAs::kInt16) lo = INT16_MIN, hi = INT16_MAX;
-        if (plan.read_as == ReadAs::kInt32) lo = INT32_MIN, hi = INT32_MAX;
-        if (integer < lo || integer > hi) return false;
-        out->SetInteger(c, integer);
-        return true;
+        return type == od::json_type::number && !v.get_int64().get(integer) &&
+               cols_.SetInteger(c, integer, out);
       }
       case ReadAs::kDouble:
         if (type == od::json_type::number) {
