@@ -15,10 +15,13 @@
 #include <gtest/gtest.h>
 #include <parquet/arrow/writer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -783,7 +786,7 @@ TEST_F(StreamedWriteInput, PrimaryKeyTableCsvWithLateDeletes) {
 
 TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
   auto table = Make("p", "", {{"bucket", "-1"}});
-  const int64_t n = 70000;  // more than one batch of 64Ki rows, the fewest a batch holds
+  const int64_t n = 70000;  // more than one batch of 8Ki rows (16 x 4096 bytes of 8-byte rows)
   arrow::Int64Builder ids;
   for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(ids.Append(i == 69000 - 1 ? 3000000000 : i).ok());
   auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), n,
@@ -796,6 +799,59 @@ TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
   Status st = WriteFile(*table, path, InputFormat::kParquet, options);
   EXPECT_THAT(st, IsError(StatusCode::kInvalid, "in.parquet, row 69000, column 'id'"));
   EXPECT_EQ(ListRegularFiles(table->path()), before);
+}
+
+// Parquet batches: about 4 x batch_bytes of rows by the file's metadata, at least 64Ki rows
+// (the reader's cost per batch), unless 64Ki rows pass 16 x batch_bytes (wide rows).
+TEST_F(StreamedWriteInput, ParquetBatchesSizedByBytes) {
+  auto table = Make("p", "", {{"bucket", "-1"}});
+  auto batch_rows = [&](const std::string& path, int64_t batch_bytes) {
+    InputOptions options;
+    options.batch_bytes = batch_bytes;
+    std::vector<int64_t> rows;
+    auto reader = InputFileReader::Open(path, InputFormat::kParquet, table->schema(), options);
+    EXPECT_OK(reader.status());
+    if (!reader.ok()) return rows;
+    while (true) {
+      struct ArrowSchema schema;
+      struct ArrowArray array;
+      Result<bool> more = (*reader)->Next(&schema, &array);
+      EXPECT_OK(more.status());
+      if (!more.ok() || !*more) break;
+      rows.push_back(array.length);
+      array.release(&array);
+      schema.release(&schema);
+    }
+    return rows;
+  };
+  // Narrow rows (about 4 bytes): 64Ki-row batches where 4 x 32 KiB would hold about 32Ki rows.
+  const int64_t n = 70000;
+  arrow::Int32Builder ids;
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(ids.Append(static_cast<int32_t>(i)).ok());
+  auto narrow = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int32())}), n,
+                                         {*ids.Finish()});
+  std::string narrow_path = dir_.Join("narrow.parquet");
+  ASSERT_OK(WriteParquet(narrow_path, *narrow));
+  EXPECT_EQ(batch_rows(narrow_path, 32 << 10), (std::vector<int64_t>{65536, n - 65536}));
+  // Wide rows (about 2 KB): 16 x 16 KiB hold about 128 of them, not 64Ki.
+  arrow::Int32Builder wide_ids;
+  arrow::StringBuilder texts;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_TRUE(wide_ids.Append(i).ok());
+    std::string text(2000, 'a');
+    for (char& ch : text) ch = static_cast<char>('a' + rng() % 26);  // no compression
+    ASSERT_TRUE(texts.Append(text).ok());
+  }
+  auto wide = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("id", arrow::int32()), arrow::field("s", arrow::utf8())}), 3000,
+      {*wide_ids.Finish(), *texts.Finish()});
+  std::string wide_path = dir_.Join("wide.parquet");
+  ASSERT_OK(WriteParquet(wide_path, *wide));
+  std::vector<int64_t> rows = batch_rows(wide_path, 16 << 10);
+  ASSERT_GT(rows.size(), 10u);
+  EXPECT_EQ(std::accumulate(rows.begin(), rows.end(), int64_t{0}), 3000);
+  EXPECT_LE(*std::max_element(rows.begin(), rows.end()), 200);
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ struct InputOptions {
   std::string csv_null;
   // InputFileReader: the bytes of JSON lines or CSV text per batch (the lines or records that
   // start in them); Parquet batches hold about four times as many bytes of rows, as the file's
-  // metadata sizes them (at least 64Ki rows).
+  // metadata sizes them (at least 64Ki rows, unless those pass 16 times as many bytes).
   int64_t batch_bytes = int64_t{16} << 20;
 };
 
