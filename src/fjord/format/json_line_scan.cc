@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -66,6 +67,123 @@ inline const char* StringEnd(const char* p, const char* end, bool* high) {
   }
   return nullptr;
 #endif
+}
+
+// The value of the hex digit `c`, or -1.
+inline int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The code unit of the four hex digits at `p` (before `end`), or -1.
+inline int32_t CodeUnit(const char* p, const char* end) {
+  if (end - p < 4) return -1;
+  int32_t unit = 0;
+  for (int k = 0; k < 4; ++k) {
+    const int d = HexDigit(p[k]);
+    if (d < 0) return -1;
+    unit = unit * 16 + d;
+  }
+  return unit;
+}
+
+// The string whose text starts at `p`, with escapes, unescaped into `out` (JSON's escapes; a
+// \u escape of a surrogate must pair a high one with a low one): its closing quote, or nullptr
+// when there is none before `end`, an escape JSON does not have or a lone surrogate comes, or a
+// control character (the reference words those errors). Sets *high as StringEnd.
+inline const char* UnescapeString(const char* p, const char* end, std::string* out, bool* high) {
+  out->clear();
+  while (p < end) {
+    const auto b = static_cast<unsigned char>(*p);
+    if (b == '"') return p;
+    if (b < 0x20) return nullptr;
+    if (b != '\\') {
+      if (b > 0x7f) *high = true;
+      out->push_back(static_cast<char>(b));
+      ++p;
+      continue;
+    }
+    if (end - p < 2) return nullptr;
+    const char escape = p[1];
+    p += 2;
+    switch (escape) {
+      case '"':
+      case '\\':
+      case '/':
+        out->push_back(escape);
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'u': {
+        int32_t cp = CodeUnit(p, end);
+        if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return nullptr;
+        p += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (end - p < 2 || p[0] != '\\' || p[1] != 'u') return nullptr;
+          const int32_t low = CodeUnit(p + 2, end);
+          if (low < 0xDC00 || low > 0xDFFF) return nullptr;
+          p += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        if (cp < 0x80) {
+          out->push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+          out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else if (cp < 0x10000) {
+          out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else {
+          out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        }
+        break;
+      }
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+// What the reading of a line carries along: whether a string had a byte above 0x7f (the line's
+// UTF-8 is then checked at its end) and the buffer of unescaped strings.
+struct ScanState {
+  bool high = false;
+  std::string* unescaped;
+};
+
+// The string whose text starts at `p`: its closing quote and its text (`padded`: the text is in
+// the line, followed by at least 32 readable bytes; else in state->unescaped), or nullptr.
+inline const char* ScanString(const char* p, const char* end, ScanState* state,
+                              std::string_view* text, bool* padded) {
+  if (const char* q = StringEnd(p, end, &state->high)) {
+    *text = std::string_view(p, static_cast<size_t>(q - p));
+    *padded = true;
+    return q;
+  }
+  const char* q = UnescapeString(p, end, state->unescaped, &state->high);
+  *text = *state->unescaped;
+  *padded = false;
+  return q;
 }
 
 // A JSON number as ScanNumber reads it.
@@ -174,17 +292,16 @@ inline std::string_view NumberText(std::string_view token) {
 
 // Column c's value at `p` into `out`: the end of the value, or nullptr when it is not taken.
 inline const char* ScanValue(const char* p, const char* end, size_t c, JsonLineColumns* cols,
-                             RowsBuilder* out, bool* high) {
+                             RowsBuilder* out, ScanState* state) {
   JsonLineColumns::Plan& plan = cols->plan(c);
   const char ch = *p;
   if (ch == '"') {
-    const char* q = StringEnd(p + 1, end, high);
+    std::string_view text;
+    bool padded = false;
+    const char* q = ScanString(p + 1, end, state, &text, &padded);
     if (q == nullptr) return nullptr;
-    const std::string_view text(p + 1, static_cast<size_t>(q - p - 1));
-    // The text as written is the value (no escapes, no control character, valid UTF-8),
-    // followed by at least 32 readable bytes.
     if (plan.read_as == ReadAs::kString) {
-      if (!out->SetPaddedString(c, text).ok()) return nullptr;
+      if (!(padded ? out->SetPaddedString(c, text) : out->SetString(c, text)).ok()) return nullptr;
     } else if (Timestamp ts;
                plan.read_as == ReadAs::kTimestamp &&
                ParsePlainTimestamp(plan.ltz ? WithoutZ(text) : text, plan.type->precision(), &ts) &&
@@ -195,7 +312,7 @@ inline const char* ScanValue(const char* p, const char* end, size_t c, JsonLineC
                PlainDecimal(text, plan.type->precision(), plan.type->scale(), &unscaled)) {
       out->SetDecimal(c, unscaled);
     } else if (plan.read_as == ReadAs::kCheckedText) {
-      if (!cols->SetText(c, text, true, out)) return nullptr;
+      if (!cols->SetText(c, text, padded, out)) return nullptr;
     } else if (!cols->SetFromString(c, text, out)) {
       return nullptr;
     }
@@ -264,8 +381,8 @@ bool ScannableColumns(JsonLineColumns& cols) {
 }
 
 bool ScanJsonLine(const char* data, size_t size, JsonLineColumns* cols, RowsBuilder* out,
-                  int8_t* kind) {
-  bool high = false;  // a byte above 0x7f in a string: the line's UTF-8 is checked at the end
+                  int8_t* kind, std::string* unescaped) {
+  ScanState state{false, unescaped};
   const char* p = data;
   const char* const end = data + size;
   // The line is followed by its '\n' or by zeros: a blank never runs past it.
@@ -287,7 +404,7 @@ bool ScanJsonLine(const char* data, size_t size, JsonLineColumns* cols, RowsBuil
       if (cols->NameAt(p + 1, end, expected)) {
         p += cols->NameSize(expected) + 2;
       } else {
-        const char* key_end = StringEnd(p + 1, end, &high);
+        const char* key_end = StringEnd(p + 1, end, &state.high);  // keys with escapes: the walk's
         if (key_end == nullptr) return false;
         c = cols->Match(std::string_view(p + 1, static_cast<size_t>(key_end - p - 1)), expected);
         if (c == JsonLineColumns::kUnknown) return false;
@@ -300,16 +417,15 @@ bool ScanJsonLine(const char* data, size_t size, JsonLineColumns* cols, RowsBuil
       if (p == end) return false;
       if (c == JsonLineColumns::kRowKind) {
         if (*p != '"') return false;
-        const char* q = StringEnd(p + 1, end, &high);
-        if (q == nullptr ||
-            !cols->TakeRowKind(std::string_view(p + 1, static_cast<size_t>(q - p - 1)), kind)) {
-          return false;
-        }
+        std::string_view text;
+        bool padded = false;
+        const char* q = ScanString(p + 1, end, &state, &text, &padded);
+        if (q == nullptr || !cols->TakeRowKind(text, kind)) return false;
         p = q + 1;
       } else {
         const auto column = static_cast<size_t>(c);
         if (!cols->Take(column)) return false;  // a duplicate key
-        p = ScanValue(p, end, column, cols, out, &high);
+        p = ScanValue(p, end, column, cols, out, &state);
         if (p == nullptr) return false;
         expected = c + 1;
       }
@@ -326,7 +442,7 @@ bool ScanJsonLine(const char* data, size_t size, JsonLineColumns* cols, RowsBuil
   }
   // Blanks may follow the object (a '\r' of a CRLF line break too), nothing else.
   while (p < end && (*p == ' ' || *p == '\r')) ++p;
-  return p == end && (!high || simdjson::validate_utf8(data, size));
+  return p == end && (!state.high || simdjson::validate_utf8(data, size));
 }
 
 }  // namespace fjord

@@ -46,7 +46,7 @@ class FastLines {
     int8_t kind = 0;
     if (scan_) {
       cols_.Restart();
-      if (ScanJsonLine(data, size, &cols_, out, &kind)) {
+      if (ScanJsonLine(data, size, &cols_, out, &kind, &unescaped_)) {
         FJORD_ASSIGN_OR_RAISE(bool ended, cols_.EndLine(out, kind));
         if (ended) {
           ++scanned_;
@@ -265,6 +265,7 @@ class FastLines {
   bool scan_;              // lines go to the scanner first
   int64_t scanned_ = 0;    // lines the scanner took
   int64_t unscanned_ = 0;  // and left
+  std::string unescaped_;  // the scanner's text of a string with escapes
   od::parser parser_;
 };
 

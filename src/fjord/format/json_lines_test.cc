@@ -310,7 +310,7 @@ TEST(JsonLines, SameAnswersAsTheReference) {
 TEST(JsonLines, ScannedLinesGiveTheReferenceAnswers) {
   int64_t scanned = 0;
   ExpectSameAnswers(ScannableFields(), 20261208, &scanned);
-  EXPECT_GT(scanned, 1000);  // of about 5,000 valid lines (two thirds have escapes)
+  EXPECT_GT(scanned, 3000);  // of about 5,000 valid lines
 }
 
 // The valid generated lines in one text (each line's backslashes, which decide whether its
@@ -365,7 +365,7 @@ TEST(JsonLines, ValidLinesTogetherAsEachAlone) {
 TEST(JsonLines, ScannedLinesTogetherAsEachAlone) {
   int64_t scanned = 0;
   ExpectTogetherAsAlone(ScannableFields(), 20261209, &scanned);
-  EXPECT_GT(scanned, 700);  // of 3,000 lines (two thirds have escapes)
+  EXPECT_GT(scanned, 2000);  // of 3,000 lines (escapes unescaped by the scanner too)
 }
 
 TEST(JsonLines, ErrorsNameTheLineAfterBlankLines) {
