@@ -1,6 +1,7 @@
 // Small string helpers shared across layers: comma lists, ASCII case, trimming.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,25 @@ inline std::string_view Trim(std::string_view text, std::string_view chars = kAs
   if (b == std::string_view::npos) return {};
   size_t e = text.find_last_not_of(chars);
   return text.substr(b, e - b + 1);
+}
+
+// Appends the UTF-8 bytes of the code point `cp` (at most 0x10FFFF) to `out`.
+inline void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
 }
 
 // The value of a base64 digit (RFC 4648's standard alphabet), -1 for any other character.

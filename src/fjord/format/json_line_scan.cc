@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "fjord/common/plain_decimal.h"
+#include "fjord/common/strings.h"
 #include "fjord/format/arrow_values.h"
 #include "fjord/format/text_values.h"
 
@@ -140,21 +141,7 @@ inline const char* UnescapeString(const char* p, const char* end, std::string* o
           p += 6;
           cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         }
-        if (cp < 0x80) {
-          out->push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-          out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-          out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else {
-          out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-          out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-          out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-          out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        }
+        AppendUtf8(static_cast<uint32_t>(cp), out);
         break;
       }
       default:
