@@ -39,9 +39,8 @@ class FastLines {
       : cols_(fields, *out), scan_(ScannableColumns(cols_)) {}
 
   // Reads a line (`capacity` >= size + SIMDJSON_PADDING readable bytes at `data`, the line
-  // followed by its '\n' or by zeros) into `out`:
-  // the scanner first, simdjson's walk for a line it leaves. False when the line is left to
-  // ParseJsonLine; nothing was appended then.
+  // followed by its '\n' or by zeros) into `out`: the scanner first, simdjson's walk for a line
+  // it leaves. False when the line is left to ParseJsonLine; nothing was appended then.
   Result<bool> TryLine(const char* data, size_t size, size_t capacity, RowsBuilder* out) {
     int8_t kind = 0;
     if (scan_) {
