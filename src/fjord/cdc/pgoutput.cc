@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "fjord/common/strings.h"
+
 namespace fjord::cdc::pgoutput {
 
 namespace {
@@ -137,10 +139,7 @@ Result<uint64_t> ParseLsn(std::string_view text) {
     if (s.empty() || s.size() > 8) return false;
     uint64_t v = 0;
     for (char c : s) {
-      int d = c >= '0' && c <= '9'   ? c - '0'
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10
-              : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                     : -1;
+      const int d = HexDigit(c);
       if (d < 0) return false;
       v = v * 16 + static_cast<uint64_t>(d);
     }

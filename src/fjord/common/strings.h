@@ -67,6 +67,14 @@ inline void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
+// The value of a hex digit (either case), -1 for any other character.
+inline int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // The value of a base64 digit (RFC 4648's standard alphabet), -1 for any other character.
 inline int Base64Digit(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';

@@ -2,6 +2,7 @@
 #include <utility>
 #include <vector>
 
+#include "fjord/common/strings.h"
 #include "fjord/expr/predicate_internal.h"
 
 namespace fjord {
@@ -64,18 +65,12 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       Token inner;
       inner.pos = tok.pos;
       FJORD_RETURN_NOT_OK(read_quoted('\'', &inner));
-      auto nibble = [](char h) -> int {
-        if (h >= '0' && h <= '9') return h - '0';
-        if (h >= 'a' && h <= 'f') return h - 'a' + 10;
-        if (h >= 'A' && h <= 'F') return h - 'A' + 10;
-        return -1;
-      };
       if (inner.text.size() % 2 != 0) {
         return FilterError(text, tok.pos, "odd number of hex digits in X'...'");
       }
       for (size_t k = 0; k < inner.text.size(); k += 2) {
-        int hi = nibble(inner.text[k]);
-        int lo = nibble(inner.text[k + 1]);
+        int hi = HexDigit(inner.text[k]);
+        int lo = HexDigit(inner.text[k + 1]);
         if (hi < 0 || lo < 0) return FilterError(text, tok.pos, "bad hex digit in X'...'");
         tok.text += static_cast<char>(hi * 16 + lo);
       }

@@ -70,14 +70,6 @@ inline const char* StringEnd(const char* p, const char* end, bool* high) {
 #endif
 }
 
-// The value of the hex digit `c`, or -1.
-inline int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The code unit of the four hex digits at `p` (before `end`), or -1.
 inline int32_t CodeUnit(const char* p, const char* end) {
   if (end - p < 4) return -1;

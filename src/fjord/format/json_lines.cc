@@ -53,12 +53,11 @@ class FastLines {
         }
       }
       out->AbandonRow();
-      cols_.Restart();
       kind = 0;
       // Input whose lines the scanner mostly leaves (another shape of line) is not scanned.
       if (++unscanned_ > 1024 && unscanned_ > scanned_) scan_ = false;
     }
-    if (!cols_.BeginLine(data, size)) return false;
+    if (!cols_.BeginLine(data, size)) return false;  // restarts the columns
     if (!ReadLine(data, size, capacity, out, &kind)) {
       out->AbandonRow();
       return false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fjord/common/float_format.h"
+#include "fjord/common/strings.h"
 #include "fjord/file_io.h"
 #include "fjord/format/binary_row.h"
 #include "fjord/format/row_json.h"
@@ -33,13 +34,6 @@ bool NeedsEscape(unsigned char c) {
     default:
       return false;
   }
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // %XX (two hex digits) decoded, as partition directory names and PartitionText escape; a '%' not
