@@ -7,6 +7,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,8 +74,15 @@ struct FileReadOptions {
   // threads do the work while the caller waits; ORC and Avro ignore it). For reads with cores to
   // spare: a single split. Never from a task of that pool itself, which would wait on its own pool.
   bool parallel_columns = false;
+  // When set: from the first batch read after it turns true, as parallel_columns (a parallel
+  // read whose other threads have no part left to read lends them to the parts still being read).
+  // The same rules: never from a task of Arrow's CPU pool.
+  std::shared_ptr<const std::atomic<bool>> spare_threads;
   // Empty: every row.
   RowFilter row_filter;
+  // Where the batches' buffers and the reader's own come from (null: Arrow's default pool).
+  // Batches may outlive the reader: the pool must outlive them (a RecyclingPool does).
+  arrow::MemoryPool* pool = nullptr;
 };
 
 // The rows of one data file, batch after batch.

@@ -5,7 +5,10 @@
 #include "fjord/format/data_file_reader.h"
 
 #include <arrow/api.h>
+#include <arrow/util/thread_pool.h>
 #include <gtest/gtest.h>
+
+#include <atomic>
 
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/batch_reader_test_util.h"
@@ -308,6 +311,80 @@ TEST(DataFileReaderTest, EvolvedReaderChecksTheRowCount) {
   Status st = testing::ReadToEnd(reader.get());
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.ToString().find("manifest says 999"), std::string::npos) << st.ToString();
+}
+
+// Where a reader's allocations happen: on Arrow's CPU pool or another thread.
+class ThreadRecordingPool : public arrow::MemoryPool {
+ public:
+  arrow::Status Allocate(int64_t size, int64_t alignment, uint8_t** out) override {
+    Count();
+    return base_->Allocate(size, alignment, out);
+  }
+  arrow::Status Reallocate(int64_t old_size, int64_t new_size, int64_t alignment,
+                           uint8_t** ptr) override {
+    Count();
+    return base_->Reallocate(old_size, new_size, alignment, ptr);
+  }
+  void Free(uint8_t* buffer, int64_t size, int64_t alignment) override {
+    base_->Free(buffer, size, alignment);
+  }
+  int64_t bytes_allocated() const override { return base_->bytes_allocated(); }
+  int64_t max_memory() const override { return base_->max_memory(); }
+  int64_t total_bytes_allocated() const override { return base_->total_bytes_allocated(); }
+  int64_t num_allocations() const override { return base_->num_allocations(); }
+  std::string backend_name() const override { return "recording"; }
+
+  std::atomic<int64_t> on_cpu_pool{0}, elsewhere{0};
+
+ private:
+  void Count() {
+    (arrow::internal::GetCpuThreadPool()->OwnsThisThread() ? on_cpu_pool : elsewhere)++;
+  }
+  arrow::MemoryPool* base_ = arrow::default_memory_pool();
+};
+
+// A file read alone on the caller's thread until the read's other threads run out of parts
+// (FileReadOptions::spare_threads), then with its columns decoded on Arrow's CPU pool: the same
+// rows, its buffers from the given pool throughout.
+TEST(DataFileReaderTest, ParquetColumnsGoParallelOnceThreadsAreSpare) {
+  TempDir dir;
+  std::string path = WriteFile(dir, FileFormat::kParquet);
+  for (int64_t whole : kWholeOrStreamed) {
+    SCOPED_TRACE(whole == 0 ? "streamed" : "whole row groups");
+    auto io = FileIO::Local();
+    auto spare = std::make_shared<std::atomic<bool>>(false);
+    ThreadRecordingPool pool;
+    FileReadOptions options;
+    options.batch_rows = 50;
+    options.whole_row_group_bytes_per_column = whole;
+    options.spare_threads = spare;
+    options.pool = &pool;
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         OpenDataFile(io.get(), path, FileFormat::kParquet, Fields(), options));
+    std::vector<int32_t> ids;
+    auto take = [&](int batches) {
+      for (int b = 0; b < batches; ++b) {
+        ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+        ASSERT_NE(batch, nullptr);
+        auto col = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+        auto names = std::static_pointer_cast<arrow::StringArray>(batch->column(1));
+        for (int64_t r = 0; r < col->length(); ++r) {
+          ids.push_back(col->Value(r));
+          ASSERT_EQ(names->GetString(r), "n" + std::to_string(col->Value(r)));
+        }
+      }
+    };
+    take(8);  // four row groups
+    EXPECT_EQ(pool.on_cpu_pool.load(), 0);
+    EXPECT_GT(pool.elsewhere.load(), 0);
+    spare->store(true);
+    take(12);
+    ASSERT_OK_AND_ASSIGN(auto end, reader->Next());
+    EXPECT_EQ(end, nullptr);
+    EXPECT_GT(pool.on_cpu_pool.load(), 0);
+    ASSERT_EQ(ids.size(), 1000u);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i);
+  }
 }
 
 }  // namespace

@@ -176,15 +176,17 @@ class ParquetBatchReader : public ChunkBatchReader {
         leaves_(std::move(leaves)),
         as_dictionary_(std::move(as_dictionary)),
         row_groups_(std::move(row_groups)),
-        first_rows_(std::move(first_rows)) {}
+        first_rows_(std::move(first_rows)),
+        pool_(options.pool != nullptr ? options.pool : arrow::default_memory_pool()),
+        spare_threads_(options.spare_threads),
+        parallel_(options.parallel_columns) {}
 
   void set_skipped(int64_t rows) { skipped_ = rows; }
   int64_t row_groups_read_whole() const override { return read_whole_; }
   // Reads through parquet_selective.h, the filter's columns first (every requested column
   // SelectiveDecodable).
-  void set_row_filter(RowFilter filter, bool parallel_columns) {
+  void set_row_filter(RowFilter filter) {
     row_filter_ = std::move(filter);
-    parallel_ = parallel_columns;
     in_filter_.assign(fields_.size(), false);
     for (int c : row_filter_.columns) in_filter_[static_cast<size_t>(c)] = true;
   }
@@ -193,6 +195,11 @@ class ParquetBatchReader : public ChunkBatchReader {
 
  protected:
   Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) override {
+    if (!parallel_ && spare_threads_ && spare_threads_->load(std::memory_order_relaxed)) {
+      // Arrow's reader asks at every batch (and row group) whether to decode its columns at once.
+      parallel_ = true;
+      reader_->set_use_threads(true);
+    }
     if (row_filter_) return NextSelected(first_row);
     while (true) {
       if (batches_) {
@@ -318,7 +325,7 @@ class ParquetBatchReader : public ChunkBatchReader {
       int leaf = leaves_[c];
       FJORD_ASSIGN_OR_RAISE(auto column,
                             MakeSelectiveColumn(group_->Column(leaf), *schema->Column(leaf),
-                                                *fields_[c].type, arrow::default_memory_pool()));
+                                                *fields_[c].type, pool_));
       columns_.push_back(std::move(column));
     }
     return Status::OK();
@@ -416,7 +423,9 @@ class ParquetBatchReader : public ChunkBatchReader {
   std::vector<std::unique_ptr<SelectiveColumn>> columns_;  // per requested field
   int64_t group_left_ = 0;
   int64_t filtered_ = 0;
-  bool parallel_ = false;  // FileReadOptions::parallel_columns
+  arrow::MemoryPool* pool_;                                 // FileReadOptions::pool
+  std::shared_ptr<const std::atomic<bool>> spare_threads_;  // FileReadOptions::spare_threads
+  bool parallel_;  // columns decoded at once (FileReadOptions::parallel_columns, spare_threads)
 };
 
 }  // namespace
@@ -425,7 +434,8 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
                                                      const std::vector<DataField>& fields,
                                                      const FileReadOptions& options) {
   FJORD_ASSIGN_OR_RAISE(auto input, io->OpenInput(path));
-  parquet::ReaderProperties props = parquet::default_reader_properties();
+  arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::default_memory_pool();
+  parquet::ReaderProperties props(pool);
   props.enable_buffered_stream();
   props.set_buffer_size(1 << 20);  // also one request per MB on S3
   parquet::ArrowReaderProperties arrow_props;
@@ -477,7 +487,7 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
                 SelectiveDecodable(*meta->schema()->Column(leaves_of[i][0]), *fields[i].type);
   }
   std::unique_ptr<parquet::arrow::FileReader> reader;
-  st = builder.properties(arrow_props)->Build(&reader);
+  st = builder.memory_pool(pool)->properties(arrow_props)->Build(&reader);
   if (!st.ok()) return Status::Corruption(path, ": ", st.message());
 
   std::vector<int> row_groups;
@@ -507,7 +517,7 @@ Result<std::unique_ptr<BatchReader>> OpenParquetFile(FileIO* io, const std::stri
       path, fields, std::move(reader), std::move(leaves), std::move(as_dictionary),
       std::move(row_groups), std::move(first_rows), options);
   out->set_skipped(skipped);
-  if (selective) out->set_row_filter(options.row_filter, options.parallel_columns);
+  if (selective) out->set_row_filter(options.row_filter);
   return std::unique_ptr<BatchReader>(std::move(out));
 }
 

@@ -103,6 +103,8 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
   spec.expected_rows = file.row_count;
   spec.options.batch_rows = batch_rows_;
   spec.options.parallel_columns = parallel_columns_;
+  spec.options.spare_threads = spare_threads_;
+  spec.options.pool = pool_.get();
   spec.options.chunk_filter = std::move(filter);
   spec.options.row_filter = std::move(row_filter);
   if (alone) spec.options.whole_row_group_bytes_per_column = kWholeRowGroupBytesAlone;

@@ -9,6 +9,7 @@
 // must outlive it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,6 +36,14 @@ class KvFileReaderFactory {
   int64_t batch_rows() const { return batch_rows_; }
   // Files opened from now on decode their columns in parallel (FileReadOptions::parallel_columns).
   void set_parallel_columns(bool on) { parallel_columns_ = on; }
+  // Files opened from now on decode their columns in parallel once `spare` turns true
+  // (FileReadOptions::spare_threads; null: never).
+  void set_spare_threads(std::shared_ptr<const std::atomic<bool>> spare) {
+    spare_threads_ = std::move(spare);
+  }
+  // Files opened from now on take their batches' memory from `pool` (FileReadOptions::pool; null:
+  // Arrow's default), which the factory keeps alive.
+  void set_pool(std::shared_ptr<arrow::MemoryPool> pool) { pool_ = std::move(pool); }
 
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
@@ -73,6 +82,8 @@ class KvFileReaderFactory {
   TableSchema read_schema_;
   int64_t batch_rows_;
   bool parallel_columns_ = false;
+  std::shared_ptr<const std::atomic<bool>> spare_threads_;
+  std::shared_ptr<arrow::MemoryPool> pool_;
   SnapshotManager snapshots_;
   // Files may be opened on several threads; shared by copies so that they stay copyable.
   std::shared_ptr<std::mutex> schemas_mu_ = std::make_shared<std::mutex>();

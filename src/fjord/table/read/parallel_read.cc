@@ -17,8 +17,12 @@ namespace {
 // said otherwise.
 class ParallelReader : public RowBatchReader {
  public:
-  ParallelReader(size_t parts, PartOpener open, int threads)
-      : parts_(parts), threads_(static_cast<size_t>(threads)), open_(std::move(open)) {}
+  ParallelReader(size_t parts, PartOpener open, int threads,
+                 std::shared_ptr<std::atomic<bool>> out_of_parts)
+      : parts_(parts),
+        threads_(static_cast<size_t>(threads)),
+        open_(std::move(open)),
+        out_of_parts_(std::move(out_of_parts)) {}
 
   ~ParallelReader() override { Stop(); }
 
@@ -55,7 +59,11 @@ class ParallelReader : public RowBatchReader {
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return stop_ || next_ >= parts_ || MayStart(next_); });
-        if (stop_ || next_ >= parts_) return;
+        if (stop_) return;
+        if (next_ >= parts_) {
+          if (out_of_parts_) out_of_parts_->store(true, std::memory_order_relaxed);
+          return;
+        }
         i = next_++;
       }
       Read(i);
@@ -84,6 +92,7 @@ class ParallelReader : public RowBatchReader {
   }
 
   PartOpener open_;
+  const std::shared_ptr<std::atomic<bool>> out_of_parts_;
   size_t next_ = 0;  // the next part a worker starts
   bool stop_ = false;
   std::vector<std::thread> workers_;
@@ -91,8 +100,11 @@ class ParallelReader : public RowBatchReader {
 
 class OrderedParallelReader : public ParallelReader {
  public:
-  OrderedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered)
-      : ParallelReader(parts, std::move(open), threads), buffered_(buffered), state_(parts) {
+  OrderedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered,
+                        std::shared_ptr<std::atomic<bool>> out_of_parts)
+      : ParallelReader(parts, std::move(open), threads, std::move(out_of_parts)),
+        buffered_(buffered),
+        state_(parts) {
     Start();
   }
   ~OrderedParallelReader() override { Stop(); }
@@ -142,8 +154,10 @@ class OrderedParallelReader : public ParallelReader {
 
 class InterleavedParallelReader : public ParallelReader {
  public:
-  InterleavedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered)
-      : ParallelReader(parts, std::move(open), threads), room_(threads_ * buffered) {
+  InterleavedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered,
+                            std::shared_ptr<std::atomic<bool>> out_of_parts)
+      : ParallelReader(parts, std::move(open), threads, std::move(out_of_parts)),
+        room_(threads_ * buffered) {
     Start();
   }
   ~InterleavedParallelReader() override { Stop(); }
@@ -192,16 +206,20 @@ class InterleavedParallelReader : public ParallelReader {
 
 }  // namespace
 
-std::unique_ptr<RowBatchReader> OpenOrderedParallel(size_t parts, PartOpener open, int threads,
-                                                    size_t buffered) {
+std::unique_ptr<RowBatchReader> OpenOrderedParallel(
+    size_t parts, PartOpener open, int threads, size_t buffered,
+    std::shared_ptr<std::atomic<bool>> out_of_parts) {
   return std::make_unique<OrderedParallelReader>(parts, std::move(open), threads < 1 ? 1 : threads,
-                                                 buffered == 0 ? 1 : buffered);
+                                                 buffered == 0 ? 1 : buffered,
+                                                 std::move(out_of_parts));
 }
 
-std::unique_ptr<RowBatchReader> OpenInterleavedParallel(size_t parts, PartOpener open, int threads,
-                                                        size_t buffered) {
+std::unique_ptr<RowBatchReader> OpenInterleavedParallel(
+    size_t parts, PartOpener open, int threads, size_t buffered,
+    std::shared_ptr<std::atomic<bool>> out_of_parts) {
   return std::make_unique<InterleavedParallelReader>(
-      parts, std::move(open), threads < 1 ? 1 : threads, buffered == 0 ? 1 : buffered);
+      parts, std::move(open), threads < 1 ? 1 : threads, buffered == 0 ? 1 : buffered,
+      std::move(out_of_parts));
 }
 
 }  // namespace fjord

@@ -5,6 +5,7 @@
 //   busy (docs/reading.md, "Threads").
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -20,14 +21,18 @@ using PartOpener = std::function<Result<std::unique_ptr<RowBatchReader>>(size_t)
 // parts are read at once, each at most `buffered` batches ahead of the caller, and no part is
 // started more than `threads` parts beyond the one the caller is reading. An error of part i is
 // returned after the batches of the parts before it, as a sequential read would.
-std::unique_ptr<RowBatchReader> OpenOrderedParallel(size_t parts, PartOpener open, int threads,
-                                                    size_t buffered = 4);
+// `out_of_parts` (may be null) turns true once a worker finds no part left to start: its thread
+// is then free for the parts still being read (FileReadOptions::spare_threads).
+std::unique_ptr<RowBatchReader> OpenOrderedParallel(
+    size_t parts, PartOpener open, int threads, size_t buffered = 4,
+    std::shared_ptr<std::atomic<bool>> out_of_parts = nullptr);
 
 // As above, but batches are handed out in the order they were read: at most `threads` parts are
 // read at once, parts are started in order, and at most `threads * buffered` batches wait for the
 // caller in all. Batches of one part keep their order. An error is returned where it was read;
 // every later call returns it too.
-std::unique_ptr<RowBatchReader> OpenInterleavedParallel(size_t parts, PartOpener open, int threads,
-                                                        size_t buffered = 4);
+std::unique_ptr<RowBatchReader> OpenInterleavedParallel(
+    size_t parts, PartOpener open, int threads, size_t buffered = 4,
+    std::shared_ptr<std::atomic<bool>> out_of_parts = nullptr);
 
 }  // namespace fjord

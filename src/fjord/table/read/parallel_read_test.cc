@@ -71,7 +71,8 @@ PartOpener WithPart13Missing(PartOpener open) {
   };
 }
 
-using Opener = std::unique_ptr<RowBatchReader> (*)(size_t, PartOpener, int, size_t);
+using Opener = std::unique_ptr<RowBatchReader> (*)(size_t, PartOpener, int, size_t,
+                                                   std::shared_ptr<std::atomic<bool>>);
 
 // In part order: the same batches in the same order. Interleaved: the same batches, each part's
 // in its order.
@@ -80,7 +81,7 @@ TEST(ParallelRead, SameBatchesAndAtMostThreadsPartsOpen) {
     const bool ordered = opener == &OpenOrderedParallel;
     for (int threads : {1, 2, 3, 8}) {
       std::atomic<int> open{0}, most{0};
-      auto reader = opener(40, Counting(&open, &most), threads, /*buffered=*/2);
+      auto reader = opener(40, Counting(&open, &most), threads, /*buffered=*/2, nullptr);
       Status status;
       std::vector<int64_t> got = ReadAll(reader.get(), &status);
       ASSERT_TRUE(status.ok()) << status.ToString();
@@ -181,10 +182,59 @@ TEST(ParallelRead, ClosingEarlyStopsTheWorkers) {
   for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
     std::atomic<int> open{0}, most{0};
     {
-      auto reader = opener(1000, Counting(&open, &most), 4, 1);
+      auto reader = opener(1000, Counting(&open, &most), 4, 1, nullptr);
       ASSERT_TRUE(reader->Next().ok());
     }  // destroyed with parts in flight and workers waiting for room
     EXPECT_EQ(open.load(), 0);
+  }
+}
+
+// A part whose batches each note whether the read had run out of parts when it was read.
+class NotingPart : public RowBatchReader {
+ public:
+  NotingPart(int batches, std::shared_ptr<std::atomic<bool>> out, std::vector<bool>* seen,
+             bool wait_for_out)
+      : left_(batches), out_(std::move(out)), seen_(seen), wait_(wait_for_out) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (wait_ && left_ == 1) {
+      // The last batch waits (at most 10 s) for the other worker to find no part left.
+      for (int i = 0; i < 10000 && !out_->load(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (left_-- == 0) return std::shared_ptr<arrow::RecordBatch>();
+    seen_->push_back(out_->load());
+    arrow::Int64Builder b;
+    EXPECT_TRUE(b.Append(left_).ok());
+    return arrow::RecordBatch::Make(arrow::schema({arrow::field("v", arrow::int64())}), 1,
+                                    {b.Finish().ValueOrDie()});
+  }
+
+ private:
+  int left_;
+  std::shared_ptr<std::atomic<bool>> out_;
+  std::vector<bool>* seen_;
+  bool wait_;
+};
+
+// Two workers, five parts, the last one long: only once parts 0-3 are read and a worker finds no
+// part left does `out_of_parts` turn true, while part 4 is still being read.
+TEST(ParallelRead, OutOfPartsOnceAWorkerFindsNoneLeft) {
+  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+    auto out = std::make_shared<std::atomic<bool>>(false);
+    std::vector<std::vector<bool>> seen(5);
+    PartOpener open = [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+      return std::unique_ptr<RowBatchReader>(new NotingPart(3, out, &seen[i], i == 4));
+    };
+    auto reader = opener(5, open, 2, 16, out);
+    Status status;
+    std::vector<int64_t> got = ReadAll(reader.get(), &status);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    EXPECT_EQ(got.size(), 15u);
+    EXPECT_TRUE(out->load());
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(seen[i], std::vector<bool>(3, false)) << i;
+    ASSERT_EQ(seen[4].size(), 3u);
+    EXPECT_TRUE(seen[4][2]);
   }
 }
 

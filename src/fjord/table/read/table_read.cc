@@ -10,6 +10,7 @@
 #include <set>
 
 #include "fjord/common/arrow_status.h"
+#include "fjord/common/recycling_pool.h"
 #include "fjord/format/arrow_types.h"
 #include "fjord/format/deletion_vector.h"
 #include "fjord/lsm/compact_strategy.h"
@@ -674,6 +675,11 @@ TableRead::TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSc
                      int64_t batch_rows)
     : io_(io), readers_(io, std::move(table_root), std::move(read_schema), batch_rows) {
   EnsureArrowCompute();
+  // A read decodes batch after batch of about the same size: the pages of the ones consumed
+  // serve the next instead of fresh ones (recycling_pool.h; docs/performance.md, "Recycled pages
+  // for reads").
+  readers_.set_pool(
+      std::shared_ptr<RecyclingPool>(RecyclingPool::Make().release(), RecyclingPool::Closer{}));
 }
 
 Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(
@@ -781,8 +787,14 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
   // Threads that parts leave idle decode the columns of each batch instead: a table of one
   // bucket or one bin of append files is read by every core, as pyarrow reads a file. Not when
   // this is itself a task of Arrow's CPU pool, which the decoding would wait on.
+  const bool own_threads = !arrow::internal::GetCpuThreadPool()->OwnsThisThread();
   readers_.set_parallel_columns(threads > 1 && static_cast<size_t>(threads) > read->size() &&
-                                !arrow::internal::GetCpuThreadPool()->OwnsThisThread());
+                                own_threads);
+  // And once the last parts are being read, the threads that have none left do the same for
+  // them: the read's tail is not left to one thread.
+  std::shared_ptr<std::atomic<bool>> out_of_parts;
+  if (threads > 1 && own_threads) out_of_parts = std::make_shared<std::atomic<bool>>(false);
+  readers_.set_spare_threads(out_of_parts);
   if (threads > 1 && read->size() > 1) {
     // Each part on its own reader; a reader of no splits checks the options now.
     FJORD_RETURN_NOT_OK(SplitReader(this, read, 0, 0, options, schema).Init());
@@ -792,8 +804,9 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
       FJORD_RETURN_NOT_OK(reader->Init());
       return std::unique_ptr<RowBatchReader>(std::move(reader));
     };
-    return options.in_split_order ? OpenOrderedParallel(read->size(), std::move(open), threads)
-                                  : OpenInterleavedParallel(read->size(), std::move(open), threads);
+    return options.in_split_order
+               ? OpenOrderedParallel(read->size(), std::move(open), threads, 4, out_of_parts)
+               : OpenInterleavedParallel(read->size(), std::move(open), threads, 4, out_of_parts);
   }
   auto reader = std::make_unique<SplitReader>(this, splits, 0, splits->size(), std::move(options),
                                               std::move(schema));
