@@ -3,6 +3,7 @@
 #include "fjord/table/write/write_input.h"
 
 #include <arrow/api.h>
+#include <arrow/util/byte_size.h>
 
 #include <algorithm>
 #include <chrono>
@@ -78,17 +79,28 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
 
 namespace {
 
-// Writes the rows of `batch` at `indices` (ascending) to `writer`.
-Status WriteShare(RollingAppendFileWriter& writer, const std::shared_ptr<arrow::RecordBatch>& batch,
-                  const std::vector<int64_t>& indices) {
-  if (static_cast<int64_t>(indices.size()) == batch->num_rows()) {
-    // Every row in one bucket: the batch as it is, not a copy.
-    return writer.Write(*batch);
+// Writes the rows `refs` of `sources` to `writer`: sources whose every row is there in order are
+// written as they are, not copied; otherwise the rows are gathered into one batch.
+Status WriteShare(RollingAppendFileWriter& writer,
+                  const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
+                  const std::vector<RowRef>& refs) {
+  bool whole = true;
+  for (size_t i = 0; i < refs.size() && whole;) {
+    const auto& source = sources[static_cast<size_t>(refs[i].source)];
+    const auto n = static_cast<size_t>(source->num_rows());
+    whole = refs[i].row == 0 && i + n <= refs.size() && refs[i + n - 1].source == refs[i].source &&
+            refs[i + n - 1].row + 1 == source->num_rows();
+    i += n;  // rows of one source are ascending: first 0 and last n - 1 means all of them
   }
-  std::vector<RowRef> refs;
-  refs.reserve(indices.size());
-  for (int64_t i : indices) refs.push_back({0, i});
-  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(batch->schema(), {batch}, refs));
+  if (whole) {
+    for (size_t i = 0; i < refs.size();) {
+      const auto& source = sources[static_cast<size_t>(refs[i].source)];
+      FJORD_RETURN_NOT_OK(writer.Write(*source));
+      i += static_cast<size_t>(source->num_rows());
+    }
+    return Status::OK();
+  }
+  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(sources.front()->schema(), sources, refs));
   return writer.Write(*share);
 }
 
@@ -110,18 +122,48 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   const arrow::RecordBatch& batch = *prepared.rows;
   FJORD_ASSIGN_OR_RAISE(RowRouter router, RowRouter::Make(schema, table_->core_options()));
   FJORD_ASSIGN_OR_RAISE(auto groups, router.Route(batch));
-  // Rows go straight to each bucket's rolling file writer: memory holds the open files' buffers,
-  // not the commit (as Java's append writer without write-buffer-for-append). Buckets are
-  // independent: with several threads each bucket's share is gathered and written on the lanes
-  // (one bucket's shares in order) while the caller goes on with its next batch.
-  std::vector<Lanes::Task> tasks;
-  tasks.reserve(groups.size());
-  for (auto& [key, indices] : groups) {
+  // Every bucket's writer first, so that a refused bucket leaves nothing of the batch pending.
+  std::vector<RollingAppendFileWriter*> writers;
+  writers.reserve(groups.size());
+  for (const auto& [key, indices] : groups) {
     FJORD_ASSIGN_OR_RAISE(RollingAppendFileWriter * writer, WriterFor(key));
-    tasks.push_back({writer, [writer, rows = prepared.rows, idx = std::move(indices)] {
-                       return WriteShare(*writer, rows, idx);
+    writers.push_back(writer);
+  }
+  // Rows go to each bucket's rolling file writer: memory holds the open files' buffers, not the
+  // commit (as Java's append writer without write-buffer-for-append). Small batches are pooled
+  // first (kPendingRows, kPendingBytes), so that each bucket gets its rows in shares of a useful
+  // size: every share costs a task and, in the file, a chunk of every column to encode.
+  const auto source = static_cast<int>(pending_.sources.size());
+  pending_.sources.push_back(prepared.rows);
+  pending_.rows += batch.num_rows();
+  pending_.bytes += arrow::util::TotalBufferSize(batch);  // what holding it holds
+  size_t g = 0;
+  for (auto& [key, indices] : groups) {
+    RollingAppendFileWriter* writer = writers[g++];
+    auto [it, added] = pending_.share_of.emplace(writer, pending_.shares.size());
+    if (added) pending_.shares.push_back({writer, {}});
+    std::vector<RowRef>& refs = pending_.shares[it->second].second;
+    refs.reserve(refs.size() + indices.size());
+    for (int64_t row : indices) refs.push_back({source, row});
+  }
+  if (pending_.rows < kPendingRows && pending_.bytes < kPendingBytes) return Status::OK();
+  return SubmitPending();
+}
+
+Status AppendTableWrite::SubmitPending() {
+  if (pending_.sources.empty()) return Status::OK();
+  // Buckets are independent: with several threads each bucket's share is gathered and written on
+  // the lanes (one bucket's shares in order) while the caller goes on with its next batches.
+  auto sources = std::make_shared<const std::vector<std::shared_ptr<arrow::RecordBatch>>>(
+      std::move(pending_.sources));
+  std::vector<Lanes::Task> tasks;
+  tasks.reserve(pending_.shares.size());
+  for (auto& [writer, refs] : pending_.shares) {
+    tasks.push_back({writer, [writer = writer, sources, refs = std::move(refs)] {
+                       return WriteShare(*writer, *sources, refs);
                      }});
   }
+  pending_ = Pending();
   if (!lanes_) {
     for (Lanes::Task& t : tasks) FJORD_RETURN_NOT_OK(t.run());
     return Status::OK();
@@ -232,6 +274,7 @@ Status AppendTableWrite::Compact(const PartitionBucket& key, BucketCompactQueue&
 }
 
 Result<std::vector<CommitMessage>> AppendTableWrite::PrepareCommit() {
+  FJORD_RETURN_NOT_OK(SubmitPending());
   if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
   int32_t total_buckets = total_buckets_;
   // Every bucket written to now, and (compacting) every bucket written to before.

@@ -16,6 +16,7 @@
 
 #include "fjord/common/executor.h"
 #include "fjord/common/lanes.h"
+#include "fjord/format/gather_rows.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_compact.h"
@@ -46,8 +47,13 @@ class AppendTableWrite {
   // NOT NULL column or a row of another kind is refused whole. Not thread-safe. With several
   // threads the buckets' shares are written on background lanes after Write returns (the batch
   // is held until then); an error there (I/O) comes back from the next Write or PrepareCommit,
-  // and the writer must then be discarded.
+  // and the writer must then be discarded. Small batches are held (kPendingRows, kPendingBytes)
+  // and written together with the next ones, or by PrepareCommit.
   Status Write(const std::shared_ptr<arrow::Table>& rows);
+
+  // Batches are written once they hold this many rows or bytes together (or by PrepareCommit).
+  static constexpr int64_t kPendingRows = int64_t{1} << 16;
+  static constexpr int64_t kPendingBytes = int64_t{16} << 20;
   // Closes the open data files and returns their commit messages. In fixed-bucket
   // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
   // Java's writer would start (at most one per bucket and call), whose input and output files
@@ -66,6 +72,8 @@ class AppendTableWrite {
   Result<std::string> BucketDir(const PartitionBucket& key) const;
   // The open writer of a bucket, created on first use.
   Result<RollingAppendFileWriter*> WriterFor(const PartitionBucket& key);
+  // Writes (or queues on the lanes) the shares of the batches held.
+  Status SubmitPending();
   // A bucket's compaction queue, created from its restored files on first use.
   Result<BucketCompactQueue*> QueueOf(const PartitionBucket& key);
   // Compacts one bucket (best effort) into `message`'s compact increment. Buckets may be
@@ -101,6 +109,15 @@ class AppendTableWrite {
   bool check_bucket_count_ = false;
   std::unique_ptr<BucketCountCheck> bucket_count_;
   bool restore_loaded_ = false;
+  // Batches written but not yet handed to the buckets' writers, each bucket's rows of them.
+  struct Pending {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
+    std::vector<std::pair<RollingAppendFileWriter*, std::vector<RowRef>>> shares;
+    std::map<RollingAppendFileWriter*, size_t> share_of;  // index into shares
+    int64_t rows = 0;
+    int64_t bytes = 0;
+  };
+  Pending pending_;
   // Threads > 1: the buckets' shares of each batch, written in the background (last: its tasks
   // use the writers above, so it stops first).
   std::unique_ptr<Lanes> lanes_;

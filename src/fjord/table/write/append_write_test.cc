@@ -4,6 +4,7 @@
 #include <arrow/array/concatenate.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "fjord/table/catalog/catalog.h"
@@ -164,11 +165,12 @@ TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
     return out.size();
   };
   {
-    // One thread: the rows are in the files when Write returns (with more, on the lanes later).
+    // One thread: the rows of a batch of more than kPendingRows are in the files when Write
+    // returns (with more threads, on the lanes later).
     AppendWriteOptions one_thread;
     one_thread.threads = 1;
     ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), one_thread));
-    ASSERT_OK(writer->Write(make_rows(0, 20000, "+I")));
+    ASSERT_OK(writer->Write(make_rows(0, AppendTableWrite::kPendingRows + 1000, "+I")));
     EXPECT_GT(data_files(), 2u);  // rolled while writing
     EXPECT_THAT(writer->Write(make_rows(20000, 10, "-D")),
                 IsError(StatusCode::kInvalid, "append tables take only +I rows"));
@@ -193,6 +195,76 @@ TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
   ASSERT_OK(committer.Commit(messages, 1).status());
   ASSERT_OK_AND_ASSIGN(auto result, table->Read(ReadRequest{}));
   EXPECT_EQ(result.rows->num_rows(), 6000);
+}
+
+// Small batches are held until together they are worth a share per bucket (kPendingRows) or
+// prepare-commit: a batch all of one partition is written as it is, a mixed one gathered, and each
+// partition's rows keep the order they were written in.
+TEST(AppendWriteTest, SmallBatchesAreHeldAndWrittenTogetherInOrder) {
+  testing::TempDir dir;
+  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+  ASSERT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList("p INT NOT NULL, id BIGINT NOT NULL, s STRING").value();
+  spec.partition_keys = {"p"};
+  auto id = TableIdentifier::Parse("db.t").value();
+  ASSERT_OK(catalog->CreateTable(id, spec));
+  auto table = std::move(catalog->GetTable(id)).value();
+  int64_t next_id = 0;
+  std::map<int32_t, std::vector<int64_t>> written;  // partition -> ids in write order
+  // `n` rows, partition of row i: `part(i)`.
+  auto make_rows = [&](int64_t n, const std::function<int32_t(int64_t)>& part) {
+    arrow::Int32Builder ps;
+    arrow::Int64Builder ids;
+    arrow::StringBuilder s;
+    for (int64_t i = 0; i < n; ++i, ++next_id) {
+      (void)ps.Append(part(i));
+      (void)ids.Append(next_id);
+      (void)s.Append("row-" + std::to_string(next_id * 7919 % 100003));
+      written[part(i)].push_back(next_id);
+    }
+    return arrow::Table::Make(
+        arrow::schema({arrow::field("p", arrow::int32()), arrow::field("id", arrow::int64()),
+                       arrow::field("s", arrow::utf8())}),
+        {ps.Finish().ValueOrDie(), ids.Finish().ValueOrDie(), s.Finish().ValueOrDie()});
+  };
+  auto files_of = [&](int32_t p) {
+    auto listed = table->io()->List(table->path() + "/p=" + std::to_string(p) + "/bucket-0");
+    return listed.ok() ? listed->size() : size_t{0};
+  };
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    AppendWriteOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), options));
+    ASSERT_OK(writer->Write(make_rows(1000, [](int64_t) { return 0; })));
+    ASSERT_OK(
+        writer->Write(make_rows(1000, [](int64_t i) { return static_cast<int32_t>(i % 3); })));
+    ASSERT_OK(writer->Write(make_rows(1000, [](int64_t) { return 2; })));
+    ASSERT_OK(writer->Write(make_rows(10, [](int64_t) { return 1; })));
+    if (threads == 1) {
+      for (int32_t p = 0; p < 3; ++p) EXPECT_EQ(files_of(p), 0u) << p;  // all held
+    }
+    ASSERT_OK_AND_ASSIGN(auto messages, writer->PrepareCommit());
+    FileStoreCommit committer(table->io(), table->path(), table->schema(), "u");
+    ASSERT_OK(committer.Commit(messages, threads).status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto result, table->Read(ReadRequest{}));
+  ASSERT_EQ(result.rows->num_rows(), next_id);
+  std::map<int32_t, std::vector<int64_t>> read;
+  for (int c = 0; c < result.rows->GetColumnByName("id")->num_chunks(); ++c) {
+    auto p =
+        std::static_pointer_cast<arrow::Int32Array>(result.rows->GetColumnByName("p")->chunk(c));
+    auto i =
+        std::static_pointer_cast<arrow::Int64Array>(result.rows->GetColumnByName("id")->chunk(c));
+    auto s =
+        std::static_pointer_cast<arrow::StringArray>(result.rows->GetColumnByName("s")->chunk(c));
+    for (int64_t r = 0; r < i->length(); ++r) {
+      read[p->Value(r)].push_back(i->Value(r));
+      ASSERT_EQ(s->GetString(r), "row-" + std::to_string(i->Value(r) * 7919 % 100003));
+    }
+  }
+  EXPECT_EQ(read, written);
 }
 
 }  // namespace
