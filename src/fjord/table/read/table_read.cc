@@ -793,7 +793,8 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
   // And once the last parts are being read, the threads that have none left do the same for
   // them: the read's tail is not left to one thread.
   std::shared_ptr<std::atomic<bool>> out_of_parts;
-  if (threads > 1 && own_threads) out_of_parts = std::make_shared<std::atomic<bool>>(false);
+  if (threads > 1 && read->size() > 1 && own_threads)
+    out_of_parts = std::make_shared<std::atomic<bool>>(false);
   readers_.set_spare_threads(out_of_parts);
   if (threads > 1 && read->size() > 1) {
     // Each part on its own reader; a reader of no splits checks the options now.

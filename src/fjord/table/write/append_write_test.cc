@@ -14,16 +14,25 @@
 namespace fjord {
 namespace {
 
+// Table db.t of `columns` in a fresh warehouse under `dir`.
+std::unique_ptr<FileStoreTable> NewTable(const testing::TempDir& dir, const std::string& columns,
+                                         std::vector<std::string> partition_keys,
+                                         std::vector<std::pair<std::string, std::string>> options) {
+  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
+  EXPECT_OK(catalog->CreateDatabase("db"));
+  TableSpec spec;
+  spec.fields = ParseColumnList(columns).value();
+  spec.partition_keys = std::move(partition_keys);
+  spec.options = std::move(options);
+  auto id = TableIdentifier::Parse("db.t").value();
+  EXPECT_OK(catalog->CreateTable(id, spec));
+  return std::move(catalog->GetTable(id)).value();
+}
+
 TEST(AppendWriteTest, FilesRollAtTargetFileSizeWithContiguousSequenceNumbers) {
   testing::TempDir dir;
-  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
-  ASSERT_OK(catalog->CreateDatabase("db"));
-  TableSpec spec;
-  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
-  spec.options = {{"target-file-size", "16 kb"}, {"file.format", "orc"}};
-  auto id = TableIdentifier::Parse("db.t").value();
-  ASSERT_OK(catalog->CreateTable(id, spec));
-  auto table = std::move(catalog->GetTable(id)).value();
+  auto table = NewTable(dir, "id BIGINT NOT NULL, s STRING", {},
+                        {{"target-file-size", "16 kb"}, {"file.format", "orc"}});
 
   const int64_t n = 20000;
   arrow::Int64Builder ids;
@@ -79,15 +88,8 @@ TEST(AppendWriteTest, TwoThreadsWriteEachBucketsRowsInOrder) {
   std::map<int, std::map<std::string, std::vector<int64_t>>> files_by_threads;
   for (int threads : {1, 2}) {
     testing::TempDir dir;
-    auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
-    ASSERT_OK(catalog->CreateDatabase("db"));
-    TableSpec spec;
-    spec.fields = ParseColumnList("id BIGINT NOT NULL, p INT, s STRING").value();
-    spec.partition_keys = {"p"};
-    spec.options = {{"target-file-size", "24 kb"}, {"parquet.block.size", "8 kb"}};
-    auto id = TableIdentifier::Parse("db.t").value();
-    ASSERT_OK(catalog->CreateTable(id, spec));
-    auto table = std::move(catalog->GetTable(id)).value();
+    auto table = NewTable(dir, "id BIGINT NOT NULL, p INT, s STRING", {"p"},
+                          {{"target-file-size", "24 kb"}, {"parquet.block.size", "8 kb"}});
     AppendWriteOptions options;
     options.threads = threads;
     ASSERT_OK_AND_ASSIGN(auto writer, AppendTableWrite::Create(table.get(), options));
@@ -137,14 +139,7 @@ TEST(AppendWriteTest, TwoThreadsWriteEachBucketsRowsInOrder) {
 // preparing leaves no file behind; rows of a kind other than +I are refused whole.
 TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
   testing::TempDir dir;
-  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
-  ASSERT_OK(catalog->CreateDatabase("db"));
-  TableSpec spec;
-  spec.fields = ParseColumnList("id BIGINT NOT NULL, s STRING").value();
-  spec.options = {{"target-file-size", "16 kb"}};
-  auto id = TableIdentifier::Parse("db.t").value();
-  ASSERT_OK(catalog->CreateTable(id, spec));
-  auto table = std::move(catalog->GetTable(id)).value();
+  auto table = NewTable(dir, "id BIGINT NOT NULL, s STRING", {}, {{"target-file-size", "16 kb"}});
   auto make_rows = [](int64_t first, int64_t n, const char* kind) {
     arrow::Int64Builder ids;
     arrow::StringBuilder s, kinds;
@@ -202,14 +197,7 @@ TEST(AppendWriteTest, WritesStreamToFilesAndRefuseNonInsertRows) {
 // partition's rows keep the order they were written in.
 TEST(AppendWriteTest, SmallBatchesAreHeldAndWrittenTogetherInOrder) {
   testing::TempDir dir;
-  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
-  ASSERT_OK(catalog->CreateDatabase("db"));
-  TableSpec spec;
-  spec.fields = ParseColumnList("p INT NOT NULL, id BIGINT NOT NULL, s STRING").value();
-  spec.partition_keys = {"p"};
-  auto id = TableIdentifier::Parse("db.t").value();
-  ASSERT_OK(catalog->CreateTable(id, spec));
-  auto table = std::move(catalog->GetTable(id)).value();
+  auto table = NewTable(dir, "p INT NOT NULL, id BIGINT NOT NULL, s STRING", {"p"}, {});
   int64_t next_id = 0;
   std::map<int32_t, std::vector<int64_t>> written;  // partition -> ids in write order
   // `n` rows, partition of row i: `part(i)`.
@@ -275,14 +263,7 @@ namespace {
 
 TEST(AppendWriteTest, OrcWritesTimestampsBefore1970WithAFraction) {
   testing::TempDir dir;
-  auto catalog = std::move(FileSystemCatalog::Open(dir.Join("wh"))).value();
-  ASSERT_OK(catalog->CreateDatabase("db"));
-  TableSpec spec;
-  spec.fields = ParseColumnList("id INT, ts TIMESTAMP(3)").value();
-  spec.options = {{"file.format", "orc"}};
-  auto id = TableIdentifier::Parse("db.t").value();
-  ASSERT_OK(catalog->CreateTable(id, spec));
-  auto table = std::move(catalog->GetTable(id)).value();
+  auto table = NewTable(dir, "id INT, ts TIMESTAMP(3)", {}, {{"file.format", "orc"}});
   auto rows = [](int32_t id, int64_t millis) {
     arrow::Int32Builder ids;
     arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MILLI),
