@@ -44,6 +44,22 @@ class PostgresSourceTest : public ::testing::Test {
     db_ = "db" + std::to_string(++counter) + "_" +
           Lower(::testing::UnitTest::GetInstance()->current_test_info()->name()).substr(0, 20);
     ASSERT_OK(server_->Execute("postgres", "CREATE DATABASE " + db_));
+    created_ = true;
+  }
+
+  // The test's replication slots and database go with it: the server is shared by every test of
+  // the process and holds max_replication_slots (20) slots, fewer than a whole run creates. A
+  // slot is in use until its walsender has seen the source's connection close.
+  void TearDown() override {
+    if (!created_) return;
+    const std::string slots = "FROM pg_replication_slots WHERE database = '" + db_ + "'";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (server_->Query("postgres", "SELECT 1 " + slots + " AND active").ValueOr({}).size() > 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_OK(server_->Execute("postgres", "SELECT pg_drop_replication_slot(slot_name) " + slots));
+    EXPECT_OK(server_->Execute("postgres", "DROP DATABASE " + db_ + " WITH (FORCE)"));
   }
 
   static std::string Lower(std::string s) {
@@ -110,6 +126,7 @@ class PostgresSourceTest : public ::testing::Test {
 
   PostgresServer* server_ = nullptr;
   std::string db_;
+  bool created_ = false;
 };
 
 TEST_F(PostgresSourceTest, SnapshotThenInsertsUpdatesDeletes) {
