@@ -792,11 +792,11 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
                                 own_threads);
   // And once the last parts are being read, the threads that have none left do the same for
   // them: the read's tail is not left to one thread.
+  const bool parts_at_once = threads > 1 && read->size() > 1;
   std::shared_ptr<std::atomic<bool>> out_of_parts;
-  if (threads > 1 && read->size() > 1 && own_threads)
-    out_of_parts = std::make_shared<std::atomic<bool>>(false);
+  if (parts_at_once && own_threads) out_of_parts = std::make_shared<std::atomic<bool>>(false);
   readers_.set_spare_threads(out_of_parts);
-  if (threads > 1 && read->size() > 1) {
+  if (parts_at_once) {
     // Each part on its own reader; a reader of no splits checks the options now.
     FJORD_RETURN_NOT_OK(SplitReader(this, read, 0, 0, options, schema).Init());
     PartOpener open = [this, read, parts, options,
