@@ -48,6 +48,9 @@ arrow::Status RecyclingPool::TakeLocked(int64_t bytes, uintptr_t* out) {
       return arrow::Status::OutOfMemory("cannot map ", arena_bytes,
                                         " bytes: ", std::strerror(errno));
     }
+    // Huge pages where the system gives them on request (transparent_hugepage = madvise): one
+    // fault per 2 MB instead of per 4 KB page (a hint; refused where THP is off).
+    madvise(p, static_cast<size_t>(arena_bytes), MADV_HUGEPAGE);
     const auto start = reinterpret_cast<uintptr_t>(p);
     arenas_.emplace(start, arena_bytes);
     mapped_ += arena_bytes;

@@ -10,7 +10,8 @@
 // needed, and merged again with their free neighbours when freed, so the pages of one phase's
 // blocks (say, a sort's megabyte columns) serve the next phase's (a merge's small batches). The
 // arenas grow only when no free range fits: what the pool maps stays near the most it had in use
-// at once. Smaller requests go to the base pool.
+// at once. Smaller requests go to the base pool. The arenas ask for transparent huge pages
+// (MADV_HUGEPAGE): where the system grants them, a first touch maps 2 MB at once, not 4 KB.
 //
 // Thread-safe. Buffers may outlive the owner's handle: the pool then lives on until the last of
 // them is freed (RecyclingPool::Make).

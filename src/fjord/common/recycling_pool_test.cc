@@ -3,9 +3,13 @@
 #include <arrow/buffer.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace fjord {
@@ -127,6 +131,38 @@ TEST(RecyclingPoolTest, BuffersMayOutliveTheHandle) {
   small->reset();
   kept->reset();  // the last buffer: the pool and its arena are gone with it (ASan sees a leak)
   EXPECT_EQ(base->bytes_allocated(), base_before);
+}
+
+// The "THPeligible" field of the mapping of /proc/self/smaps that holds `address` (-1: none).
+int HugePageEligible(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;  // a mapping's header: "lo-hi perms ..."
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("THPeligible:", 0) == 0) {
+      return std::atoi(line.c_str() + std::strlen("THPeligible:"));
+    }
+  }
+  return -1;
+}
+
+TEST(RecyclingPoolTest, ArenasAskForHugePages) {
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(mode, modes);
+  if (modes.empty() || modes.find("[never]") != std::string::npos) {
+    GTEST_SKIP() << "transparent huge pages are off here";
+  }
+  RecyclingPool::Handle pool = RecyclingPool::Make();
+  uint8_t* p = nullptr;
+  ASSERT_TRUE(pool->Allocate(kMiB, &p).ok());
+  // Eligible whether THP is "always" or (as on Debian's default) "madvise": the pool asked.
+  EXPECT_EQ(HugePageEligible(p), 1) << modes;
+  pool->Free(p, kMiB);
 }
 
 }  // namespace

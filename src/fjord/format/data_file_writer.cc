@@ -208,6 +208,7 @@ class ParquetImpl : public DataFileWriter::Impl {
     } else {
       builder.disable_dictionary();
     }
+    if (options_.parquet_pool != nullptr) builder.memory_pool(options_.parquet_pool);
     auto props = builder.build();
     // No coercion: every canonical timestamp unit is written as is (ms, us as INT64; ns as INT96
     // through the rebuilt schema). No ARROW:schema key/value metadata, like Java.

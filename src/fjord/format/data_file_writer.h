@@ -59,6 +59,9 @@ struct DataFileWriterOptions {
   // task before the next group closes, at Finish, in Settle, and when destroyed. Meanwhile
   // EstimatedSize counts the group being encoded by its rows' bytes.
   BackgroundExecutor parquet_background;
+  // Parquet: the pool of the encoders' working memory (dictionary hash tables, pages); null:
+  // Arrow's default pool.
+  arrow::MemoryPool* parquet_pool = nullptr;
   // Parquet buffered row groups (the default): batches are gathered up to this many bytes of
   // rows and encoded as one batch, so that each column's dictionary hash table is probed for many
   // rows in a row while it is in the cache. Writers hand over a thousand rows at a time (the

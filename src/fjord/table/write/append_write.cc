@@ -57,6 +57,7 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
   FJORD_ASSIGN_OR_RAISE(w->settings_, AppendFileSettings::Make(schema, core));
   // The rows written are the caller's (or a bucket's share of them): hold them, not their pages.
   w->settings_.writer_options.parquet_hold_row_group = true;
+  w->settings_.writer_options.parquet_pool = w->share_pool_.get();
   int threads = options.threads > 0 ? options.threads : DefaultThreads();
   if (threads > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(threads - 1);
@@ -83,7 +84,7 @@ namespace {
 // written as they are, not copied; otherwise the rows are gathered into one batch.
 Status WriteShare(RollingAppendFileWriter& writer,
                   const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
-                  const std::vector<RowRef>& refs) {
+                  const std::vector<RowRef>& refs, arrow::MemoryPool* pool) {
   bool whole = true;
   for (size_t i = 0; i < refs.size() && whole;) {
     const auto& source = sources[static_cast<size_t>(refs[i].source)];
@@ -100,7 +101,7 @@ Status WriteShare(RollingAppendFileWriter& writer,
     }
     return Status::OK();
   }
-  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(sources.front()->schema(), sources, refs));
+  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(sources.front()->schema(), sources, refs, pool));
   return writer.Write(*share);
 }
 
@@ -159,9 +160,10 @@ Status AppendTableWrite::SubmitPending() {
   std::vector<Lanes::Task> tasks;
   tasks.reserve(pending_.shares.size());
   for (auto& [writer, refs] : pending_.shares) {
-    tasks.push_back({writer, [writer = writer, sources, refs = std::move(refs)] {
-                       return WriteShare(*writer, *sources, refs);
-                     }});
+    tasks.push_back(
+        {writer, [writer = writer, sources, refs = std::move(refs), pool = share_pool_.get()] {
+           return WriteShare(*writer, *sources, refs, pool);
+         }});
   }
   pending_ = Pending();
   if (!lanes_) {

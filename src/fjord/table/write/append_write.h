@@ -16,6 +16,7 @@
 
 #include "fjord/common/executor.h"
 #include "fjord/common/lanes.h"
+#include "fjord/common/recycling_pool.h"
 #include "fjord/format/gather_rows.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
@@ -90,6 +91,10 @@ class AppendTableWrite {
   std::map<PartitionBucket, BucketCompactQueue> queues_;
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   AppendCompactMetrics compact_metrics_;
+  // The buckets' gathered shares, held in their open row groups, and the Parquet encoders'
+  // memory: kept for the next row groups (and commits) instead of fresh pages each time, as the
+  // upsert writer's buffer pool (recycling_pool.h). Declared before the writers that use it.
+  RecyclingPool::Handle share_pool_ = RecyclingPool::Make();
   AppendFileSettings settings_;
   std::unique_ptr<DataFileNamer> namer_;
   int32_t total_buckets_ = -1;
