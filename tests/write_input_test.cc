@@ -801,6 +801,59 @@ TEST_F(StreamedWriteInput, ParquetRowsCountFromTheFileStart) {
   EXPECT_EQ(ListRegularFiles(table->path()), before);
 }
 
+// `fjord write --threads N` decodes a Parquet input's columns on N threads: the same rows as on
+// one, and a bad value is still named by its row counted from the file's start.
+TEST_F(StreamedWriteInput, ParquetColumnsDecodedOnSeveralThreads) {
+  const int64_t n = 150000;  // several row groups of 64Ki rows, several batches
+  arrow::Int32Builder ids;
+  arrow::StringBuilder texts;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(ids.Append(static_cast<int32_t>(i)).ok());
+    ASSERT_TRUE(
+        (i % 7 == 0 ? texts.AppendNull() : texts.Append("v" + std::to_string(i * 31))).ok());
+  }
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("id", arrow::int32()), arrow::field("s", arrow::utf8())}), n,
+      {*ids.Finish(), *texts.Finish()});
+  std::string path = dir_.Join("in.parquet");
+  {
+    auto table = arrow::Table::FromRecordBatches({batch});
+    ASSERT_TRUE(table.ok());
+    auto out = arrow::io::FileOutputStream::Open(path);
+    ASSERT_TRUE(out.ok());
+    ASSERT_TRUE(
+        parquet::arrow::WriteTable(**table, arrow::default_memory_pool(), *out, 65536).ok());
+  }
+  std::string rows[2];
+  for (int threads : {1, 2}) {
+    auto table = Make("t" + std::to_string(threads), "", {{"bucket", "-1"}});
+    InputOptions options;
+    options.batch_bytes = 64 << 10;
+    options.threads = threads;
+    ASSERT_OK(WriteFile(*table, path, InputFormat::kParquet, options));
+    rows[threads - 1] = ReadJsonLines(*table);
+  }
+  EXPECT_EQ(std::count(rows[0].begin(), rows[0].end(), '\n'), n);
+  EXPECT_NE(rows[0].find("{\"id\":149999,\"s\":\"v4649969\"}"), std::string::npos);
+  EXPECT_EQ(rows[1], rows[0]);
+
+  // A NULL in the NOT NULL column at row 140,001: named so on two threads too.
+  arrow::Int32Builder bad;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE((i == 140000 ? bad.AppendNull() : bad.Append(static_cast<int32_t>(i))).ok());
+  }
+  auto bad_batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int32())}), n,
+                                            {*bad.Finish()});
+  std::string bad_path = dir_.Join("bad.parquet");
+  ASSERT_OK(WriteParquet(bad_path, *bad_batch));
+  auto table = Make("bad", "", {{"bucket", "-1"}});
+  InputOptions options;
+  options.threads = 2;
+  EXPECT_THAT(WriteFile(*table, bad_path, InputFormat::kParquet, options),
+              IsError(StatusCode::kInvalid, "bad.parquet, row 140001, column 'id'"));
+  EXPECT_EQ(DataFiles(*table), 0u);
+}
+
 // Parquet batches: about 4 x batch_bytes of rows by the file's metadata, at least 64Ki rows
 // (the reader's cost per batch), unless 64Ki rows pass 16 x batch_bytes (wide rows).
 TEST_F(StreamedWriteInput, ParquetBatchesSizedByBytes) {

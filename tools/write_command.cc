@@ -36,6 +36,7 @@ Status RunWrite(const WriteArgs& a) {
   }
   InputOptions input_options;
   input_options.csv_null = a.csv_null;
+  input_options.threads = a.threads;  // the writer's threads decode the Parquet input's columns
   FJORD_ASSIGN_OR_RAISE(auto input,
                         InputFileReader::Open(a.input, format, table->schema(), input_options));
   WriteOptions write_options;
@@ -108,7 +109,8 @@ void AddWriteCommand(CLI::App* app, Handler* handler) {
                      "table; rows outside them are an error):")
       ->needs(overwrite);
   cmd->add_option("--threads", a->threads,
-                  "Buckets and partitions written at once (default 0: one per core)")
+                  "Buckets and partitions written at once, and a Parquet input's columns decoded "
+                  "at once (default 0: one per core)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--prepare-to", a->prepare_to,
                   "Write the data files and their commit messages to this file, without "

@@ -54,6 +54,10 @@ struct InputOptions {
   // start in them); Parquet batches hold about four times as many bytes of rows, as the file's
   // metadata sizes them (at least 64Ki rows, unless those pass 16 times as many bytes).
   int64_t batch_bytes = int64_t{16} << 20;
+  // InputFileReader, Parquet: threads decoding a batch's columns at once (on Arrow's CPU pool);
+  // 1: the caller's thread alone, 0: one per core. `fjord write --threads` sets it: the input's
+  // decoding is otherwise one thread feeding the writer's others.
+  int threads = 1;
 };
 
 // An input file read a batch at a time, as `fjord write` reads it: memory holds the batch being
