@@ -86,12 +86,13 @@ Status WriteArrow(const Table& table, const arrow::RecordBatch& batch) {
   return CommitAll(table, *writer);
 }
 
-Status WriteParquet(const std::string& path, const arrow::RecordBatch& batch) {
+Status WriteParquet(const std::string& path, const arrow::RecordBatch& batch,
+                    int64_t row_group_rows = 1024) {
   auto table = arrow::Table::FromRecordBatches({batch.Slice(0)});
   if (!table.ok()) return Status::Internal(table.status().ToString());
   auto out = arrow::io::FileOutputStream::Open(path);
   if (!out.ok()) return Status::Internal(out.status().ToString());
-  auto st = parquet::arrow::WriteTable(**table, arrow::default_memory_pool(), *out, 1024);
+  auto st = parquet::arrow::WriteTable(**table, arrow::default_memory_pool(), *out, row_group_rows);
   if (!st.ok()) return Status::Internal(st.ToString());
   return Status::OK();
 }
@@ -816,14 +817,7 @@ TEST_F(StreamedWriteInput, ParquetColumnsDecodedOnSeveralThreads) {
       arrow::schema({arrow::field("id", arrow::int32()), arrow::field("s", arrow::utf8())}), n,
       {*ids.Finish(), *texts.Finish()});
   std::string path = dir_.Join("in.parquet");
-  {
-    auto table = arrow::Table::FromRecordBatches({batch});
-    ASSERT_TRUE(table.ok());
-    auto out = arrow::io::FileOutputStream::Open(path);
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(
-        parquet::arrow::WriteTable(**table, arrow::default_memory_pool(), *out, 65536).ok());
-  }
+  ASSERT_OK(WriteParquet(path, *batch, 65536));
   std::string rows[2];
   for (int threads : {1, 2}) {
     auto table = Make("t" + std::to_string(threads), "", {{"bucket", "-1"}});
