@@ -157,6 +157,47 @@ class ClaimableTask {
   Status status_;
 };
 
+// Pieces of work, piece(0) .. piece(n - 1), shared by whichever threads join: each joining thread
+// runs pieces nobody has claimed yet, then waits for those still running on others. No thread is
+// asked to help, so a joiner (say, a pool's thread) never waits for work queued behind it; with
+// a single joiner every piece runs on it, in order.
+class SharedWork {
+ public:
+  SharedWork(size_t n, std::function<Status(size_t)> piece)
+      : piece_(std::move(piece)), results_(n) {}
+  SharedWork(const SharedWork&) = delete;
+  SharedWork& operator=(const SharedWork&) = delete;
+
+  // Once every piece has run: the first error by index, or OK.
+  Status Join() {
+    const size_t n = results_.size();
+    size_t ran = 0;
+    for (size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) {
+      results_[i] = piece_(i);
+      ++ran;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    done_ += ran;
+    if (done_ == n) {
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return done_ == n; });
+    }
+    for (const Status& s : results_) {
+      if (!s.ok()) return s;
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::function<Status(size_t)> piece_;
+  std::vector<Status> results_;
+  std::atomic<size_t> next_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t done_ = 0;  // pieces finished
+};
+
 // The threads a writer or reader uses when asked for 0 ("one per core").
 inline int DefaultThreads() {
   unsigned cores = std::thread::hardware_concurrency();

@@ -53,6 +53,47 @@ TEST(ParallelFor, ReturnsTheErrorOfTheLowestIndexAfterEveryPieceRan) {
   EXPECT_NE(st.ToString().find("piece 7"), std::string::npos) << st.ToString();
 }
 
+TEST(SharedWork, JoinersRunEveryPieceOnceAndAllSeeTheFirstError) {
+  std::vector<std::atomic<int>> runs(300);
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  SharedWork work(runs.size(), [&](size_t i) {
+    runs[i]++;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      threads.insert(std::this_thread::get_id());
+    }
+    if (i == 250) return Status::Invalid("piece 250");
+    if (i == 40) return Status::Invalid("piece 40");
+    return Status::OK();
+  });
+  // Three joiners: each returns only once every piece has run, with the lowest index's error.
+  std::vector<Status> seen(3);
+  std::vector<std::thread> joiners;
+  for (size_t j = 1; j < seen.size(); ++j) joiners.emplace_back([&, j] { seen[j] = work.Join(); });
+  seen[0] = work.Join();
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(runs[static_cast<size_t>(i)].load(), 1) << i;
+  for (std::thread& t : joiners) t.join();
+  for (const Status& st : seen) {
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.ToString().find("piece 40"), std::string::npos) << st.ToString();
+  }
+  EXPECT_GT(threads.size(), 1u);
+  // A later joiner finds nothing left to run and returns at once.
+  EXPECT_FALSE(work.Join().ok());
+}
+
+TEST(SharedWork, ASingleJoinerRunsEveryPieceInOrder) {
+  std::vector<size_t> order;
+  SharedWork work(5, [&](size_t i) {
+    order.push_back(i);
+    return Status::OK();
+  });
+  ASSERT_TRUE(work.Join().ok());
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
 TEST(ThreadPool, RunsTasksOnSeveralThreadsAndDrainsAtDestruction) {
   std::atomic<int> done{0};
   std::vector<std::future<int>> results;

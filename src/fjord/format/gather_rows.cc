@@ -213,7 +213,279 @@ Result<std::shared_ptr<arrow::Array>> GatherColumn(
   return arrow::MakeArray(ArrayData::Make(type, n, std::move(buffers), null_count));
 }
 
+// Dealing out (RowScatter): one pass over each source column, every value copied to the end of
+// its share's buffers.
+using Dest = std::vector<std::vector<int32_t>>;
+
+// The shares' validity bitmaps (all null when no source has a null) and null counts.
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterValidity(
+    const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
+    arrow::MemoryPool* pool, std::vector<int64_t>* null_counts) {
+  null_counts->assign(rows.size(), 0);
+  std::vector<std::shared_ptr<arrow::Buffer>> bits(rows.size());
+  bool any = false;
+  for (const ArrayData* c : cols) any = any || c->GetNullCount() > 0;
+  if (!any) return bits;
+  std::vector<uint8_t*> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(bits[i], arrow::AllocateEmptyBitmap(rows[i], pool));
+    out[i] = bits[i]->mutable_data();
+  }
+  std::vector<int64_t> next(rows.size(), 0);
+  for (size_t s = 0; s < cols.size(); ++s) {
+    const ArrayData& c = *cols[s];
+    const uint8_t* v = c.buffers[0] ? c.buffers[0]->data() : nullptr;
+    const std::vector<int32_t>& to = dest[s];
+    for (size_t r = 0; r < to.size(); ++r) {
+      const int32_t d = to[r];
+      if (d < 0) continue;
+      const auto i = static_cast<size_t>(d);
+      if (v == nullptr || bit_util::GetBit(v, c.offset + static_cast<int64_t>(r))) {
+        bit_util::SetBit(out[i], next[i]);
+      } else {
+        ++(*null_counts)[i];
+      }
+      ++next[i];
+    }
+  }
+  return bits;
+}
+
+template <int W>
+void ScatterFixedValues(const std::vector<const ArrayData*>& cols, const Dest& dest, int width,
+                        std::vector<uint8_t*>& out) {
+  const int w = W > 0 ? W : width;
+  for (size_t s = 0; s < cols.size(); ++s) {
+    const uint8_t* values = cols[s]->buffers[1] ? cols[s]->buffers[1]->data() : nullptr;
+    if (values == nullptr) continue;  // no rows
+    values += cols[s]->offset * w;
+    const std::vector<int32_t>& to = dest[s];
+    for (size_t r = 0; r < to.size(); ++r) {
+      const int32_t d = to[r];
+      if (d < 0) continue;
+      uint8_t*& o = out[static_cast<size_t>(d)];
+      std::memcpy(o, values + static_cast<int64_t>(r) * w, static_cast<size_t>(w));
+      o += w;
+    }
+  }
+}
+
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterFixed(
+    const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
+    int width, arrow::MemoryPool* pool) {
+  std::vector<std::shared_ptr<arrow::Buffer>> bufs(rows.size());
+  std::vector<uint8_t*> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(bufs[i], arrow::AllocateBuffer(rows[i] * width, pool));
+    out[i] = bufs[i]->mutable_data();
+  }
+  switch (width) {
+    case 1:
+      ScatterFixedValues<1>(cols, dest, width, out);
+      break;
+    case 2:
+      ScatterFixedValues<2>(cols, dest, width, out);
+      break;
+    case 4:
+      ScatterFixedValues<4>(cols, dest, width, out);
+      break;
+    case 8:
+      ScatterFixedValues<8>(cols, dest, width, out);
+      break;
+    case 16:
+      ScatterFixedValues<16>(cols, dest, width, out);
+      break;
+    default:
+      ScatterFixedValues<0>(cols, dest, width, out);
+      break;
+  }
+  return bufs;
+}
+
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterBits(
+    const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
+    arrow::MemoryPool* pool) {
+  std::vector<std::shared_ptr<arrow::Buffer>> bits(rows.size());
+  std::vector<uint8_t*> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    FJORD_ARROW_ASSIGN_OR_RAISE(bits[i], arrow::AllocateEmptyBitmap(rows[i], pool));
+    out[i] = bits[i]->mutable_data();
+  }
+  std::vector<int64_t> next(rows.size(), 0);
+  for (size_t s = 0; s < cols.size(); ++s) {
+    const ArrayData& c = *cols[s];
+    const std::vector<int32_t>& to = dest[s];
+    for (size_t r = 0; r < to.size(); ++r) {
+      const int32_t d = to[r];
+      if (d < 0) continue;
+      const auto i = static_cast<size_t>(d);
+      if (bit_util::GetBit(c.buffers[1]->data(), c.offset + static_cast<int64_t>(r))) {
+        bit_util::SetBit(out[i], next[i]);
+      }
+      ++next[i];
+    }
+  }
+  return bits;
+}
+
+// The shares' offsets and data of a (large) binary or string column.
+template <typename Offset>
+Status ScatterBinary(const std::vector<const ArrayData*>& cols, const Dest& dest,
+                     const std::vector<int64_t>& rows, arrow::MemoryPool* pool,
+                     std::vector<std::shared_ptr<arrow::Buffer>>* offsets_out,
+                     std::vector<std::shared_ptr<arrow::Buffer>>* data_out) {
+  const size_t shares = rows.size();
+  std::vector<int64_t> bytes(shares, 0);
+  for (size_t s = 0; s < cols.size(); ++s) {
+    const Offset* o = cols[s]->GetValues<Offset>(1);
+    const std::vector<int32_t>& to = dest[s];
+    for (size_t r = 0; r < to.size(); ++r) {
+      if (to[r] >= 0) bytes[static_cast<size_t>(to[r])] += o[r + 1] - o[r];
+    }
+  }
+  offsets_out->resize(shares);
+  data_out->resize(shares);
+  std::vector<Offset*> out_offsets(shares);
+  std::vector<uint8_t*> out_data(shares);
+  for (size_t i = 0; i < shares; ++i) {
+    if (bytes[i] > std::numeric_limits<Offset>::max()) {
+      return Status::Invalid("gathered rows hold ", bytes[i], " bytes in one column, more than ",
+                             std::numeric_limits<Offset>::max(), " of its offsets");
+    }
+    FJORD_ARROW_ASSIGN_OR_RAISE(
+        (*offsets_out)[i],
+        arrow::AllocateBuffer((rows[i] + 1) * static_cast<int64_t>(sizeof(Offset)), pool));
+    FJORD_ARROW_ASSIGN_OR_RAISE((*data_out)[i], arrow::AllocateBuffer(bytes[i], pool));
+    out_offsets[i] = reinterpret_cast<Offset*>((*offsets_out)[i]->mutable_data());
+    out_data[i] = (*data_out)[i]->mutable_data();
+  }
+  std::vector<Offset> pos(shares, 0);
+  for (size_t s = 0; s < cols.size(); ++s) {
+    const Offset* o = cols[s]->GetValues<Offset>(1);
+    const uint8_t* data = cols[s]->buffers[2] ? cols[s]->buffers[2]->data() : nullptr;
+    const std::vector<int32_t>& to = dest[s];
+    for (size_t r = 0; r < to.size(); ++r) {
+      const int32_t d = to[r];
+      if (d < 0) continue;
+      const auto i = static_cast<size_t>(d);
+      const Offset len = o[r + 1] - o[r];
+      *out_offsets[i]++ = pos[i];
+      if (len > 0) std::memcpy(out_data[i] + pos[i], data + o[r], static_cast<size_t>(len));
+      pos[i] += len;
+    }
+  }
+  for (size_t i = 0; i < shares; ++i) *out_offsets[i] = pos[i];
+  return Status::OK();
+}
+
 }  // namespace
+
+Result<std::shared_ptr<RowScatter>> RowScatter::Make(
+    std::shared_ptr<arrow::Schema> schema, std::vector<std::shared_ptr<arrow::RecordBatch>> sources,
+    std::vector<std::vector<int32_t>> dest, int32_t shares, arrow::MemoryPool* pool) {
+  if (dest.size() != sources.size() || shares < 0) {
+    return Status::Invalid("RowScatter: ", dest.size(), " destinations for ", sources.size(),
+                           " sources, ", shares, " shares");
+  }
+  std::shared_ptr<RowScatter> out(new RowScatter());
+  out->rows_.assign(static_cast<size_t>(shares), 0);
+  for (size_t s = 0; s < sources.size(); ++s) {
+    if (static_cast<int64_t>(dest[s].size()) != sources[s]->num_rows()) {
+      return Status::Invalid("RowScatter: source ", s, " has ", sources[s]->num_rows(), " rows, ",
+                             dest[s].size(), " destinations");
+    }
+    for (int32_t d : dest[s]) {
+      if (d >= shares) return Status::Invalid("RowScatter: share ", d, " of ", shares);
+      if (d >= 0) ++out->rows_[static_cast<size_t>(d)];
+    }
+  }
+  out->columns_.assign(static_cast<size_t>(schema->num_fields()),
+                       std::vector<std::shared_ptr<arrow::Array>>(static_cast<size_t>(shares)));
+  out->schema_ = std::move(schema);
+  out->sources_ = std::move(sources);
+  out->dest_ = std::move(dest);
+  out->pool_ = pool != nullptr ? pool : arrow::default_memory_pool();
+  out->fill_ = std::make_unique<SharedWork>(out->columns_.size(), [scatter = out.get()](size_t c) {
+    return scatter->Fill(static_cast<int>(c));
+  });
+  return out;
+}
+
+int RowScatter::num_columns() const { return schema_->num_fields(); }
+
+Status RowScatter::Fill(int c) {
+  const std::shared_ptr<arrow::DataType>& type = schema_->field(c)->type();
+  std::vector<const ArrayData*> cols(sources_.size());
+  for (size_t s = 0; s < sources_.size(); ++s) cols[s] = sources_[s]->column_data(c).get();
+  const size_t shares = rows_.size();
+  const arrow::Type::type id = type->id();
+  std::vector<std::vector<std::shared_ptr<arrow::Buffer>>> buffers(shares);
+  if (id == arrow::Type::BOOL) {
+    FJORD_ASSIGN_OR_RAISE(auto bits, ScatterBits(cols, dest_, rows_, pool_));
+    for (size_t i = 0; i < shares; ++i) buffers[i] = {nullptr, std::move(bits[i])};
+  } else if ((arrow::is_primitive(id) || id == arrow::Type::FIXED_SIZE_BINARY ||
+              id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256) &&
+             type->byte_width() > 0) {
+    FJORD_ASSIGN_OR_RAISE(auto values, ScatterFixed(cols, dest_, rows_, type->byte_width(), pool_));
+    for (size_t i = 0; i < shares; ++i) buffers[i] = {nullptr, std::move(values[i])};
+  } else if (id == arrow::Type::STRING || id == arrow::Type::BINARY ||
+             id == arrow::Type::LARGE_STRING || id == arrow::Type::LARGE_BINARY) {
+    std::vector<std::shared_ptr<arrow::Buffer>> offsets, data;
+    if (id == arrow::Type::STRING || id == arrow::Type::BINARY) {
+      FJORD_RETURN_NOT_OK(ScatterBinary<int32_t>(cols, dest_, rows_, pool_, &offsets, &data));
+    } else {
+      FJORD_RETURN_NOT_OK(ScatterBinary<int64_t>(cols, dest_, rows_, pool_, &offsets, &data));
+    }
+    for (size_t i = 0; i < shares; ++i) {
+      buffers[i] = {nullptr, std::move(offsets[i]), std::move(data[i])};
+    }
+  } else {
+    // Share by share, from the rows' references.
+    std::vector<std::vector<RowRef>> refs(shares);
+    for (size_t i = 0; i < shares; ++i) refs[i].reserve(static_cast<size_t>(rows_[i]));
+    for (size_t s = 0; s < dest_.size(); ++s) {
+      for (size_t r = 0; r < dest_[s].size(); ++r) {
+        if (dest_[s][r] >= 0) {
+          refs[static_cast<size_t>(dest_[s][r])].push_back(
+              {static_cast<int>(s), static_cast<int64_t>(r)});
+        }
+      }
+    }
+    std::vector<std::shared_ptr<arrow::Array>> arrays(sources_.size());
+    for (size_t s = 0; s < sources_.size(); ++s) arrays[s] = sources_[s]->column(c);
+    for (size_t i = 0; i < shares; ++i) {
+      std::shared_ptr<arrow::Array>& column = columns_[static_cast<size_t>(c)][i];
+      if (refs[i].empty()) {
+        FJORD_ARROW_ASSIGN_OR_RAISE(column, arrow::MakeEmptyArray(type, pool_));
+      } else {
+        FJORD_ASSIGN_OR_RAISE(column, GatherColumn(type, arrays, refs[i], pool_));
+      }
+    }
+    return Status::OK();
+  }
+  std::vector<int64_t> null_counts;
+  FJORD_ASSIGN_OR_RAISE(auto validity, ScatterValidity(cols, dest_, rows_, pool_, &null_counts));
+  for (size_t i = 0; i < shares; ++i) {
+    buffers[i][0] = std::move(validity[i]);
+    columns_[static_cast<size_t>(c)][i] =
+        arrow::MakeArray(ArrayData::Make(type, rows_[i], std::move(buffers[i]), null_counts[i]));
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> RowScatter::Share(int32_t i) const {
+  if (i < 0 || static_cast<size_t>(i) >= rows_.size()) {
+    return Status::Invalid("RowScatter: no share ", i, " of ", rows_.size());
+  }
+  arrow::ArrayVector columns;
+  columns.reserve(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const std::shared_ptr<arrow::Array>& column = columns_[c][static_cast<size_t>(i)];
+    if (column == nullptr) return Status::Invalid("RowScatter: column ", c, " not filled");
+    columns.push_back(column);
+  }
+  return arrow::RecordBatch::Make(schema_, rows_[static_cast<size_t>(i)], std::move(columns));
+}
 
 Result<std::shared_ptr<arrow::RecordBatch>> GatherRows(
     const std::shared_ptr<arrow::Schema>& schema,

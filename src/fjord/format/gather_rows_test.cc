@@ -8,6 +8,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 
 #include "fjord/format/arrow_types.h"
 
@@ -151,6 +152,70 @@ TEST(GatherRowsTest, NoRowsAndRowsOutOfRange) {
   EXPECT_TRUE((*none)->ValidateFull().ok());
   EXPECT_FALSE(GatherRows(schema, sources, {{0, 3}}).ok());
   EXPECT_FALSE(GatherRows(schema, sources, {{1, 0}}).ok());
+}
+
+// Every row of the sources given a share at random (or none), each share's rows in order, dealt
+// out by RowScatter; the reference is GatherRows of each share's references.
+TEST(RowScatterTest, SharesEqualEachShareGathered) {
+  auto schema = TestSchema();
+  std::mt19937 rng(11);
+  for (int round = 0; round < 30; ++round) {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
+    int count = 1 + round % 5;
+    for (int s = 0; s < count; ++s) {
+      int64_t rows = (s == 2) ? 0 : 1 + static_cast<int64_t>(rng() % 60);
+      double nulls = (s + round) % 3 == 0 ? 0.0 : 0.3;
+      auto batch = RandomBatch(schema, rows + 7, nulls, &rng);
+      sources.push_back(batch->Slice(static_cast<int64_t>(rng() % 7), rows));
+    }
+    // Share `shares - 1` gets no row in some rounds: an empty share is a batch of no rows.
+    const int32_t shares = 1 + static_cast<int32_t>(round % 6);
+    std::vector<std::vector<int32_t>> dest(sources.size());
+    std::vector<std::vector<RowRef>> refs(static_cast<size_t>(shares));
+    for (size_t s = 0; s < sources.size(); ++s) {
+      for (int64_t r = 0; r < sources[s]->num_rows(); ++r) {
+        int32_t d = static_cast<int32_t>(rng() % static_cast<uint32_t>(shares + 1)) - 1;
+        if (round % 4 == 0 && d == shares - 1) d = -1;
+        dest[s].push_back(d);
+        if (d >= 0) refs[static_cast<size_t>(d)].push_back({static_cast<int>(s), r});
+      }
+    }
+    auto scatter = RowScatter::Make(schema, sources, dest, shares);
+    ASSERT_TRUE(scatter.ok()) << scatter.status().ToString();
+    EXPECT_FALSE((*scatter)->Share(0).ok()) << "no column filled yet";
+    // The columns filled on two threads at once, as the append writer's tasks do.
+    std::atomic<int> next{0};
+    auto fill = [&] {
+      for (int c = next++; c < (*scatter)->num_columns(); c = next++) {
+        ASSERT_TRUE((*scatter)->Fill(c).ok()) << "column " << c;
+      }
+    };
+    std::thread other(fill);
+    fill();
+    other.join();
+    for (int32_t i = 0; i < shares; ++i) {
+      auto share = (*scatter)->Share(i);
+      ASSERT_TRUE(share.ok()) << share.status().ToString();
+      ASSERT_TRUE((*share)->ValidateFull().ok()) << (*share)->ValidateFull().ToString();
+      auto expected = GatherRows(schema, sources, refs[static_cast<size_t>(i)]);
+      ASSERT_TRUE(expected.ok());
+      ASSERT_TRUE((*share)->Equals(**expected)) << "round " << round << " share " << i << "\n"
+                                                << (*share)->ToString() << "\nexpected\n"
+                                                << (*expected)->ToString();
+    }
+  }
+}
+
+TEST(RowScatterTest, RefusesDestinationsThatDoNotFit) {
+  auto schema = TestSchema();
+  std::mt19937 rng(3);
+  std::vector<std::shared_ptr<arrow::RecordBatch>> sources = {RandomBatch(schema, 3, 0.5, &rng)};
+  EXPECT_FALSE(RowScatter::Make(schema, sources, {{0, 1}}, 2).ok()) << "a row without a share";
+  EXPECT_FALSE(RowScatter::Make(schema, sources, {{0, 1, 2}}, 2).ok()) << "share out of range";
+  EXPECT_FALSE(RowScatter::Make(schema, sources, {}, 2).ok()) << "a source without rows' shares";
+  auto scatter = RowScatter::Make(schema, sources, {{0, -1, 1}}, 2);
+  ASSERT_TRUE(scatter.ok());
+  EXPECT_FALSE((*scatter)->Share(2).ok());
 }
 
 }  // namespace

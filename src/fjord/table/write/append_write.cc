@@ -80,29 +80,31 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
 
 namespace {
 
-// Writes the rows `refs` of `sources` to `writer`: sources whose every row is there in order are
-// written as they are, not copied; otherwise the rows are gathered into one batch.
-Status WriteShare(RollingAppendFileWriter& writer,
-                  const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
-                  const std::vector<RowRef>& refs, arrow::MemoryPool* pool) {
-  bool whole = true;
-  for (size_t i = 0; i < refs.size() && whole;) {
+// Whether the rows `refs` of `sources` are whole sources, every row of each in order.
+bool WholeSources(const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
+                  const std::vector<RowRef>& refs) {
+  for (size_t i = 0; i < refs.size();) {
     const auto& source = sources[static_cast<size_t>(refs[i].source)];
     const auto n = static_cast<size_t>(source->num_rows());
-    whole = refs[i].row == 0 && i + n <= refs.size() && refs[i + n - 1].source == refs[i].source &&
-            refs[i + n - 1].row + 1 == source->num_rows();
+    if (refs[i].row != 0 || i + n > refs.size() || refs[i + n - 1].source != refs[i].source ||
+        refs[i + n - 1].row + 1 != source->num_rows()) {
+      return false;
+    }
     i += n;  // rows of one source are ascending: first 0 and last n - 1 means all of them
   }
-  if (whole) {
-    for (size_t i = 0; i < refs.size();) {
-      const auto& source = sources[static_cast<size_t>(refs[i].source)];
-      FJORD_RETURN_NOT_OK(writer.Write(*source));
-      i += static_cast<size_t>(source->num_rows());
-    }
-    return Status::OK();
+  return true;
+}
+
+// Writes the whole sources `refs` holds to `writer` as they are, not copied.
+Status WriteWholeSources(RollingAppendFileWriter& writer,
+                         const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
+                         const std::vector<RowRef>& refs) {
+  for (size_t i = 0; i < refs.size();) {
+    const auto& source = sources[static_cast<size_t>(refs[i].source)];
+    FJORD_RETURN_NOT_OK(writer.Write(*source));
+    i += static_cast<size_t>(source->num_rows());
   }
-  FJORD_ASSIGN_OR_RAISE(auto share, GatherRows(sources.front()->schema(), sources, refs, pool));
-  return writer.Write(*share);
+  return Status::OK();
 }
 
 }  // namespace
@@ -144,7 +146,6 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
     auto [it, added] = pending_.share_of.emplace(writer, pending_.shares.size());
     if (added) pending_.shares.push_back({writer, {}});
     std::vector<RowRef>& refs = pending_.shares[it->second].second;
-    refs.reserve(refs.size() + indices.size());
     for (int64_t row : indices) refs.push_back({source, row});
   }
   if (pending_.rows < kPendingRows && pending_.bytes < kPendingBytes) return Status::OK();
@@ -153,17 +154,49 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
 
 Status AppendTableWrite::SubmitPending() {
   if (pending_.sources.empty()) return Status::OK();
-  // Buckets are independent: with several threads each bucket's share is gathered and written on
+  // Buckets are independent: with several threads the buckets' shares are made and written on
   // the lanes (one bucket's shares in order) while the caller goes on with its next batches.
   auto sources = std::make_shared<const std::vector<std::shared_ptr<arrow::RecordBatch>>>(
       std::move(pending_.sources));
+  // Shares that are whole batches are written as they are. The others are dealt out in one pass
+  // over each column of the batches, the columns spread over the threads of the shares' tasks:
+  // gathering each share on its own would read every column once per bucket.
+  std::vector<int32_t> dealt(pending_.shares.size(), -1);  // index among the dealt shares
+  int32_t dealt_count = 0;
+  for (size_t i = 0; i < pending_.shares.size(); ++i) {
+    if (!WholeSources(*sources, pending_.shares[i].second)) dealt[i] = dealt_count++;
+  }
+  std::shared_ptr<RowScatter> scatter;
+  if (dealt_count > 0) {
+    std::vector<std::vector<int32_t>> dest(sources->size());
+    for (size_t s = 0; s < sources->size(); ++s) {
+      dest[s].assign(static_cast<size_t>((*sources)[s]->num_rows()), -1);
+    }
+    for (size_t i = 0; i < pending_.shares.size(); ++i) {
+      if (dealt[i] < 0) continue;
+      for (const RowRef& r : pending_.shares[i].second) {
+        dest[static_cast<size_t>(r.source)][static_cast<size_t>(r.row)] = dealt[i];
+      }
+    }
+    FJORD_ASSIGN_OR_RAISE(scatter,
+                          RowScatter::Make(sources->front()->schema(), *sources, std::move(dest),
+                                           dealt_count, share_pool_.get()));
+  }
   std::vector<Lanes::Task> tasks;
   tasks.reserve(pending_.shares.size());
-  for (auto& [writer, refs] : pending_.shares) {
-    tasks.push_back(
-        {writer, [writer = writer, sources, refs = std::move(refs), pool = share_pool_.get()] {
-           return WriteShare(*writer, *sources, refs, pool);
-         }});
+  for (size_t i = 0; i < pending_.shares.size(); ++i) {
+    auto& [writer, refs] = pending_.shares[i];
+    if (dealt[i] < 0) {
+      tasks.push_back({writer, [writer = writer, sources, refs = std::move(refs)] {
+                         return WriteWholeSources(*writer, *sources, refs);
+                       }});
+      continue;
+    }
+    tasks.push_back({writer, [writer = writer, scatter, index = dealt[i]]() -> Status {
+                       FJORD_RETURN_NOT_OK(scatter->FillShared());
+                       FJORD_ASSIGN_OR_RAISE(auto share, scatter->Share(index));
+                       return writer->Write(*share);
+                     }});
   }
   pending_ = Pending();
   if (!lanes_) {

@@ -91,7 +91,7 @@ class AppendTableWrite {
   std::map<PartitionBucket, BucketCompactQueue> queues_;
   std::map<PartitionBucket, std::vector<DataFileMeta>> restored_files_;
   AppendCompactMetrics compact_metrics_;
-  // The buckets' gathered shares, held in their open row groups, and the Parquet encoders'
+  // The buckets' shares, held in their open row groups, and the Parquet encoders'
   // memory: kept for the next row groups (and commits) instead of fresh pages each time, as the
   // upsert writer's buffer pool (recycling_pool.h). Declared before the writers that use it.
   RecyclingPool::Handle share_pool_ = RecyclingPool::Make();

@@ -12,6 +12,7 @@
 #include "fjord/common/arrow_status.h"
 #include "fjord/common/ids.h"
 #include "fjord/format/binary_row.h"
+#include "fjord/format/gather_rows.h"
 #include "fjord/lsm/compact_task.h"
 #include "fjord/lsm/kv_file_reader.h"
 #include "fjord/lsm/kv_merge.h"
@@ -352,6 +353,32 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     pending.push_back({writer, std::move(indices)});
   }
   auto row_kinds = std::make_shared<const std::vector<int8_t>>(std::move(input.kinds));
+  // The buckets' shares of the batch, dealt out in one pass over each column (RowScatter) by
+  // whichever of their tasks run; taking each share on its own would read the batch once per
+  // bucket. A batch all in one bucket is its share as it is. Shares come from the buffer's pool,
+  // whose pages the buffer recycles (from Arrow's default pool, the shares waiting for their
+  // chunk's sort left jemalloc holding a second of freed pages per thread: about 100 MB in a
+  // 4-bucket upsert write on 2 threads).
+  const int64_t batch_rows = input.rows->num_rows();
+  std::shared_ptr<RowScatter> scatter;
+  if (pending.size() > 1 ||
+      (pending.size() == 1 && static_cast<int64_t>(pending[0].indices.size()) != batch_rows)) {
+    std::vector<std::vector<int32_t>> dest(1);
+    dest[0].assign(static_cast<size_t>(batch_rows), -1);
+    for (size_t g = 0; g < pending.size(); ++g) {
+      for (int64_t row : pending[g].indices)
+        dest[0][static_cast<size_t>(row)] = static_cast<int32_t>(g);
+    }
+    FJORD_ASSIGN_OR_RAISE(
+        scatter, RowScatter::Make(input.rows->schema(), {input.rows}, std::move(dest),
+                                  static_cast<int32_t>(pending.size()), buffer_pool_.get()));
+  }
+  auto share = [rows = input.rows,
+                scatter](size_t g) -> Result<std::shared_ptr<arrow::RecordBatch>> {
+    if (!scatter) return rows;
+    FJORD_RETURN_NOT_OK(scatter->FillShared());
+    return scatter->Share(static_cast<int32_t>(g));
+  };
   // Sequence numbers are given here, in the caller's order, whatever thread buffers the rows.
   std::vector<int64_t> first_sequence(pending.size());
   for (size_t g = 0; g < pending.size(); ++g) first_sequence[g] = pending[g].writer->next_sequence;
@@ -369,8 +396,9 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     tasks.reserve(pending.size());
     for (size_t g = 0; g < pending.size(); ++g) {
       tasks.push_back({pending[g].writer,
-                       [this, rows = input.rows, row_kinds, p = std::move(pending[g]),
+                       [this, share, g, row_kinds, p = std::move(pending[g]),
                         seq = first_sequence[g]]() -> Status {
+                         FJORD_ASSIGN_OR_RAISE(auto rows, share(g));
                          FJORD_ASSIGN_OR_RAISE(auto records,
                                                BucketRecords(rows, *row_kinds, p.indices, seq));
                          FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(records)));
@@ -385,8 +413,9 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
   // nothing of `rows`.
   std::vector<std::shared_ptr<arrow::RecordBatch>> records(pending.size());
   for (size_t g = 0; g < pending.size(); ++g) {
-    FJORD_ASSIGN_OR_RAISE(
-        records[g], BucketRecords(input.rows, *row_kinds, pending[g].indices, first_sequence[g]));
+    FJORD_ASSIGN_OR_RAISE(auto rows, share(g));
+    FJORD_ASSIGN_OR_RAISE(records[g],
+                          BucketRecords(rows, *row_kinds, pending[g].indices, first_sequence[g]));
   }
   count();
   for (size_t g = 0; g < pending.size(); ++g) {
@@ -398,14 +427,7 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
 Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
     const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
     const std::vector<int64_t>& indices, int64_t first_sequence) const {
-  std::shared_ptr<arrow::RecordBatch> taken = rows;
-  if (static_cast<int64_t>(indices.size()) != rows->num_rows()) {
-    // Not every row in this bucket (routing keeps the rows' order: all of them = the batch).
-    // From the buffer's pool, whose pages the buffer recycles: from Arrow's default pool, the
-    // shares waiting for their chunk's sort left jemalloc holding a second of freed pages per
-    // thread (about 100 MB in a 4-bucket upsert write on 2 threads).
-    FJORD_ASSIGN_OR_RAISE(taken, TakeRows(rows, indices, buffer_pool_.get()));
-  }
+  const std::shared_ptr<arrow::RecordBatch>& taken = rows;
   arrow::Int64Builder seq(buffer_pool_.get());
   arrow::Int8Builder kind(buffer_pool_.get());
   FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));

@@ -149,7 +149,8 @@ class PrimaryKeyTableWrite {
   // Wakes the caller waiting in QueueSpills (a spill ended).
   void SpillEnded();
   Status SpillBuffer(BucketWriter& writer);
-  // A bucket's share of a batch (`indices`, ascending) with its sequence numbers and kinds.
+  // A bucket's share of a batch, `rows` (the batch's rows at `indices`, ascending), with its
+  // sequence numbers and kinds (`kinds`: of the whole batch).
   Result<std::shared_ptr<arrow::RecordBatch>> BucketRecords(
       const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
       const std::vector<int64_t>& indices, int64_t first_sequence) const;
