@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "fjord/common/arrow_status.h"
 #include "fjord/format/arrow_types.h"
@@ -44,6 +45,26 @@ Result<std::shared_ptr<arrow::Buffer>> GatherValidity(const std::vector<const Ar
   return bits;
 }
 
+// Calls `copy` with std::integral_constant<int, W>, W the fixed width 1, 2, 4, 8 or 16 (a copy
+// of a size known at compile time) or 0 for any other width.
+template <typename F>
+void ByWidth(int width, F&& copy) {
+  switch (width) {
+    case 1:
+      return copy(std::integral_constant<int, 1>());
+    case 2:
+      return copy(std::integral_constant<int, 2>());
+    case 4:
+      return copy(std::integral_constant<int, 4>());
+    case 8:
+      return copy(std::integral_constant<int, 8>());
+    case 16:
+      return copy(std::integral_constant<int, 16>());
+    default:
+      return copy(std::integral_constant<int, 0>());
+  }
+}
+
 template <int W>
 void CopyFixed(const std::vector<const uint8_t*>& values, const std::vector<int64_t>& offsets,
                const std::vector<RowRef>& refs, int width, uint8_t* out) {
@@ -69,26 +90,7 @@ Result<std::shared_ptr<arrow::Buffer>> GatherFixed(const std::vector<const Array
       std::shared_ptr<arrow::Buffer> buf,
       arrow::AllocateBuffer(static_cast<int64_t>(refs.size()) * width, pool));
   uint8_t* out = buf->mutable_data();
-  switch (width) {
-    case 1:
-      CopyFixed<1>(values, offsets, refs, width, out);
-      break;
-    case 2:
-      CopyFixed<2>(values, offsets, refs, width, out);
-      break;
-    case 4:
-      CopyFixed<4>(values, offsets, refs, width, out);
-      break;
-    case 8:
-      CopyFixed<8>(values, offsets, refs, width, out);
-      break;
-    case 16:
-      CopyFixed<16>(values, offsets, refs, width, out);
-      break;
-    default:
-      CopyFixed<0>(values, offsets, refs, width, out);
-      break;
-  }
+  ByWidth(width, [&](auto w) { CopyFixed<decltype(w)::value>(values, offsets, refs, width, out); });
   return buf;
 }
 
@@ -217,15 +219,13 @@ Result<std::shared_ptr<arrow::Array>> GatherColumn(
 // its share's buffers.
 using Dest = std::vector<std::vector<int32_t>>;
 
-// The shares' validity bitmaps (all null when no source has a null) and null counts.
-Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterValidity(
+// The shares' bitmaps of the sources' buffer `index` (0: validity, where a source without one has
+// every bit set; 1: a boolean column's values), and each share's count of unset bits.
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterBitmap(
     const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
-    arrow::MemoryPool* pool, std::vector<int64_t>* null_counts) {
-  null_counts->assign(rows.size(), 0);
+    arrow::MemoryPool* pool, size_t index, std::vector<int64_t>* unset) {
+  unset->assign(rows.size(), 0);
   std::vector<std::shared_ptr<arrow::Buffer>> bits(rows.size());
-  bool any = false;
-  for (const ArrayData* c : cols) any = any || c->GetNullCount() > 0;
-  if (!any) return bits;
   std::vector<uint8_t*> out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     FJORD_ARROW_ASSIGN_OR_RAISE(bits[i], arrow::AllocateEmptyBitmap(rows[i], pool));
@@ -234,7 +234,7 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterValidity(
   std::vector<int64_t> next(rows.size(), 0);
   for (size_t s = 0; s < cols.size(); ++s) {
     const ArrayData& c = *cols[s];
-    const uint8_t* v = c.buffers[0] ? c.buffers[0]->data() : nullptr;
+    const uint8_t* v = c.buffers[index] ? c.buffers[index]->data() : nullptr;
     const std::vector<int32_t>& to = dest[s];
     for (size_t r = 0; r < to.size(); ++r) {
       const int32_t d = to[r];
@@ -243,12 +243,23 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterValidity(
       if (v == nullptr || bit_util::GetBit(v, c.offset + static_cast<int64_t>(r))) {
         bit_util::SetBit(out[i], next[i]);
       } else {
-        ++(*null_counts)[i];
+        ++(*unset)[i];
       }
       ++next[i];
     }
   }
   return bits;
+}
+
+// The shares' validity bitmaps (all null when no source has a null) and null counts.
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterValidity(
+    const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
+    arrow::MemoryPool* pool, std::vector<int64_t>* null_counts) {
+  bool any = false;
+  for (const ArrayData* c : cols) any = any || c->GetNullCount() > 0;
+  if (any) return ScatterBitmap(cols, dest, rows, pool, 0, null_counts);
+  null_counts->assign(rows.size(), 0);
+  return std::vector<std::shared_ptr<arrow::Buffer>>(rows.size());
 }
 
 template <int W>
@@ -279,53 +290,8 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterFixed(
     FJORD_ARROW_ASSIGN_OR_RAISE(bufs[i], arrow::AllocateBuffer(rows[i] * width, pool));
     out[i] = bufs[i]->mutable_data();
   }
-  switch (width) {
-    case 1:
-      ScatterFixedValues<1>(cols, dest, width, out);
-      break;
-    case 2:
-      ScatterFixedValues<2>(cols, dest, width, out);
-      break;
-    case 4:
-      ScatterFixedValues<4>(cols, dest, width, out);
-      break;
-    case 8:
-      ScatterFixedValues<8>(cols, dest, width, out);
-      break;
-    case 16:
-      ScatterFixedValues<16>(cols, dest, width, out);
-      break;
-    default:
-      ScatterFixedValues<0>(cols, dest, width, out);
-      break;
-  }
+  ByWidth(width, [&](auto w) { ScatterFixedValues<decltype(w)::value>(cols, dest, width, out); });
   return bufs;
-}
-
-Result<std::vector<std::shared_ptr<arrow::Buffer>>> ScatterBits(
-    const std::vector<const ArrayData*>& cols, const Dest& dest, const std::vector<int64_t>& rows,
-    arrow::MemoryPool* pool) {
-  std::vector<std::shared_ptr<arrow::Buffer>> bits(rows.size());
-  std::vector<uint8_t*> out(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    FJORD_ARROW_ASSIGN_OR_RAISE(bits[i], arrow::AllocateEmptyBitmap(rows[i], pool));
-    out[i] = bits[i]->mutable_data();
-  }
-  std::vector<int64_t> next(rows.size(), 0);
-  for (size_t s = 0; s < cols.size(); ++s) {
-    const ArrayData& c = *cols[s];
-    const std::vector<int32_t>& to = dest[s];
-    for (size_t r = 0; r < to.size(); ++r) {
-      const int32_t d = to[r];
-      if (d < 0) continue;
-      const auto i = static_cast<size_t>(d);
-      if (bit_util::GetBit(c.buffers[1]->data(), c.offset + static_cast<int64_t>(r))) {
-        bit_util::SetBit(out[i], next[i]);
-      }
-      ++next[i];
-    }
-  }
-  return bits;
 }
 
 // The shares' offsets and data of a (large) binary or string column.
@@ -421,7 +387,8 @@ Status RowScatter::Fill(int c) {
   const arrow::Type::type id = type->id();
   std::vector<std::vector<std::shared_ptr<arrow::Buffer>>> buffers(shares);
   if (id == arrow::Type::BOOL) {
-    FJORD_ASSIGN_OR_RAISE(auto bits, ScatterBits(cols, dest_, rows_, pool_));
+    std::vector<int64_t> unset;
+    FJORD_ASSIGN_OR_RAISE(auto bits, ScatterBitmap(cols, dest_, rows_, pool_, 1, &unset));
     for (size_t i = 0; i < shares; ++i) buffers[i] = {nullptr, std::move(bits[i])};
   } else if ((arrow::is_primitive(id) || id == arrow::Type::FIXED_SIZE_BINARY ||
               id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256) &&

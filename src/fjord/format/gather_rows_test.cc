@@ -110,20 +110,27 @@ std::shared_ptr<arrow::RecordBatch> ByTake(
       .record_batch();
 }
 
+// Sources of several sizes (1 + round % 5 of them), some of them slices (non-zero offsets), the
+// third empty; nulls in some sources only, so that a column mixes sources with and without a
+// validity bitmap.
+std::vector<std::shared_ptr<arrow::RecordBatch>> RandomSources(
+    const std::shared_ptr<arrow::Schema>& schema, int round, std::mt19937* rng) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
+  int count = 1 + round % 5;
+  for (int s = 0; s < count; ++s) {
+    int64_t rows = (s == 2) ? 0 : 1 + static_cast<int64_t>((*rng)() % 60);
+    double nulls = (s + round) % 3 == 0 ? 0.0 : 0.3;
+    auto batch = RandomBatch(schema, rows + 7, nulls, rng);
+    sources.push_back(batch->Slice(static_cast<int64_t>((*rng)() % 7), rows));
+  }
+  return sources;
+}
+
 TEST(GatherRowsTest, SameRowsAsConcatenateAndTake) {
   auto schema = TestSchema();
   std::mt19937 rng(42);
   for (int round = 0; round < 30; ++round) {
-    // Sources of several sizes, some of them slices (non-zero offsets), one empty; nulls in
-    // some sources only, so that a column mixes sources with and without a validity bitmap.
-    std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
-    int count = 1 + round % 5;
-    for (int s = 0; s < count; ++s) {
-      int64_t rows = (s == 2) ? 0 : 1 + static_cast<int64_t>(rng() % 60);
-      double nulls = (s + round) % 3 == 0 ? 0.0 : 0.3;
-      auto batch = RandomBatch(schema, rows + 7, nulls, &rng);
-      sources.push_back(batch->Slice(static_cast<int64_t>(rng() % 7), rows));
-    }
+    auto sources = RandomSources(schema, round, &rng);
     std::vector<RowRef> refs;
     int64_t n = static_cast<int64_t>(rng() % 200);
     for (int64_t i = 0; i < n; ++i) {
@@ -160,14 +167,7 @@ TEST(RowScatterTest, SharesEqualEachShareGathered) {
   auto schema = TestSchema();
   std::mt19937 rng(11);
   for (int round = 0; round < 30; ++round) {
-    std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
-    int count = 1 + round % 5;
-    for (int s = 0; s < count; ++s) {
-      int64_t rows = (s == 2) ? 0 : 1 + static_cast<int64_t>(rng() % 60);
-      double nulls = (s + round) % 3 == 0 ? 0.0 : 0.3;
-      auto batch = RandomBatch(schema, rows + 7, nulls, &rng);
-      sources.push_back(batch->Slice(static_cast<int64_t>(rng() % 7), rows));
-    }
+    auto sources = RandomSources(schema, round, &rng);
     // Share `shares - 1` gets no row in some rounds: an empty share is a batch of no rows.
     const int32_t shares = 1 + static_cast<int32_t>(round % 6);
     std::vector<std::vector<int32_t>> dest(sources.size());
