@@ -427,7 +427,6 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
 Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
     const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
     const std::vector<int64_t>& indices, int64_t first_sequence) const {
-  const std::shared_ptr<arrow::RecordBatch>& taken = rows;
   arrow::Int64Builder seq(buffer_pool_.get());
   arrow::Int8Builder kind(buffer_pool_.get());
   FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
@@ -438,10 +437,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
   }
   FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
   FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
-  arrow::ArrayVector columns = taken->columns();
+  arrow::ArrayVector columns = rows->columns();
   columns.push_back(seq_array);
   columns.push_back(kind_array);
-  return arrow::RecordBatch::Make(layout_.schema, taken->num_rows(), columns);
+  return arrow::RecordBatch::Make(layout_.schema, rows->num_rows(), columns);
 }
 
 Status PrimaryKeyTableWrite::QueueSpills() {
