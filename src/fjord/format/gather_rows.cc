@@ -367,8 +367,15 @@ Result<std::shared_ptr<RowScatter>> RowScatter::Make(
   }
   out->columns_.assign(static_cast<size_t>(schema->num_fields()),
                        std::vector<std::shared_ptr<arrow::Array>>(static_cast<size_t>(shares)));
+  // Each source column is held until its column is filled, then let go: the sources' memory
+  // goes as the shares fill, not once every share is taken.
+  out->source_columns_.resize(static_cast<size_t>(schema->num_fields()));
+  for (size_t c = 0; c < out->source_columns_.size(); ++c) {
+    for (const auto& source : sources) {
+      out->source_columns_[c].push_back(source->column_data(static_cast<int>(c)));
+    }
+  }
   out->schema_ = std::move(schema);
-  out->sources_ = std::move(sources);
   out->dest_ = std::move(dest);
   out->pool_ = pool != nullptr ? pool : arrow::default_memory_pool();
   out->fill_ = std::make_unique<SharedWork>(out->columns_.size(), [scatter = out.get()](size_t c) {
@@ -380,9 +387,15 @@ Result<std::shared_ptr<RowScatter>> RowScatter::Make(
 int RowScatter::num_columns() const { return schema_->num_fields(); }
 
 Status RowScatter::Fill(int c) {
+  // The source columns, let go when this returns.
+  std::vector<std::shared_ptr<ArrayData>> sources =
+      std::move(source_columns_[static_cast<size_t>(c)]);
+  if (sources.size() != dest_.size()) {
+    return Status::Invalid("RowScatter: column ", c, " filled twice");
+  }
   const std::shared_ptr<arrow::DataType>& type = schema_->field(c)->type();
-  std::vector<const ArrayData*> cols(sources_.size());
-  for (size_t s = 0; s < sources_.size(); ++s) cols[s] = sources_[s]->column_data(c).get();
+  std::vector<const ArrayData*> cols(sources.size());
+  for (size_t s = 0; s < sources.size(); ++s) cols[s] = sources[s].get();
   const size_t shares = rows_.size();
   const arrow::Type::type id = type->id();
   std::vector<std::vector<std::shared_ptr<arrow::Buffer>>> buffers(shares);
@@ -418,8 +431,8 @@ Status RowScatter::Fill(int c) {
         }
       }
     }
-    std::vector<std::shared_ptr<arrow::Array>> arrays(sources_.size());
-    for (size_t s = 0; s < sources_.size(); ++s) arrays[s] = sources_[s]->column(c);
+    std::vector<std::shared_ptr<arrow::Array>> arrays(sources.size());
+    for (size_t s = 0; s < sources.size(); ++s) arrays[s] = arrow::MakeArray(sources[s]);
     for (size_t i = 0; i < shares; ++i) {
       std::shared_ptr<arrow::Array>& column = columns_[static_cast<size_t>(c)][i];
       if (refs[i].empty()) {

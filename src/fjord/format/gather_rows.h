@@ -47,7 +47,8 @@ class RowScatter {
       std::vector<std::vector<int32_t>> dest, int32_t shares, arrow::MemoryPool* pool = nullptr);
 
   int num_columns() const;
-  // Fills column `c` of every share. Different columns may be filled at once, on several threads.
+  // Fills column `c` of every share, once (the sources' column `c` is let go after it).
+  // Different columns may be filled at once, on several threads.
   Status Fill(int c);
   // Fills the columns no thread has taken yet, then waits for those others are filling: every
   // thread that needs a share calls it (SharedWork), and they fill the columns together. The
@@ -60,7 +61,8 @@ class RowScatter {
   RowScatter() = default;
 
   std::shared_ptr<arrow::Schema> schema_;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> sources_;
+  // source_columns_[c][s]: column c of source s, until column c is filled.
+  std::vector<std::vector<std::shared_ptr<arrow::ArrayData>>> source_columns_;
   std::vector<std::vector<int32_t>> dest_;
   std::vector<int64_t> rows_;  // per share
   arrow::MemoryPool* pool_ = nullptr;

@@ -206,6 +206,36 @@ TEST(RowScatterTest, SharesEqualEachShareGathered) {
   }
 }
 
+// Each column is filled once, and its source columns are let go as it is: a writer's batches
+// in flight go as their shares fill, not once every share is taken.
+TEST(RowScatterTest, EachColumnFilledOnceItsSourcesLetGo) {
+  auto schema = TestSchema();
+  std::mt19937 rng(5);
+  auto sources = RandomSources(schema, 3, &rng);
+  std::vector<std::weak_ptr<arrow::ArrayData>> held;
+  std::vector<std::vector<int32_t>> dest(sources.size());
+  for (size_t s = 0; s < sources.size(); ++s) {
+    for (int c = 0; c < schema->num_fields(); ++c) held.push_back(sources[s]->column_data(c));
+    dest[s].assign(static_cast<size_t>(sources[s]->num_rows()), 0);
+  }
+  auto scatter = RowScatter::Make(schema, std::move(sources), std::move(dest), 1);
+  ASSERT_TRUE(scatter.ok()) << scatter.status().ToString();
+  auto alive = [&] {
+    size_t n = 0;
+    for (const auto& w : held) n += w.expired() ? 0 : 1;
+    return n;
+  };
+  EXPECT_EQ(alive(), held.size());
+  ASSERT_TRUE((*scatter)->Fill(0).ok());
+  EXPECT_EQ(alive(), held.size() - held.size() / static_cast<size_t>(schema->num_fields()));
+  EXPECT_FALSE((*scatter)->Fill(0).ok()) << "column 0 filled twice";
+  for (int c = 1; c < schema->num_fields(); ++c) ASSERT_TRUE((*scatter)->Fill(c).ok());
+  EXPECT_EQ(alive(), 0u);
+  auto share = (*scatter)->Share(0);
+  ASSERT_TRUE(share.ok()) << share.status().ToString();
+  EXPECT_TRUE((*share)->ValidateFull().ok());
+}
+
 TEST(RowScatterTest, RefusesDestinationsThatDoNotFit) {
   auto schema = TestSchema();
   std::mt19937 rng(3);

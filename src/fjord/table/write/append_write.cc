@@ -18,6 +18,7 @@
 #include "fjord/format/data_file_writer.h"
 #include "fjord/format/gather_rows.h"
 #include "fjord/meta/partition_path.h"
+#include "fjord/table/write/pending_shares.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -80,21 +81,6 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Create(const FileSto
 
 namespace {
 
-// Whether the rows `refs` of `sources` are whole sources, every row of each in order.
-bool WholeSources(const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
-                  const std::vector<RowRef>& refs) {
-  for (size_t i = 0; i < refs.size();) {
-    const auto& source = sources[static_cast<size_t>(refs[i].source)];
-    const auto n = static_cast<size_t>(source->num_rows());
-    if (refs[i].row != 0 || i + n > refs.size() || refs[i + n - 1].source != refs[i].source ||
-        refs[i + n - 1].row + 1 != source->num_rows()) {
-      return false;
-    }
-    i += n;  // rows of one source are ascending: first 0 and last n - 1 means all of them
-  }
-  return true;
-}
-
 // Writes the whole sources `refs` holds to `writer` as they are, not copied.
 Status WriteWholeSources(RollingAppendFileWriter& writer,
                          const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources,
@@ -136,69 +122,39 @@ Status AppendTableWrite::Write(const std::shared_ptr<arrow::Table>& input) {
   // commit (as Java's append writer without write-buffer-for-append). Small batches are pooled
   // first (kPendingRows, kPendingBytes), so that each bucket gets its rows in shares of a useful
   // size: every share costs a task and, in the file, a chunk of every column to encode.
-  const auto source = static_cast<int>(pending_.sources.size());
-  pending_.sources.push_back(prepared.rows);
-  pending_.rows += batch.num_rows();
-  pending_.bytes += arrow::util::TotalBufferSize(batch);  // what holding it holds
+  std::vector<PendingShares::Group> shares;
+  shares.reserve(groups.size());
   size_t g = 0;
-  for (auto& [key, indices] : groups) {
-    RollingAppendFileWriter* writer = writers[g++];
-    auto [it, added] = pending_.share_of.emplace(writer, pending_.shares.size());
-    if (added) pending_.shares.push_back({writer, {}});
-    std::vector<RowRef>& refs = pending_.shares[it->second].second;
-    for (int64_t row : indices) refs.push_back({source, row});
-  }
-  if (pending_.rows < kPendingRows && pending_.bytes < kPendingBytes) return Status::OK();
+  for (auto& [key, indices] : groups) shares.push_back({writers[g++], &indices});
+  pending_.Add(prepared.rows, shares);
+  if (!pending_.full()) return Status::OK();
   return SubmitPending();
 }
 
 Status AppendTableWrite::SubmitPending() {
-  if (pending_.sources.empty()) return Status::OK();
+  if (pending_.empty()) return Status::OK();
   // Buckets are independent: with several threads the buckets' shares are made and written on
   // the lanes (one bucket's shares in order) while the caller goes on with its next batches.
-  auto sources = std::make_shared<const std::vector<std::shared_ptr<arrow::RecordBatch>>>(
-      std::move(pending_.sources));
   // Shares that are whole batches are written as they are. The others are dealt out in one pass
   // over each column of the batches, the columns spread over the threads of the shares' tasks:
   // gathering each share on its own would read every column once per bucket.
-  std::vector<int32_t> dealt(pending_.shares.size(), -1);  // index among the dealt shares
-  int32_t dealt_count = 0;
-  for (size_t i = 0; i < pending_.shares.size(); ++i) {
-    if (!WholeSources(*sources, pending_.shares[i].second)) dealt[i] = dealt_count++;
-  }
-  std::shared_ptr<RowScatter> scatter;
-  if (dealt_count > 0) {
-    std::vector<std::vector<int32_t>> dest(sources->size());
-    for (size_t s = 0; s < sources->size(); ++s) {
-      dest[s].assign(static_cast<size_t>((*sources)[s]->num_rows()), -1);
-    }
-    for (size_t i = 0; i < pending_.shares.size(); ++i) {
-      if (dealt[i] < 0) continue;
-      for (const RowRef& r : pending_.shares[i].second) {
-        dest[static_cast<size_t>(r.source)][static_cast<size_t>(r.row)] = dealt[i];
-      }
-    }
-    FJORD_ASSIGN_OR_RAISE(scatter,
-                          RowScatter::Make(sources->front()->schema(), *sources, std::move(dest),
-                                           dealt_count, share_pool_.get()));
-  }
+  FJORD_ASSIGN_OR_RAISE(PendingShares::Dealt dealt, pending_.Take(share_pool_.get()));
   std::vector<Lanes::Task> tasks;
-  tasks.reserve(pending_.shares.size());
-  for (size_t i = 0; i < pending_.shares.size(); ++i) {
-    auto& [writer, refs] = pending_.shares[i];
-    if (dealt[i] < 0) {
-      tasks.push_back({writer, [writer = writer, sources, refs = std::move(refs)] {
+  tasks.reserve(dealt.shares.size());
+  for (PendingShares::Share& share : dealt.shares) {
+    auto* writer = static_cast<RollingAppendFileWriter*>(share.bucket);
+    if (share.dealt < 0) {
+      tasks.push_back({writer, [writer, sources = dealt.sources, refs = std::move(share.refs)] {
                          return WriteWholeSources(*writer, *sources, refs);
                        }});
       continue;
     }
-    tasks.push_back({writer, [writer = writer, scatter, index = dealt[i]]() -> Status {
+    tasks.push_back({writer, [writer, scatter = dealt.scatter, index = share.dealt]() -> Status {
                        FJORD_RETURN_NOT_OK(scatter->FillShared());
-                       FJORD_ASSIGN_OR_RAISE(auto share, scatter->Share(index));
-                       return writer->Write(*share);
+                       FJORD_ASSIGN_OR_RAISE(auto rows, scatter->Share(index));
+                       return writer->Write(*rows);
                      }});
   }
-  pending_ = Pending();
   if (!lanes_) {
     for (Lanes::Task& t : tasks) FJORD_RETURN_NOT_OK(t.run());
     return Status::OK();

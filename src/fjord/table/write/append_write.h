@@ -17,12 +17,12 @@
 #include "fjord/common/executor.h"
 #include "fjord/common/lanes.h"
 #include "fjord/common/recycling_pool.h"
-#include "fjord/format/gather_rows.h"
 #include "fjord/table/commit/commit.h"
 #include "fjord/table/file_store_table.h"
 #include "fjord/table/write/append_compact.h"
 #include "fjord/table/write/append_file_writer.h"
 #include "fjord/table/write/bucket_count_check.h"
+#include "fjord/table/write/pending_shares.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -53,8 +53,8 @@ class AppendTableWrite {
   Status Write(const std::shared_ptr<arrow::Table>& rows);
 
   // Batches are written once they hold this many rows or bytes together (or by PrepareCommit).
-  static constexpr int64_t kPendingRows = int64_t{1} << 16;
-  static constexpr int64_t kPendingBytes = int64_t{16} << 20;
+  static constexpr int64_t kPendingRows = PendingShares::kRows;
+  static constexpr int64_t kPendingBytes = PendingShares::kBytes;
   // Closes the open data files and returns their commit messages. In fixed-bucket
   // tables, unless `write-only`, every bucket this writer has written to then runs the compaction
   // Java's writer would start (at most one per bucket and call), whose input and output files
@@ -115,14 +115,7 @@ class AppendTableWrite {
   std::unique_ptr<BucketCountCheck> bucket_count_;
   bool restore_loaded_ = false;
   // Batches written but not yet handed to the buckets' writers, each bucket's rows of them.
-  struct Pending {
-    std::vector<std::shared_ptr<arrow::RecordBatch>> sources;
-    std::vector<std::pair<RollingAppendFileWriter*, std::vector<RowRef>>> shares;
-    std::map<RollingAppendFileWriter*, size_t> share_of;  // index into shares
-    int64_t rows = 0;
-    int64_t bytes = 0;
-  };
-  Pending pending_;
+  PendingShares pending_;
   // Threads > 1: the buckets' shares of each batch, written in the background (last: its tasks
   // use the writers above, so it stops first).
   std::unique_ptr<Lanes> lanes_;

@@ -43,6 +43,9 @@ struct PrimaryKeyTableWrite::BucketWriter {
   // them while the lane works).
   std::atomic<int64_t> buffered_bytes{0};
   std::atomic<int64_t> spilling_bytes{0};
+  // And the bytes of the shares handed to its lane but not buffered yet (their batches' bytes,
+  // in proportion to their rows).
+  std::atomic<int64_t> queued_bytes{0};
   std::atomic<bool> spill_queued{false};
   std::vector<DataFileMeta> flushed;    // files of early flushes, not yet committed
   std::vector<DataFileMeta> changelog;  // their changelog files (changelog-producer = input)
@@ -244,6 +247,11 @@ Result<std::unique_ptr<PrimaryKeyTableWrite>> PrimaryKeyTableWrite::Create(
   if (w->threads_ > 1) {
     w->foreground_ = std::make_unique<ThreadPool>(w->threads_ - 1);
     w->lanes_ = std::make_unique<Lanes>(w->threads_, 2 * w->threads_);
+    // Batches spread over several buckets are held until they are worth a share per bucket
+    // (PendingShares), up to a 32nd of the budget (8 MB at the default 256 MB): held, and then
+    // in flight on the lanes, they are memory beside the budget.
+    w->pending_ =
+        PendingShares(PendingShares::kRows, std::min(PendingShares::kBytes, w->buffer_limit_ / 32));
     // A bucket's full sort chunk is sorted beside its lane: sorted on the lane, it held up the
     // bucket's next records and, once the lanes' batches in flight waited for them, the caller
     // and the other thread too.
@@ -336,105 +344,166 @@ Result<PrimaryKeyTableWrite::BucketWriter*> PrimaryKeyTableWrite::WriterFor(
 
 Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                                    const std::vector<int8_t>& kinds) {
+  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->error());
   FJORD_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(schema_, *core_, rows, kinds));
   metrics_.records_dropped += input.dropped;
   FJORD_ASSIGN_OR_RAISE(
       auto groups,
       router_->Route(*input.rows, shared_assigner_ ? shared_assigner_.get() : assigner_.get()));
-  struct Pending {
-    BucketWriter* writer;
-    std::vector<int64_t> indices;
-  };
-  std::vector<Pending> pending;
-  pending.reserve(groups.size());
+  // Every bucket's writer first, so that a refused bucket leaves nothing of the batch behind.
+  std::vector<BucketWriter*> writers;
+  writers.reserve(groups.size());
   for (auto& [key, indices] : groups) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(key));
     if (full_trigger_) full_trigger_->Touch(key);
-    pending.push_back({writer, std::move(indices)});
+    writers.push_back(writer);
   }
-  auto row_kinds = std::make_shared<const std::vector<int8_t>>(std::move(input.kinds));
-  // The buckets' shares of the batch, dealt out in one pass over each column (RowScatter) by
-  // whichever of their tasks run; taking each share on its own would read the batch once per
-  // bucket. A batch all in one bucket is its share as it is. Shares come from the buffer's pool,
-  // whose pages the buffer recycles (from Arrow's default pool, the shares waiting for their
-  // chunk's sort left jemalloc holding a second of freed pages per thread: about 100 MB in a
-  // 4-bucket upsert write on 2 threads).
-  const int64_t batch_rows = input.rows->num_rows();
-  std::shared_ptr<RowScatter> scatter;
-  if (pending.size() > 1 ||
-      (pending.size() == 1 && static_cast<int64_t>(pending[0].indices.size()) != batch_rows)) {
-    std::vector<std::vector<int32_t>> dest(1);
-    dest[0].assign(static_cast<size_t>(batch_rows), -1);
-    for (size_t g = 0; g < pending.size(); ++g) {
-      for (int64_t row : pending[g].indices)
-        dest[0][static_cast<size_t>(row)] = static_cast<int32_t>(g);
-    }
-    FJORD_ASSIGN_OR_RAISE(
-        scatter, RowScatter::Make(input.rows->schema(), {input.rows}, std::move(dest),
-                                  static_cast<int32_t>(pending.size()), buffer_pool_.get()));
-  }
-  auto share = [rows = input.rows,
-                scatter](size_t g) -> Result<std::shared_ptr<arrow::RecordBatch>> {
-    if (!scatter) return rows;
-    FJORD_RETURN_NOT_OK(scatter->FillShared());
-    return scatter->Share(static_cast<int32_t>(g));
-  };
-  // Sequence numbers are given here, in the caller's order, whatever thread buffers the rows.
-  std::vector<int64_t> first_sequence(pending.size());
-  for (size_t g = 0; g < pending.size(); ++g) first_sequence[g] = pending[g].writer->next_sequence;
-  auto count = [&] {
-    for (Pending& p : pending) {
-      p.writer->next_sequence += static_cast<int64_t>(p.indices.size());
-      metrics_.records_written += static_cast<int64_t>(p.indices.size());
-    }
-  };
+  metrics_.records_written += input.rows->num_rows();
   if (lanes_) {
-    count();
-    // Each bucket's share is built and buffered (sorting a chunk when one is full) on its lane
-    // while the caller goes on; the budget is kept by spills queued on the lanes.
-    std::vector<Lanes::Task> tasks;
-    tasks.reserve(pending.size());
-    for (size_t g = 0; g < pending.size(); ++g) {
-      tasks.push_back({pending[g].writer,
-                       [this, share, g, row_kinds, p = std::move(pending[g]),
-                        seq = first_sequence[g]]() -> Status {
-                         FJORD_ASSIGN_OR_RAISE(auto rows, share(g));
-                         FJORD_ASSIGN_OR_RAISE(auto records,
-                                               BucketRecords(rows, *row_kinds, p.indices, seq));
-                         FJORD_RETURN_NOT_OK(p.writer->buffer.Add(std::move(records)));
-                         p.writer->buffered_bytes.store(p.writer->buffer.memory_bytes());
-                         return Status::OK();
-                       }});
-    }
-    FJORD_RETURN_NOT_OK(lanes_->SubmitBatch(std::move(tasks)));
-    return QueueSpills();
+    // Batches spread over several buckets are held until together they are worth a share per
+    // bucket (PendingShares), then dealt out to the buckets' lanes at once: dealt out batch by
+    // batch, 8,192 rows into four buckets made shares of 2,000 rows, a task and hand-overs
+    // between threads each. A batch all of one bucket is its share as it is, handed over at
+    // once (after the rows held before it).
+    const bool whole = groups.size() == 1 && static_cast<int64_t>(groups.begin()->second.size()) ==
+                                                 input.rows->num_rows();
+    if (whole) FJORD_RETURN_NOT_OK(SubmitPending());
+    std::vector<PendingShares::Group> shares;
+    shares.reserve(groups.size());
+    size_t g = 0;
+    for (auto& [key, indices] : groups) shares.push_back({writers[g++], &indices});
+    pending_.Add(input.rows, shares);
+    pending_kinds_.push_back(std::move(input.kinds));
+    if (!whole && !pending_.full()) return Status::OK();
+    return SubmitPending();
   }
   // One thread: every group's records are built before any is buffered, so an error keeps
-  // nothing of `rows`.
-  std::vector<std::shared_ptr<arrow::RecordBatch>> records(pending.size());
-  for (size_t g = 0; g < pending.size(); ++g) {
-    FJORD_ASSIGN_OR_RAISE(auto rows, share(g));
-    FJORD_ASSIGN_OR_RAISE(records[g],
-                          BucketRecords(rows, *row_kinds, pending[g].indices, first_sequence[g]));
+  // nothing of `rows`. The buckets' shares are dealt out in one pass over each column; a batch
+  // all in one bucket is its share as it is. Shares come from the buffer's pool, whose pages the
+  // buffer recycles.
+  const int64_t batch_rows = input.rows->num_rows();
+  std::shared_ptr<RowScatter> scatter;
+  if (groups.size() > 1 ||
+      (groups.size() == 1 && static_cast<int64_t>(groups.begin()->second.size()) != batch_rows)) {
+    std::vector<std::vector<int32_t>> dest(1);
+    dest[0].assign(static_cast<size_t>(batch_rows), -1);
+    int32_t g = 0;
+    for (auto& [key, indices] : groups) {
+      for (int64_t row : indices) dest[0][static_cast<size_t>(row)] = g;
+      ++g;
+    }
+    FJORD_ASSIGN_OR_RAISE(scatter, RowScatter::Make(input.rows->schema(), {input.rows},
+                                                    std::move(dest), g, buffer_pool_.get()));
+    FJORD_RETURN_NOT_OK(scatter->FillShared());
   }
-  count();
-  for (size_t g = 0; g < pending.size(); ++g) {
-    FJORD_RETURN_NOT_OK(pending[g].writer->buffer.Add(std::move(records[g])));
+  std::vector<std::shared_ptr<arrow::RecordBatch>> records(groups.size());
+  size_t g = 0;
+  for (auto& [key, indices] : groups) {
+    std::shared_ptr<arrow::RecordBatch> share = input.rows;
+    if (scatter) {
+      FJORD_ASSIGN_OR_RAISE(share, scatter->Share(static_cast<int32_t>(g)));
+    }
+    std::vector<int8_t> share_kinds(indices.size());
+    for (size_t i = 0; i < indices.size(); ++i) {
+      share_kinds[i] = input.kinds[static_cast<size_t>(indices[i])];
+    }
+    FJORD_ASSIGN_OR_RAISE(records[g],
+                          BucketRecords(share, share_kinds.data(), writers[g]->next_sequence));
+    ++g;
+  }
+  for (g = 0; g < writers.size(); ++g) {
+    writers[g]->next_sequence += records[g]->num_rows();
+    FJORD_RETURN_NOT_OK(writers[g]->buffer.Add(std::move(records[g])));
   }
   return EnforceMemoryBudget();
 }
 
+// A share's queued bytes, no longer counted once its task ends, buffered or failed.
+struct PrimaryKeyTableWrite::Unqueue {
+  BucketWriter* writer;
+  int64_t bytes;
+  ~Unqueue() { writer->queued_bytes -= bytes; }
+};
+
+Status PrimaryKeyTableWrite::SubmitPending() {
+  if (pending_.empty()) return Status::OK();
+  // Each bucket's share is built and buffered (sorting a chunk when one is full) on its lane
+  // while the caller goes on; the budget is kept by spills queued on the lanes. The shares that
+  // are not whole batches are dealt out in one pass over each column of the batches by whichever
+  // of their tasks run (RowScatter), into the buffer's pool. Sequence numbers are given here, in
+  // the caller's order, whatever thread buffers the rows.
+  const int64_t pending_rows = pending_.rows();
+  const int64_t pending_bytes = pending_.bytes();
+  FJORD_ASSIGN_OR_RAISE(PendingShares::Dealt dealt, pending_.Take(buffer_pool_.get()));
+  auto kinds = std::make_shared<const std::vector<std::vector<int8_t>>>(std::move(pending_kinds_));
+  pending_kinds_.clear();
+  std::vector<Lanes::Task> tasks;
+  tasks.reserve(dealt.shares.size());
+  for (PendingShares::Share& share : dealt.shares) {
+    auto* w = static_cast<BucketWriter*>(share.bucket);
+    const int64_t first_sequence = w->next_sequence;
+    w->next_sequence += static_cast<int64_t>(share.refs.size());
+    // Counted against the budget until buffered (QueueSpills).
+    const int64_t queued =
+        pending_rows == 0 ? 0
+                          : pending_bytes * static_cast<int64_t>(share.refs.size()) / pending_rows;
+    w->queued_bytes += queued;
+    if (share.dealt < 0) {
+      tasks.push_back({w,
+                       [this, w, first_sequence, queued, kinds, sources = dealt.sources,
+                        refs = std::move(share.refs)]() -> Status {
+                         Unqueue unqueue{w, queued};
+                         int64_t seq = first_sequence;
+                         for (size_t i = 0; i < refs.size();) {
+                           const auto source = static_cast<size_t>(refs[i].source);
+                           const std::shared_ptr<arrow::RecordBatch>& rows = (*sources)[source];
+                           FJORD_ASSIGN_OR_RAISE(auto records,
+                                                 BucketRecords(rows, (*kinds)[source].data(), seq));
+                           FJORD_RETURN_NOT_OK(w->buffer.Add(std::move(records)));
+                           seq += rows->num_rows();
+                           i += static_cast<size_t>(rows->num_rows());
+                         }
+                         w->buffered_bytes.store(w->buffer.memory_bytes());
+                         return Status::OK();
+                       }});
+      continue;
+    }
+    std::vector<int8_t> share_kinds(share.refs.size());
+    for (size_t i = 0; i < share.refs.size(); ++i) {
+      const RowRef& r = share.refs[i];
+      share_kinds[i] = (*kinds)[static_cast<size_t>(r.source)][static_cast<size_t>(r.row)];
+    }
+    tasks.push_back({w,
+                     [this, w, first_sequence, queued, scatter = dealt.scatter, index = share.dealt,
+                      share_kinds = std::move(share_kinds)]() -> Status {
+                       Unqueue unqueue{w, queued};
+                       FJORD_RETURN_NOT_OK(scatter->FillShared());
+                       FJORD_ASSIGN_OR_RAISE(auto rows, scatter->Share(index));
+                       FJORD_ASSIGN_OR_RAISE(
+                           auto records, BucketRecords(rows, share_kinds.data(), first_sequence));
+                       FJORD_RETURN_NOT_OK(w->buffer.Add(std::move(records)));
+                       w->buffered_bytes.store(w->buffer.memory_bytes());
+                       return Status::OK();
+                     }});
+  }
+  FJORD_RETURN_NOT_OK(lanes_->SubmitBatch(std::move(tasks)));
+  return QueueSpills();
+}
+
+Status PrimaryKeyTableWrite::DrainLanes() {
+  FJORD_RETURN_NOT_OK(SubmitPending());
+  return lanes_->Drain();
+}
+
 Result<std::shared_ptr<arrow::RecordBatch>> PrimaryKeyTableWrite::BucketRecords(
-    const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
-    const std::vector<int64_t>& indices, int64_t first_sequence) const {
+    const std::shared_ptr<arrow::RecordBatch>& rows, const int8_t* kinds,
+    int64_t first_sequence) const {
+  const int64_t n = rows->num_rows();
   arrow::Int64Builder seq(buffer_pool_.get());
   arrow::Int8Builder kind(buffer_pool_.get());
-  FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(static_cast<int64_t>(indices.size())));
-  FJORD_ARROW_RETURN_NOT_OK(kind.Reserve(static_cast<int64_t>(indices.size())));
-  for (size_t i = 0; i < indices.size(); ++i) {
-    seq.UnsafeAppend(first_sequence + static_cast<int64_t>(i));
-    kind.UnsafeAppend(kinds[static_cast<size_t>(indices[i])]);
-  }
+  FJORD_ARROW_RETURN_NOT_OK(seq.Reserve(n));
+  FJORD_ARROW_RETURN_NOT_OK(kind.AppendValues(kinds, n));
+  for (int64_t i = 0; i < n; ++i) seq.UnsafeAppend(first_sequence + i);
   FJORD_ARROW_ASSIGN_OR_RAISE(auto seq_array, seq.Finish());
   FJORD_ARROW_ASSIGN_OR_RAISE(auto kind_array, kind.Finish());
   arrow::ArrayVector columns = rows->columns();
@@ -448,7 +517,9 @@ Status PrimaryKeyTableWrite::QueueSpills() {
   // queued are not counted: at most the lanes' batches in flight more).
   auto buffered = [this] {
     int64_t total = 0;
-    for (auto& [key, w] : writers_) total += w->buffered_bytes.load() + w->spilling_bytes.load();
+    for (auto& [key, w] : writers_) {
+      total += w->buffered_bytes.load() + w->spilling_bytes.load() + w->queued_bytes.load();
+    }
     return total;
   };
   const int64_t total = buffered();
@@ -460,7 +531,7 @@ Status PrimaryKeyTableWrite::QueueSpills() {
     if (total <= buffer_limit_) return Status::OK();
     // Flushing hands new files to the bucket's compaction, which the caller's thread drives:
     // the lanes stop first and the budget is kept as with one thread.
-    FJORD_RETURN_NOT_OK(lanes_->Drain());
+    FJORD_RETURN_NOT_OK(DrainLanes());
     for (auto& [key, w] : writers_) w->buffered_bytes.store(w->buffer.memory_bytes());
     return EnforceMemoryBudget();
   }
@@ -863,7 +934,7 @@ Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool f
 
 Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& buckets,
                                             bool full) {
-  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
+  if (lanes_) FJORD_RETURN_NOT_OK(DrainLanes());
   std::vector<BucketWriter*> started;
   for (const PartitionBucket& bucket : buckets) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));
@@ -878,7 +949,7 @@ Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& 
 
 Result<std::vector<CommitMessage>> PrimaryKeyTableWrite::PrepareCommit(bool wait_compaction,
                                                                        int64_t commit_identifier) {
-  if (lanes_) FJORD_RETURN_NOT_OK(lanes_->Drain());
+  if (lanes_) FJORD_RETURN_NOT_OK(DrainLanes());
   wait_compaction = wait_compaction || lookup_wait_;
   if (full_trigger_ && !write_only_) {
     // Java's GlobalFullCompactionSinkWrite: full compaction of the written buckets, waited for.

@@ -54,6 +54,7 @@
 #include "fjord/table/write/compaction_metrics.h"
 #include "fjord/table/write/dynamic_bucket.h"
 #include "fjord/table/write/full_compaction_trigger.h"
+#include "fjord/table/write/pending_shares.h"
 #include "fjord/table/write/row_router.h"
 
 namespace fjord {
@@ -104,10 +105,11 @@ class PrimaryKeyTableWrite {
   ~PrimaryKeyTableWrite();
 
   // Buffers `rows` (write_input.h); `kinds` optionally gives each row's kind. A refused batch
-  // (bad input) keeps nothing of `rows`. Not thread-safe. With several threads each bucket's share
-  // is buffered on a background lane after Write returns (rows keep their order per bucket); an
-  // error there (a spill's I/O) comes back from the next Write or PrepareCommit, and the writer
-  // must then be discarded.
+  // (bad input) keeps nothing of `rows`. Not thread-safe. With several threads small batches are
+  // held (PendingShares::kRows, kBytes) and handed over with the next ones, or by PrepareCommit;
+  // each bucket's share is buffered on a background lane after Write returns (rows keep their
+  // order per bucket); an error there (a spill's I/O) comes back from the next Write or
+  // PrepareCommit, and the writer must then be discarded.
   Status Write(const std::shared_ptr<arrow::Table>& rows, const std::vector<int8_t>& kinds = {});
   // Flushes every buffer into data files and returns their commit messages, with the results of
   // the compactions finished so far. `wait_compaction` waits for running compactions first (batch
@@ -149,11 +151,17 @@ class PrimaryKeyTableWrite {
   // Wakes the caller waiting in QueueSpills (a spill ended).
   void SpillEnded();
   Status SpillBuffer(BucketWriter& writer);
-  // A bucket's share of a batch, `rows` (the batch's rows at `indices`, ascending), with its
-  // sequence numbers and kinds (`kinds`: of the whole batch).
+  // A bucket's share of rows, `rows`, with its sequence numbers (from `first_sequence`) and
+  // kinds (`kinds`: one per row of `rows`).
   Result<std::shared_ptr<arrow::RecordBatch>> BucketRecords(
-      const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<int8_t>& kinds,
-      const std::vector<int64_t>& indices, int64_t first_sequence) const;
+      const std::shared_ptr<arrow::RecordBatch>& rows, const int8_t* kinds,
+      int64_t first_sequence) const;
+  // Threads > 1: the held batches dealt out to their buckets' lanes (PendingShares), then the
+  // budget kept (QueueSpills).
+  Status SubmitPending();
+  // Threads > 1: the held batches submitted and every lane's work done.
+  Status DrainLanes();
+  struct Unqueue;
   // `read_ahead`: spill files read ahead on threads of their own (SortBuffer::TakeRuns).
   Result<std::vector<DataFileMeta>> Flush(BucketWriter& writer, bool read_ahead = false);
   // Compaction runs on a pool of background threads shared by all buckets, one at a time per
@@ -221,6 +229,10 @@ class PrimaryKeyTableWrite {
   std::mutex spill_mu_;                     // with spill_done_: a spill of the lanes ended
   std::condition_variable spill_done_;
   TableWriteMetrics metrics_;
+  // Threads > 1: batches written but not yet handed to the buckets' lanes, each bucket's rows of
+  // them, and each batch's row kinds.
+  PendingShares pending_;
+  std::vector<std::vector<int8_t>> pending_kinds_;
   // Threads > 1: each bucket's buffering, in the background (last: its tasks use the above).
   std::unique_ptr<Lanes> lanes_;
 };

@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "fjord/format/binary_row.h"
 #include "fjord/format/bucket.h"
@@ -196,6 +197,62 @@ TEST_F(PrimaryKeyWriteTest, BucketsWrittenOnSeveralThreadsGiveTheSameRowsAsOnOne
     // the budget (as seen between batches: one batch more at most).
     EXPECT_LE(m.peak_buffer_bytes, 48 * 1024 * 3 / 2) << m.peak_buffer_bytes;
   }
+}
+
+// With several threads, batches spread over several buckets are held and dealt out together, a
+// batch all of one bucket goes at once after them: each bucket must get its records in the order
+// written, with the sequence numbers one thread gives them, whatever the batches' sizes.
+TEST_F(PrimaryKeyWriteTest, BatchesHeldOnThreadsKeepTheOneThreadSequenceNumbers) {
+  // (partition, bucket, rows, min sequence number, max sequence number) of each new file.
+  using FileKey = std::tuple<std::string, int32_t, int64_t, int64_t, int64_t>;
+  std::map<int, std::set<FileKey>> files;
+  std::map<int, Model> read;
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    auto table = Create({{"bucket", "2"}});
+    std::mt19937_64 rng(5);
+    Model model;
+    for (int commit = 0; commit < 2; ++commit) {
+      TableWriteOptions write_options;
+      write_options.threads = threads;
+      ASSERT_OK_AND_ASSIGN(auto writer, PrimaryKeyTableWrite::Create(table.get(), write_options));
+      for (int batch = 0; batch < 40; ++batch) {
+        // Every fifth batch all of partition p1 and one bucket (key 7); the others spread.
+        const bool one_bucket = batch % 5 == 4;
+        const int n = batch % 3 == 0 ? 1 : 37 * (batch % 7 + 1);
+        std::vector<Row> rows;
+        std::vector<std::string> kinds;
+        for (int i = 0; i < n; ++i) {
+          // Key (p1, 7) in every batch: its last write must win.
+          std::string p = one_bucket || i == 0 ? "p1" : "p" + std::to_string(rng() % 3);
+          int32_t id = one_bucket || i == 0 ? 7 : static_cast<int32_t>(rng() % 300);
+          bool del = !one_bucket && i > 0 && rng() % 5 == 0;
+          Row row{p, id, batch * 1000 + i, std::to_string(rng() % 100000)};
+          rows.push_back(row);
+          kinds.push_back(del ? "-D" : "+I");
+          if (del) {
+            model.erase({p, id});
+          } else {
+            model[{p, id}] = row;
+          }
+        }
+        ASSERT_OK(writer->Write(Rows(rows, kinds)));
+      }
+      std::vector<CommitMessage> messages;
+      ASSERT_OK(Commit(*table, *writer, commit, &messages).status());
+      for (const CommitMessage& m : messages) {
+        for (const DataFileMeta& f : m.new_files) {
+          files[threads].insert(
+              {m.partition, m.bucket, f.row_count, f.min_sequence_number, f.max_sequence_number});
+        }
+      }
+      ASSERT_EQ(ReadBack(table->path()), model) << "after commit " << commit;
+    }
+    read[threads] = ReadBack(table->path());
+  }
+  EXPECT_FALSE(files[1].empty());
+  EXPECT_TRUE(files[1] == files[2]);
+  EXPECT_EQ(read[1], read[2]);
 }
 
 // A writer dropped (never committed) while its lanes still buffer and spill waits for them and
