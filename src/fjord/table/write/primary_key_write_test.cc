@@ -66,6 +66,19 @@ class PrimaryKeyWriteTest : public ::testing::Test {
     return arrow::Table::Make(arrow::schema(fields), columns);
   }
 
+  // Appends `row` with `kind` to a batch being built, and applies it to `model` (-D removes).
+  static void Upsert(const Row& row, const std::string& kind, std::vector<Row>* rows,
+                     std::vector<std::string>* kinds, Model* model) {
+    rows->push_back(row);
+    kinds->push_back(kind);
+    std::pair<std::string, int32_t> key(std::get<0>(row), std::get<1>(row));
+    if (kind == "-D") {
+      model->erase(key);
+    } else {
+      (*model)[key] = row;
+    }
+  }
+
   static Model ReadBack(const std::string& path) {
     auto table = std::move(FileStoreTable::Open(path)).value();
     auto result = table->Read(ReadRequest{}).value();
@@ -116,13 +129,7 @@ class PrimaryKeyWriteTest : public ::testing::Test {
           bool del = rng() % 6 == 0;
           Row row{p, id, static_cast<int64_t>(rng() % 1000000),
                   std::string(rng() % 40, static_cast<char>('a' + rng() % 26))};
-          rows.push_back(row);
-          kinds.push_back(del ? "-D" : (rng() % 2 ? "+I" : "+U"));
-          if (del) {
-            model.erase({p, id});
-          } else {
-            model[{p, id}] = row;
-          }
+          Upsert(row, del ? "-D" : (rng() % 2 ? "+I" : "+U"), &rows, &kinds, &model);
         }
         ASSERT_OK(writer->Write(Rows(rows, kinds)));
       }
@@ -227,14 +234,8 @@ TEST_F(PrimaryKeyWriteTest, BatchesHeldOnThreadsKeepTheOneThreadSequenceNumbers)
           std::string p = one_bucket || i == 0 ? "p1" : "p" + std::to_string(rng() % 3);
           int32_t id = one_bucket || i == 0 ? 7 : static_cast<int32_t>(rng() % 300);
           bool del = !one_bucket && i > 0 && rng() % 5 == 0;
-          Row row{p, id, batch * 1000 + i, std::to_string(rng() % 100000)};
-          rows.push_back(row);
-          kinds.push_back(del ? "-D" : "+I");
-          if (del) {
-            model.erase({p, id});
-          } else {
-            model[{p, id}] = row;
-          }
+          Upsert(Row{p, id, batch * 1000 + i, std::to_string(rng() % 100000)}, del ? "-D" : "+I",
+                 &rows, &kinds, &model);
         }
         ASSERT_OK(writer->Write(Rows(rows, kinds)));
       }
@@ -501,14 +502,8 @@ TEST_F(PrimaryKeyWriteTest, DynamicBucketsKeepEveryKeyInOneBucketAcrossWriters) 
       std::string p = "p" + std::to_string(rng() % 3);
       auto id = static_cast<int32_t>(rng() % 120);
       bool del = rng() % 8 == 0;
-      Row row{p, id, static_cast<int64_t>(rng() % 1000), "s" + std::to_string(commit)};
-      rows.push_back(row);
-      kinds.push_back(del ? "-D" : "+I");
-      if (del) {
-        model.erase({p, id});
-      } else {
-        model[{p, id}] = row;
-      }
+      Upsert(Row{p, id, static_cast<int64_t>(rng() % 1000), "s" + std::to_string(commit)},
+             del ? "-D" : "+I", &rows, &kinds, &model);
     }
     ASSERT_OK(writer->Write(Rows(rows, kinds)));
     std::vector<CommitMessage> messages;
