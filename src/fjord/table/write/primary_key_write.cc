@@ -358,8 +358,8 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     if (full_trigger_) full_trigger_->Touch(key);
     writers.push_back(writer);
   }
-  metrics_.records_written += input.rows->num_rows();
   if (lanes_) {
+    metrics_.records_written += input.rows->num_rows();
     // Batches spread over several buckets are held until together they are worth a share per
     // bucket (PendingShares), then dealt out to the buckets' lanes at once: dealt out batch by
     // batch, 8,192 rows into four buckets made shares of 2,000 rows, a task and hand-overs
@@ -411,6 +411,7 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
                           BucketRecords(share, share_kinds.data(), writers[g]->next_sequence));
     ++g;
   }
+  metrics_.records_written += input.rows->num_rows();
   for (g = 0; g < writers.size(); ++g) {
     writers[g]->next_sequence += records[g]->num_rows();
     FJORD_RETURN_NOT_OK(writers[g]->buffer.Add(std::move(records[g])));
