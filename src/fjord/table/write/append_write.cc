@@ -3,7 +3,6 @@
 #include "fjord/table/write/write_input.h"
 
 #include <arrow/api.h>
-#include <arrow/util/byte_size.h>
 
 #include <algorithm>
 #include <chrono>

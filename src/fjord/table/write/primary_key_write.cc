@@ -108,6 +108,16 @@ std::unique_ptr<KvRunReader> TeeRun(std::unique_ptr<KvMergeReader> records, KvFi
   return std::make_unique<TeeRunReader>(std::move(records), copy);
 }
 
+// The row kinds of a share's rows, from each held batch's kinds.
+std::vector<int8_t> KindsOf(const std::vector<RowRef>& refs,
+                            const std::vector<std::vector<int8_t>>& kinds) {
+  std::vector<int8_t> out(refs.size());
+  for (size_t i = 0; i < refs.size(); ++i) {
+    out[i] = kinds[static_cast<size_t>(refs[i].source)][static_cast<size_t>(refs[i].row)];
+  }
+  return out;
+}
+
 // Java's prepareCommitWaitCompaction: lookup tables wait unless lookup-wait (or its old name
 // changelog-producer.lookup-wait) is false.
 bool LookupWait(const LookupNeeds& lookup, const CoreOptions& core) {
@@ -358,6 +368,10 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     if (full_trigger_) full_trigger_->Touch(key);
     writers.push_back(writer);
   }
+  std::vector<PendingShares::Group> shares;
+  shares.reserve(groups.size());
+  size_t g = 0;
+  for (auto& [key, indices] : groups) shares.push_back({writers[g++], &indices});
   if (lanes_) {
     metrics_.records_written += input.rows->num_rows();
     // Batches spread over several buckets are held until together they are worth a share per
@@ -368,10 +382,6 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
     const bool whole = groups.size() == 1 && static_cast<int64_t>(groups.begin()->second.size()) ==
                                                  input.rows->num_rows();
     if (whole) FJORD_RETURN_NOT_OK(SubmitPending());
-    std::vector<PendingShares::Group> shares;
-    shares.reserve(groups.size());
-    size_t g = 0;
-    for (auto& [key, indices] : groups) shares.push_back({writers[g++], &indices});
     pending_.Add(input.rows, shares);
     pending_kinds_.push_back(std::move(input.kinds));
     if (!whole && !pending_.full()) return Status::OK();
@@ -381,40 +391,27 @@ Status PrimaryKeyTableWrite::Write(const std::shared_ptr<arrow::Table>& rows,
   // nothing of `rows`. The buckets' shares are dealt out in one pass over each column; a batch
   // all in one bucket is its share as it is. Shares come from the buffer's pool, whose pages the
   // buffer recycles.
-  const int64_t batch_rows = input.rows->num_rows();
-  std::shared_ptr<RowScatter> scatter;
-  if (groups.size() > 1 ||
-      (groups.size() == 1 && static_cast<int64_t>(groups.begin()->second.size()) != batch_rows)) {
-    std::vector<std::vector<int32_t>> dest(1);
-    dest[0].assign(static_cast<size_t>(batch_rows), -1);
-    int32_t g = 0;
-    for (auto& [key, indices] : groups) {
-      for (int64_t row : indices) dest[0][static_cast<size_t>(row)] = g;
-      ++g;
+  PendingShares batch;
+  batch.Add(input.rows, shares);
+  FJORD_ASSIGN_OR_RAISE(PendingShares::Dealt dealt, batch.Take(buffer_pool_.get()));
+  if (dealt.scatter) FJORD_RETURN_NOT_OK(dealt.scatter->FillShared());
+  const std::vector<std::vector<int8_t>> kinds_of = {std::move(input.kinds)};
+  std::vector<std::shared_ptr<arrow::RecordBatch>> records(dealt.shares.size());
+  for (size_t i = 0; i < dealt.shares.size(); ++i) {
+    const PendingShares::Share& share = dealt.shares[i];
+    std::shared_ptr<arrow::RecordBatch> rows = input.rows;
+    if (share.dealt >= 0) {
+      FJORD_ASSIGN_OR_RAISE(rows, dealt.scatter->Share(share.dealt));
     }
-    FJORD_ASSIGN_OR_RAISE(scatter, RowScatter::Make(input.rows->schema(), {input.rows},
-                                                    std::move(dest), g, buffer_pool_.get()));
-    FJORD_RETURN_NOT_OK(scatter->FillShared());
-  }
-  std::vector<std::shared_ptr<arrow::RecordBatch>> records(groups.size());
-  size_t g = 0;
-  for (auto& [key, indices] : groups) {
-    std::shared_ptr<arrow::RecordBatch> share = input.rows;
-    if (scatter) {
-      FJORD_ASSIGN_OR_RAISE(share, scatter->Share(static_cast<int32_t>(g)));
-    }
-    std::vector<int8_t> share_kinds(indices.size());
-    for (size_t i = 0; i < indices.size(); ++i) {
-      share_kinds[i] = input.kinds[static_cast<size_t>(indices[i])];
-    }
-    FJORD_ASSIGN_OR_RAISE(records[g],
-                          BucketRecords(share, share_kinds.data(), writers[g]->next_sequence));
-    ++g;
+    const std::vector<int8_t> share_kinds = KindsOf(share.refs, kinds_of);
+    auto* w = static_cast<BucketWriter*>(share.bucket);
+    FJORD_ASSIGN_OR_RAISE(records[i], BucketRecords(rows, share_kinds.data(), w->next_sequence));
   }
   metrics_.records_written += input.rows->num_rows();
-  for (g = 0; g < writers.size(); ++g) {
-    writers[g]->next_sequence += records[g]->num_rows();
-    FJORD_RETURN_NOT_OK(writers[g]->buffer.Add(std::move(records[g])));
+  for (size_t i = 0; i < dealt.shares.size(); ++i) {
+    auto* w = static_cast<BucketWriter*>(dealt.shares[i].bucket);
+    w->next_sequence += records[i]->num_rows();
+    FJORD_RETURN_NOT_OK(w->buffer.Add(std::move(records[i])));
   }
   return EnforceMemoryBudget();
 }
@@ -469,11 +466,7 @@ Status PrimaryKeyTableWrite::SubmitPending() {
                        }});
       continue;
     }
-    std::vector<int8_t> share_kinds(share.refs.size());
-    for (size_t i = 0; i < share.refs.size(); ++i) {
-      const RowRef& r = share.refs[i];
-      share_kinds[i] = (*kinds)[static_cast<size_t>(r.source)][static_cast<size_t>(r.row)];
-    }
+    std::vector<int8_t> share_kinds = KindsOf(share.refs, *kinds);
     tasks.push_back({w,
                      [this, w, first_sequence, queued, scatter = dealt.scatter, index = share.dealt,
                       share_kinds = std::move(share_kinds)]() -> Status {
