@@ -41,6 +41,8 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()); }
+  // Threads waiting for a task (the queue empty): threads the pool's work leaves to spare.
+  int idle() const { return idle_.load(std::memory_order_relaxed); }
 
   template <typename F>
   auto Submit(F task) -> std::future<decltype(task())> {
@@ -61,7 +63,11 @@ class ThreadPool {
       std::function<void()> next;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) {
+          idle_.fetch_add(1, std::memory_order_relaxed);
+          cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+          idle_.fetch_sub(1, std::memory_order_relaxed);
+        }
         if (queue_.empty()) return;  // stopping and drained
         next = std::move(queue_.front());
         queue_.pop_front();
@@ -74,6 +80,7 @@ class ThreadPool {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  std::atomic<int> idle_{0};
   std::vector<std::thread> workers_;  // last: started after the other members exist
 };
 

@@ -112,6 +112,27 @@ TEST(ThreadPool, RunsTasksOnSeveralThreadsAndDrainsAtDestruction) {
   for (int i = 0; i < 20; ++i) EXPECT_EQ(results[static_cast<size_t>(i)].get(), i * i);
 }
 
+// idle() counts the threads waiting for a task.
+TEST(ThreadPool, IdleCountsTheThreadsWaitingForATask) {
+  ThreadPool pool(2);
+  auto settle = [&](int want) {
+    for (int i = 0; i < 5000 && pool.idle() != want; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return pool.idle();
+  };
+  EXPECT_EQ(settle(2), 2);
+  std::atomic<bool> release{false};
+  auto busy = pool.Submit([&] {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return 0;
+  });
+  EXPECT_EQ(settle(1), 1);
+  release = true;
+  busy.wait();
+  EXPECT_EQ(settle(2), 2);
+}
+
 // A ClaimableTask runs once: on the background thread if it gets there first, else in Wait on
 // the waiting thread; one its executor dropped runs in Wait; Wait returns its status either way.
 TEST(ClaimableTask, RunsOnceWhereverItIsClaimedFirst) {

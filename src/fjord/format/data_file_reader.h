@@ -104,6 +104,9 @@ class BatchReader {
   virtual bool applies_row_filter() const { return false; }
   // Rows the row filter dropped so far.
   virtual int64_t rows_filtered() const { return 0; }
+  // Whether the rows not yet returned are all decoded already (a Parquet file's last row group,
+  // read whole): reading them to the end costs no decoding. False when not known.
+  virtual bool decoded_to_end() const { return false; }
 };
 
 // Opens the data file at `path` for the columns `fields` (named as in the file's own schema).

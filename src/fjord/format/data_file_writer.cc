@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/util/compression.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/file_writer.h>
@@ -212,7 +213,13 @@ class ParquetImpl : public DataFileWriter::Impl {
     auto props = builder.build();
     // No coercion: every canonical timestamp unit is written as is (ms, us as INT64; ns as INT96
     // through the rebuilt schema). No ARROW:schema key/value metadata, like Java.
-    auto arrow_props = parquet::ArrowWriterProperties::Builder().build();
+    parquet::ArrowWriterProperties::Builder arrow_builder;
+    // Only buffered row groups encode their columns at once (WriteHeld); held groups are
+    // written so only while parquet_spare_threads says so.
+    if (options_.parquet_spare_threads && options_.parquet_hold_row_group) {
+      arrow_builder.set_use_threads(true);
+    }
+    auto arrow_props = arrow_builder.build();
     std::shared_ptr<parquet::SchemaDescriptor> descr;
     FJORD_ARROW_RETURN_NOT_OK(
         parquet::arrow::ToParquetSchema(schema_.get(), *props, *arrow_props, &descr));
@@ -276,9 +283,18 @@ class ParquetImpl : public DataFileWriter::Impl {
 
   ~ParquetImpl() override { (void)Settle(); }
 
-  // Writes held rows as one row group (the first one starts the file).
+  // Writes held rows as one row group (the first one starts the file): with threads to spare,
+  // as one batch whose columns Arrow's CPU pool encodes at once (a buffered row group, closed by
+  // the next group or the file's end).
   Status WriteHeld(const std::vector<std::shared_ptr<arrow::RecordBatch>>& rows) {
     if (!writer_) FJORD_RETURN_NOT_OK(Start(rows));
+    if (options_.parquet_spare_threads && options_.parquet_spare_threads() &&
+        !arrow::internal::GetCpuThreadPool()->OwnsThisThread()) {
+      FJORD_ARROW_ASSIGN_OR_RAISE(auto batch, arrow::ConcatenateRecordBatches(rows));
+      FJORD_ARROW_RETURN_NOT_OK(writer_->NewBufferedRowGroup());
+      FJORD_ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+      return Status::OK();
+    }
     FJORD_ARROW_ASSIGN_OR_RAISE(auto table,
                                 arrow::Table::FromRecordBatches(rows[0]->schema(), rows));
     FJORD_ARROW_RETURN_NOT_OK(writer_->WriteTable(*table, std::numeric_limits<int64_t>::max()));

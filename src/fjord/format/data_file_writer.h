@@ -11,6 +11,7 @@
 #include <arrow/type_fwd.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ struct DataFileWriterOptions {
   // Parquet: the pool of the encoders' working memory (dictionary hash tables, pages); null:
   // Arrow's default pool.
   arrow::MemoryPool* parquet_pool = nullptr;
+  // Parquet held row groups (parquet_hold_row_group): when set, each held group written while it
+  // answers true is encoded with its columns at once on Arrow's CPU thread pool (one buffered row
+  // group; the same bytes) instead of column after column on the caller's thread: for a writer
+  // whose other threads have nothing left to do, such as a compaction's last bucket. Ignored on
+  // a thread of that pool, which would wait on its own pool.
+  std::function<bool()> parquet_spare_threads;
   // Parquet buffered row groups (the default): batches are gathered up to this many bytes of
   // rows and encoded as one batch, so that each column's dictionary hash table is probed for many
   // rows in a row while it is in the cache. Writers hand over a thousand rows at a time (the

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "fjord/common/batch_bytes.h"
@@ -316,6 +318,47 @@ TEST(DataFileWriterTest, ParquetHeldRowGroupsEncodedInTheBackground) {
   ASSERT_FALSE(failed.ok());
   EXPECT_NE(failed.status().ToString().find("failed.parquet"), std::string::npos)
       << failed.status().ToString();
+}
+
+// Held row groups encoded with their columns at once on Arrow's pool while the writer has threads
+// to spare: the same bytes as encoded column after column, for every type, one group per write or
+// one for the file, the spare answer changing from group to group.
+TEST(DataFileWriterTest, ParquetHeldGroupsColumnsEncodedAtOnceGiveTheSameBytes) {
+  TempDir dir;
+  auto io = FileIO::Local();
+  auto cols = AllTypes(true);
+  auto fields = FieldsOf(cols);
+  auto table = TableOf(cols);
+  auto bytes_of = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (int64_t block : {int64_t{1}, int64_t{1} << 30}) {
+    std::string bytes[2];
+    for (int spare : {0, 1}) {
+      DataFileWriterOptions options;
+      options.parquet_hold_row_group = true;
+      options.parquet_block_size = block;  // 1: a row group per write; else one for the file
+      std::atomic<int> asked{0};
+      if (spare) options.parquet_spare_threads = [&asked] { return ++asked % 3 != 2; };
+      std::string path = dir.Join("f" + std::to_string(block) + "-" + std::to_string(spare));
+      ASSERT_OK_AND_ASSIGN(
+          auto w, DataFileWriter::Open(io.get(), path, FileFormat::kParquet, fields, options));
+      for (int i = 0; i < 4; ++i) ASSERT_OK(w->Write(*table));
+      ASSERT_OK_AND_ASSIGN(auto res, w->Finish());
+      EXPECT_EQ(res.file_size, DiskSize(path));
+      EXPECT_EQ(parquet::ParquetFileReader::OpenFile(path)->metadata()->num_row_groups(),
+                block == 1 ? 4 : 1);
+      EXPECT_EQ(asked.load(), spare ? (block == 1 ? 4 : 1) : 0);
+      ASSERT_OK_AND_ASSIGN(auto read, ReadDataFile(io.get(), path, FileFormat::kParquet, fields));
+      auto expected = arrow::ConcatenateTables({table, table, table, table});
+      ASSERT_TRUE(expected.ok());
+      EXPECT_TRUE(read->Equals(**expected));
+      bytes[spare] = bytes_of(path);
+    }
+    EXPECT_FALSE(bytes[0].empty());
+    EXPECT_TRUE(bytes[1] == bytes[0]) << "block " << block;
+  }
 }
 
 // Several files written at once get first row groups spread over the block: the first file the

@@ -101,6 +101,7 @@ class EvolvedReader : public BatchReader {
   int64_t row_groups_read_whole() const override { return file_->row_groups_read_whole(); }
   bool applies_row_filter() const override { return file_->applies_row_filter(); }
   int64_t rows_filtered() const override { return file_->rows_filtered(); }
+  bool decoded_to_end() const override { return file_->decoded_to_end(); }
 
  private:
   // `batch` (rows from `first` on) without the rows the deletion vector holds.

@@ -25,12 +25,15 @@ class ChunkBatchReader : public BatchReader {
   Result<std::shared_ptr<arrow::RecordBatch>> Next() final;
   int64_t position() const final { return position_; }
   int64_t rows_skipped() const final { return skipped_; }
+  bool decoded_to_end() const final { return ChunksDecodedToEnd(); }
 
  protected:
   // The next chunk in the requested columns, or nullptr at the end; `*first_row` is the position
   // of its first row in the file.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) = 0;
   int64_t batch_rows() const { return batch_rows_; }
+  // Whether the chunks not yet returned are all decoded (BatchReader::decoded_to_end).
+  virtual bool ChunksDecodedToEnd() const { return false; }
   int64_t skipped_ = 0;
 
  private:

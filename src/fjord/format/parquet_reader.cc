@@ -194,6 +194,12 @@ class ParquetBatchReader : public ChunkBatchReader {
   int64_t rows_filtered() const override { return filtered_; }
 
  protected:
+  // The last row group, read whole (or none left).
+  bool ChunksDecodedToEnd() const override {
+    if (row_filter_) return false;
+    return current_ >= row_groups_.size() || (whole_ && current_ + 1 == row_groups_.size());
+  }
+
   Result<std::shared_ptr<arrow::RecordBatch>> NextChunk(int64_t* first_row) override {
     if (!parallel_ && spare_threads_ && spare_threads_->load(std::memory_order_relaxed)) {
       // Arrow's reader asks at every batch (and row group) whether to decode its columns at once.

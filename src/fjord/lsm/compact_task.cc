@@ -181,6 +181,7 @@ class Task {
       FJORD_ASSIGN_OR_RAISE(
           writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
                                      ctx_.namer, kFileSourceCompact));
+      writer->set_spare_threads(ctx_.spare_threads);
     }
     std::unique_ptr<KvFileWriter> changelog;
     if (ctx_.lookup->produce_changelog) {
@@ -235,6 +236,7 @@ class Task {
     FJORD_ASSIGN_OR_RAISE(
         auto writer, KvFileWriter::Make(ctx_.io, ctx_.schema, ctx_.bucket_dir, unit_.output_level,
                                         ctx_.namer, kFileSourceCompact));
+    writer->set_spare_threads(ctx_.spare_threads);
     std::unique_ptr<KvFileWriter> changelog;
     if (changelog_) {
       FJORD_ASSIGN_OR_RAISE(changelog, MakeChangelogWriter(ctx_.max_level));

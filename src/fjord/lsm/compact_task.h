@@ -108,6 +108,9 @@ struct CompactContext {
   std::optional<LookupCompaction> lookup;
   // The deletion vector of each file the unit reads (deletion-vector tables); may be empty.
   KvFileReaderFactory::DeletionOfFn deletion_of;
+  // Whether the compaction's other threads have nothing left to do: its data files then encode
+  // their row groups' columns at once (KvFileWriter::set_spare_threads). May be empty.
+  std::function<bool()> spare_threads;
 };
 
 Result<CompactResult> RunCompaction(const CompactUnit& unit, bool drop_delete,

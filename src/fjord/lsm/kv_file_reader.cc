@@ -26,6 +26,10 @@ class FileRunReader : public KvRunReader {
         fields_(std::move(fields)),
         schema_(std::move(schema)) {}
 
+  bool RestInMemory() const override {
+    return next_ >= files_.size() && (!current_ || current_->decoded_to_end());
+  }
+
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
       if (!current_) {

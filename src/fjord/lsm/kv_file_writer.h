@@ -8,6 +8,7 @@
 #include <arrow/type_fwd.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ class KvFileWriter {
                                                     DataFileNamer* namer,
                                                     int32_t file_source = kFileSourceAppend);
   ~KvFileWriter();
+
+  // Files opened from now on encode their row groups' columns at once while `spare` answers
+  // true (DataFileWriterOptions::parquet_spare_threads).
+  void set_spare_threads(std::function<bool()> spare) {
+    writer_options_.parquet_spare_threads = std::move(spare);
+  }
 
   // Records in the KvLayout schema, ascending by key, each key at most once.
   Status Write(const std::shared_ptr<arrow::RecordBatch>& records);

@@ -26,6 +26,7 @@ class BatchRunReader : public KvRunReader {
     if (next_ >= batches_.size()) return std::shared_ptr<arrow::RecordBatch>();
     return std::move(batches_[next_++]);
   }
+  bool RestInMemory() const override { return true; }
 
  private:
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
@@ -124,6 +125,108 @@ class KvMergeReader::Impl {
 
   std::shared_ptr<arrow::RecordBatch> TakeChangelog() { return std::move(changelog_batch_); }
 
+  // KvMergeReader::SplitOff. Between calls to Next no key is half merged: refs_ is empty.
+  Result<std::unique_ptr<Impl>> SplitOff(std::unique_ptr<MergeFunction> merge, int64_t min_rows) {
+    if (passthrough_ || options_.lookup || options_.full_changelog || options_.keep_all_records ||
+        heap_.empty()) {
+      return std::unique_ptr<Impl>();
+    }
+    for (size_t i : heap_) {
+      if (!cursors_[i].reader->RestInMemory()) return std::unique_ptr<Impl>();
+    }
+    // The batches each live run has after its current one, read out of its reader (no decoding:
+    // they are in memory), then handed back to it until the cut below says otherwise.
+    std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> rests(cursors_.size());
+    size_t widest = heap_.front();
+    int64_t widest_rows = 0, total = 0;
+    for (size_t i : heap_) {
+      Cursor& c = cursors_[i];
+      int64_t rows = c.end - c.row;
+      while (true) {
+        FJORD_ASSIGN_OR_RAISE(auto batch, c.reader->Next());
+        if (!batch) break;
+        if (batch->num_rows() == 0) continue;
+        rows += batch->num_rows();
+        rests[i].push_back(std::move(batch));
+      }
+      c.reader = MakeBatchRunReader(rests[i]);
+      total += rows;
+      if (rows > widest_rows) widest = i, widest_rows = rows;
+    }
+    if (total < min_rows || widest_rows < 2) return std::unique_ptr<Impl>();
+    // The split key: the middle record left in the widest run. Records up to it stay here.
+    std::string split;
+    {
+      const Cursor& c = cursors_[widest];
+      int64_t at = widest_rows / 2 - 1;
+      if (at < c.end - c.row) {
+        split.assign(c.keys[c.row + at]);
+      } else {
+        at -= c.end - c.row;
+        for (const auto& batch : rests[widest]) {
+          if (at < batch->num_rows()) {
+            FJORD_ASSIGN_OR_RAISE(split, KeyAt(*batch, at));
+            break;
+          }
+          at -= batch->num_rows();
+        }
+      }
+    }
+    // Each run cut before its first key above the split key.
+    std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> right(cursors_.size());
+    int64_t right_rows = 0;
+    std::vector<size_t> live;
+    for (size_t i : heap_) {
+      Cursor& c = cursors_[i];
+      std::vector<std::shared_ptr<arrow::RecordBatch>>& rest = rests[i];
+      int64_t lo = c.row, hi = c.end;  // first row of the current batch above the split key
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (CompareEncoded(c.keys[mid], split) > 0) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      if (lo < c.end) {
+        right[i].push_back(c.batch->Slice(lo, c.end - lo));
+        right[i].insert(right[i].end(), rest.begin(), rest.end());
+        rest.clear();
+        c.end = lo;
+      } else {
+        size_t b = 0;
+        int64_t row = 0;
+        for (; b < rest.size(); ++b) {
+          FJORD_ASSIGN_OR_RAISE(row, FirstAbove(*rest[b], split));
+          if (row < rest[b]->num_rows()) break;
+        }
+        if (b < rest.size()) {
+          right[i].push_back(rest[b]->Slice(row));
+          right[i].insert(right[i].end(), rest.begin() + static_cast<std::ptrdiff_t>(b) + 1,
+                          rest.end());
+          rest.resize(b + (row > 0 ? 1 : 0));
+          if (row > 0) rest[b] = rest[b]->Slice(0, row);
+        }
+      }
+      for (const auto& batch : right[i]) right_rows += batch->num_rows();
+      c.reader = MakeBatchRunReader(std::move(rest));
+      if (c.row < c.end) {
+        live.push_back(i);
+      } else {
+        FJORD_ASSIGN_OR_RAISE(bool more, Load(c));
+        if (more) live.push_back(i);
+      }
+    }
+    heap_ = std::move(live);
+    std::make_heap(heap_.begin(), heap_.end(), HeapLess{this});
+    if (right_rows == 0) return std::unique_ptr<Impl>();
+    auto piece = std::make_unique<Impl>(layout_, std::move(merge), options_);
+    std::vector<std::unique_ptr<KvRunReader>> runs;
+    for (auto& batches : right) runs.push_back(MakeBatchRunReader(std::move(batches)));
+    FJORD_RETURN_NOT_OK(piece->Init(std::move(runs)));
+    return piece;
+  }
+
   int64_t records_in = 0;
   int64_t records_out = 0;
 
@@ -136,6 +239,7 @@ class KvMergeReader::Impl {
     EncodedRows order;
     const int8_t* kinds = nullptr;
     int64_t row = 0;
+    int64_t end = 0;  // the rows of `batch` this reader merges (fewer after SplitOff)
     // The current row's encodings' first 8 bytes and sizes (EncodedPrefix): most comparisons of
     // two cursors end on them.
     uint64_t key_prefix = 0;
@@ -196,6 +300,29 @@ class KvMergeReader::Impl {
     heap_[pos] = moving;
   }
 
+  // The key encoding of row `row` of `batch`.
+  Result<std::string> KeyAt(const arrow::RecordBatch& batch, int64_t row) const {
+    FJORD_ASSIGN_OR_RAISE(EncodedRows one, key_encoder_.Encode(*batch.Slice(row, 1)));
+    return std::string(one[0]);
+  }
+
+  // The first row of `batch` (ascending keys) whose key is above `key`; num_rows() when none is.
+  Result<int64_t> FirstAbove(const arrow::RecordBatch& batch, const std::string& key) const {
+    int64_t lo = 0, hi = batch.num_rows();
+    FJORD_ASSIGN_OR_RAISE(std::string last, KeyAt(batch, hi - 1));
+    if (CompareEncoded(last, key) <= 0) return hi;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      FJORD_ASSIGN_OR_RAISE(std::string at, KeyAt(batch, mid));
+      if (CompareEncoded(at, key) > 0) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
   // Moves `c` to its next non-empty batch; false at the end of its run.
   Result<bool> Load(Cursor& c) {
     while (true) {
@@ -206,6 +333,7 @@ class KvMergeReader::Impl {
       FJORD_ASSIGN_OR_RAISE(c.order, order_encoder_.Encode(*c.batch));
       c.kinds = c.batch->column(layout_.value_kind_column())->data()->GetValues<int8_t>(1);
       c.row = 0;
+      c.end = c.batch->num_rows();
       CachePrefixes(c);
       c.source = static_cast<int>(sources_.size());
       sources_.push_back(c.batch);
@@ -454,7 +582,7 @@ class KvMergeReader::Impl {
       if (group_.size() == 1) group_order_.clear();
       group_order_.emplace_back(c.order[c.row]);
     }
-    if (++c.row >= c.batch->num_rows()) {
+    if (++c.row >= c.end) {
       FJORD_ASSIGN_OR_RAISE(bool live, Load(c));
       if (!live) {
         heap_.front() = heap_.back();
@@ -620,6 +748,12 @@ Result<std::unique_ptr<KvMergeReader>> KvMergeReader::Make(
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> KvMergeReader::Next() { return impl_->Next(); }
+Result<std::unique_ptr<KvMergeReader>> KvMergeReader::SplitOff(std::unique_ptr<MergeFunction> merge,
+                                                               int64_t min_rows) {
+  FJORD_ASSIGN_OR_RAISE(std::unique_ptr<Impl> piece, impl_->SplitOff(std::move(merge), min_rows));
+  if (!piece) return std::unique_ptr<KvMergeReader>();
+  return std::unique_ptr<KvMergeReader>(new KvMergeReader(std::move(piece)));
+}
 std::shared_ptr<arrow::RecordBatch> KvMergeReader::TakeChangelog() {
   return impl_->TakeChangelog();
 }

@@ -26,6 +26,9 @@ class KvRunReader {
   virtual ~KvRunReader() = default;
   // The next batch, or nullptr at the end. Batches may be empty.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+  // Whether the records not yet returned are all in memory, so that reading them to the end
+  // costs no decoding (KvMergeReader::SplitOff).
+  virtual bool RestInMemory() const { return false; }
 };
 
 // A run over batches already in memory.
@@ -102,6 +105,16 @@ class KvMergeReader {
   // batch Next returned, in key order (-U before +U), in the KvLayout schema; nullptr when there
   // are none.
   std::shared_ptr<arrow::RecordBatch> TakeChangelog();
+
+  // Hands the upper part of the keys not yet merged to a new reader and keeps the lower part:
+  // the two readers' batches, this one's first, are the batches this one would have given.
+  // Called between calls to Next; `merge` is a fresh instance of the merge function (nullptr as
+  // for Make). Returns nullptr, changing nothing that Next gives, when it cannot: a run whose
+  // rest is not in memory (KvRunReader::RestInMemory), fewer than `min_rows` records left, a
+  // lone run passed through, or a changelog, lookup or unmerged merge. The split key is the
+  // middle one of the run with the most records left.
+  Result<std::unique_ptr<KvMergeReader>> SplitOff(std::unique_ptr<MergeFunction> merge,
+                                                  int64_t min_rows);
 
   // Records read from the runs so far, and records produced.
   int64_t records_in() const;

@@ -46,13 +46,26 @@ class ParallelReader : public RowBatchReader {
   virtual bool HasRoom(size_t part) const = 0;
   virtual void Add(size_t part, std::shared_ptr<arrow::RecordBatch> batch) = 0;
   virtual void Finish(size_t part, Status status) = 0;
+  // Whether threads with no part left read pieces split off the parts still being read
+  // (RowBatchReader::SplitOff); their batches go through Add, and FinishPiece ends each.
+  virtual bool TakesPieces() const { return false; }
+  virtual void FinishPiece(Status) {}
 
   const size_t parts_;
   const size_t threads_;
   std::mutex mu_;
   std::condition_variable cv_;
+  size_t pieces_open_ = 0;  // pieces split off and not read to their end
 
  private:
+  // After a part declined to split, batches it reads before it is asked again.
+  static constexpr int kDeclinedBatches = 8;
+
+  struct Piece {
+    size_t part;
+    std::unique_ptr<RowBatchReader> reader;
+  };
+
   void Work() {
     while (true) {
       size_t i;
@@ -62,39 +75,96 @@ class ParallelReader : public RowBatchReader {
         if (stop_) return;
         if (next_ >= parts_) {
           if (out_of_parts_) out_of_parts_->store(true, std::memory_order_relaxed);
-          return;
+          break;
         }
         i = next_++;
+        ++reading_;
       }
-      Read(i);
+      Result<std::unique_ptr<RowBatchReader>> reader = open_(i);
+      if (!reader.ok()) {
+        Done(i, false, reader.status());
+      } else {
+        Drain(i, false, reader->get());
+      }
+    }
+    if (TakesPieces()) Help();
+  }
+
+  // Reads pieces that the readers still reading split off for it, until none is left.
+  void Help() {
+    while (true) {
+      Piece piece;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        ++wanting_;
+        cv_.wait(lock, [&] { return stop_ || !pieces_.empty() || reading_ == 0; });
+        --wanting_;
+        if (stop_ || pieces_.empty()) return;
+        piece = std::move(pieces_.front());
+        pieces_.pop_front();
+      }
+      Drain(piece.part, true, piece.reader.get());
     }
   }
 
-  // Without the lock, but for handing over.
-  void Read(size_t i) {
-    auto finish = [&](Status status) {
-      std::lock_guard<std::mutex> lock(mu_);
-      Finish(i, std::move(status));
-      cv_.notify_all();
-    };
-    Result<std::unique_ptr<RowBatchReader>> reader = open_(i);
-    if (!reader.ok()) return finish(reader.status());
+  // Reads `reader` (part i, or a piece of it) to its end, handing its batches over; while
+  // threads wait for a piece, splits one off after each batch it hands over.
+  void Drain(size_t i, bool piece, RowBatchReader* reader) {
+    int declined = 0;
     while (true) {
-      Result<std::shared_ptr<arrow::RecordBatch>> batch = (*reader)->Next();
-      if (!batch.ok()) return finish(batch.status());
-      if (!*batch) return finish(Status::OK());
+      Result<std::shared_ptr<arrow::RecordBatch>> batch = reader->Next();
+      if (!batch.ok()) return Done(i, piece, batch.status());
+      if (!*batch) return Done(i, piece, Status::OK());
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || HasRoom(i); });
       if (stop_) return;
       Add(i, std::move(*batch));
       cv_.notify_all();
+      if (declined > 0) {
+        --declined;
+        continue;
+      }
+      if (wanting_ <= pieces_.size() + splitting_) continue;
+      ++splitting_;
+      lock.unlock();
+      Result<std::unique_ptr<RowBatchReader>> split = reader->SplitOff();
+      lock.lock();
+      --splitting_;
+      if (!split.ok()) {
+        lock.unlock();
+        return Done(i, piece, split.status());
+      }
+      if (!*split) {
+        declined = kDeclinedBatches;
+        continue;
+      }
+      pieces_.push_back(Piece{i, std::move(*split)});
+      ++reading_;
+      ++pieces_open_;
+      cv_.notify_all();
     }
+  }
+
+  void Done(size_t i, bool piece, Status status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --reading_;
+    if (piece) {
+      --pieces_open_;
+      FinishPiece(std::move(status));
+    } else {
+      Finish(i, std::move(status));
+    }
+    cv_.notify_all();
   }
 
   PartOpener open_;
   const std::shared_ptr<std::atomic<bool>> out_of_parts_;
   size_t next_ = 0;  // the next part a worker starts
   bool stop_ = false;
+  size_t reading_ = 0;    // parts and pieces being read (or waiting for a thread)
+  size_t wanting_ = 0;    // threads waiting for a piece
+  size_t splitting_ = 0;  // readers splitting a piece off for them
+  std::deque<Piece> pieces_;
   std::vector<std::thread> workers_;
 };
 
@@ -176,7 +246,7 @@ class InterleavedParallelReader : public ParallelReader {
         }
         return std::move(item.batch);
       }
-      if (finished_ == parts_) return std::shared_ptr<arrow::RecordBatch>();
+      if (finished_ == parts_ && pieces_open_ == 0) return std::shared_ptr<arrow::RecordBatch>();
       cv_.wait(lock);
     }
   }
@@ -195,6 +265,11 @@ class InterleavedParallelReader : public ParallelReader {
   }
   void Finish(size_t, Status status) override {
     ++finished_;
+    if (!status.ok()) ready_.push_back(Item{nullptr, std::move(status)});
+  }
+  // Pieces of parts: their keys are disjoint from the rest of their part's.
+  bool TakesPieces() const override { return true; }
+  void FinishPiece(Status status) override {
     if (!status.ok()) ready_.push_back(Item{nullptr, std::move(status)});
   }
 

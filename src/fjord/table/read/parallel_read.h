@@ -30,7 +30,9 @@ std::unique_ptr<RowBatchReader> OpenOrderedParallel(
 // As above, but batches are handed out in the order they were read: at most `threads` parts are
 // read at once, parts are started in order, and at most `threads * buffered` batches wait for the
 // caller in all. Batches of one part keep their order. An error is returned where it was read;
-// every later call returns it too.
+// every later call returns it too. A thread that finds no part left asks the parts still being
+// read for a piece (RowBatchReader::SplitOff, keys disjoint from the rest of its part) and reads
+// that, until every part and piece is read: the read's end is not left to one thread.
 std::unique_ptr<RowBatchReader> OpenInterleavedParallel(
     size_t parts, PartOpener open, int threads, size_t buffered = 4,
     std::shared_ptr<std::atomic<bool>> out_of_parts = nullptr);

@@ -15,6 +15,10 @@ class SplitSource {
   virtual ~SplitSource() = default;
   // The next batch, never empty; nullptr at the end.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+  // Between calls to Next: a source of a later part of the rows not yet returned, this one then
+  // stopping before them, whose keys none of this one's rows have (RowBatchReader::SplitOff);
+  // nullptr when it cannot.
+  virtual Result<std::unique_ptr<SplitSource>> SplitOff() { return std::unique_ptr<SplitSource>(); }
 };
 
 }  // namespace fjord

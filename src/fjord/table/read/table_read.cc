@@ -292,6 +292,7 @@ class MergeSource : public SplitSource {
           runs.push_back(std::move(reader));
         }
         ++next_;
+        current_insert_kinds_ = next_ - 1 < insert_kinds_.size() && insert_kinds_[next_ - 1];
         FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(merge_schema_));
         KvMergeOptions options;
         options.drop_retracts = !keep_retracts_;
@@ -312,14 +313,44 @@ class MergeSource : public SplitSource {
       }
       if (batch->num_rows() == 0) continue;
       FJORD_ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(needed_));
-      if (next_ - 1 < insert_kinds_.size() && insert_kinds_[next_ - 1]) {
+      if (current_insert_kinds_) {
         FJORD_ASSIGN_OR_RAISE(batch, WithLastColumn(batch, 0));
       }
       return batch;
     }
   }
 
+  // The later half of the sections not started yet (sections hold disjoint keys); with none
+  // left, the upper keys of the section being merged when its runs are in memory.
+  Result<std::unique_ptr<SplitSource>> SplitOff() override {
+    const size_t left = sections_.size() - next_;
+    if (left >= 2 || (left == 1 && merge_)) {
+      const size_t from = next_ + left / 2;
+      std::vector<Section> sections(sections_.begin() + static_cast<std::ptrdiff_t>(from),
+                                    sections_.end());
+      std::vector<bool> insert_kinds;
+      for (size_t k = from; k < insert_kinds_.size(); ++k) insert_kinds.push_back(insert_kinds_[k]);
+      sections_.resize(from);
+      return std::unique_ptr<SplitSource>(Piece(std::move(sections), std::move(insert_kinds)));
+    }
+    if (!merge_ || left > 0) return std::unique_ptr<SplitSource>();
+    FJORD_ASSIGN_OR_RAISE(auto merge, CreateKvMergeFunction(merge_schema_));
+    FJORD_ASSIGN_OR_RAISE(auto upper, merge_->SplitOff(std::move(merge), 4 * batch_rows_));
+    if (!upper) return std::unique_ptr<SplitSource>();
+    std::unique_ptr<MergeSource> piece = Piece({}, {});
+    piece->merge_ = std::move(upper);
+    piece->current_insert_kinds_ = current_insert_kinds_;
+    return std::unique_ptr<SplitSource>(std::move(piece));
+  }
+
  private:
+  std::unique_ptr<MergeSource> Piece(std::vector<Section> sections,
+                                     std::vector<bool> insert_kinds) const {
+    return std::make_unique<MergeSource>(readers_, bucket_path_, files_, merge_schema_, layout_,
+                                         needed_, std::move(sections), batch_rows_, by_level_,
+                                         std::move(insert_kinds), keep_retracts_, deletion_of_);
+  }
+
   bool by_level_;  // runs are levels (run_levels of KvMergeOptions)
   bool keep_retracts_;
   KvFileReaderFactory::DeletionOfFn deletion_of_;  // null: no deletion vectors
@@ -335,6 +366,7 @@ class MergeSource : public SplitSource {
   int64_t batch_rows_;
   size_t next_ = 0;
   std::unique_ptr<KvMergeReader> merge_;
+  bool current_insert_kinds_ = false;  // insert_kinds_ of the section being merged
 };
 
 // Every record of `inner` (whose last column is the kind) turned into a -D: the old rows of an
@@ -458,6 +490,18 @@ class TableRead::SplitReader : public RowBatchReader {
       }
       return ConformToSchema(batch, schema_);
     }
+  }
+
+  // A part of the split being read (SplitSource::SplitOff), read the same way.
+  Result<std::unique_ptr<RowBatchReader>> SplitOff() override {
+    if (!source_) return std::unique_ptr<RowBatchReader>();
+    FJORD_ASSIGN_OR_RAISE(std::unique_ptr<SplitSource> piece, source_->SplitOff());
+    if (!piece) return std::unique_ptr<RowBatchReader>();
+    auto reader =
+        std::make_unique<SplitReader>(read_, splits_, last_split_, last_split_, options_, schema_);
+    FJORD_RETURN_NOT_OK(reader->Init());
+    reader->source_ = std::move(piece);
+    return std::unique_ptr<RowBatchReader>(std::move(reader));
   }
 
  private:

@@ -28,6 +28,12 @@ class RowBatchReader {
  public:
   virtual ~RowBatchReader() = default;
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+  // Called between calls to Next, on the thread that reads: a reader of a later part of the rows
+  // not yet returned, this one then stopping before them, so that another thread reads that part
+  // (parallel_read.h). No key has rows in both. nullptr when it cannot.
+  virtual Result<std::unique_ptr<RowBatchReader>> SplitOff() {
+    return std::unique_ptr<RowBatchReader>();
+  }
 };
 
 struct SplitReadOptions {

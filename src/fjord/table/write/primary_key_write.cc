@@ -748,6 +748,11 @@ Status PrimaryKeyTableWrite::TriggerCompaction(BucketWriter& writer, bool full) 
   if (lookup_.merges_by_level()) FJORD_RETURN_NOT_OK(SetUpLookup(writer, &ctx));
   writer.running_output_level = unit->output_level;
   ctx.readers = readers_.get();
+  if (threads_ > 1) {
+    ctx.spare_threads = [this] {
+      return compacting_buckets_.load(std::memory_order_relaxed) && executor_->idle() > 0;
+    };
+  }
   writer.running = executor_->Submit(
       [unit = *unit, drop_delete, ctx]() { return RunCompaction(unit, drop_delete, ctx); });
   return Status::OK();
@@ -929,6 +934,11 @@ Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool f
 Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& buckets,
                                             bool full) {
   if (lanes_) FJORD_RETURN_NOT_OK(DrainLanes());
+  compacting_buckets_ = true;
+  struct Done {
+    std::atomic<bool>* flag;
+    ~Done() { *flag = false; }
+  } done{&compacting_buckets_};
   std::vector<BucketWriter*> started;
   for (const PartitionBucket& bucket : buckets) {
     FJORD_ASSIGN_OR_RAISE(BucketWriter * writer, WriterFor(bucket));

@@ -26,6 +26,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -223,7 +224,10 @@ class PrimaryKeyTableWrite {
   // Reads files for compaction (thread-safe).
   std::unique_ptr<KvFileReaderFactory> readers_;
   int threads_ = 1;
-  std::unique_ptr<ThreadPool> executor_;    // compactions
+  std::unique_ptr<ThreadPool> executor_;  // compactions
+  // Within CompactBuckets (the caller waits for the compactions): a compaction's files encode
+  // their columns at once while executor_ has threads idle (CompactContext::spare_threads).
+  std::atomic<bool> compacting_buckets_{false};
   std::unique_ptr<ThreadPool> foreground_;  // helps the caller sort and flush (threads_ > 1)
   std::mutex metrics_mu_;                   // metrics_ updated by parallel flushes
   std::mutex spill_mu_;                     // with spill_done_: a spill of the lanes ended
