@@ -3,22 +3,31 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <iterator>
 #include <vector>
 
 namespace fjord {
 
-RecyclingPool::Handle RecyclingPool::Make(arrow::MemoryPool* base) {
-  return Handle(new RecyclingPool(base));
+RecyclingPool::Handle RecyclingPool::Make(arrow::MemoryPool* base, bool arenas_per_thread) {
+  return Handle(new RecyclingPool(base, arenas_per_thread));
 }
 
-RecyclingPool::RecyclingPool(arrow::MemoryPool* base) : base_(base) {}
+RecyclingPool::RecyclingPool(arrow::MemoryPool* base, bool arenas_per_thread)
+    : base_(base), per_thread_(arenas_per_thread) {}
 
 RecyclingPool::~RecyclingPool() {
-  for (const auto& [start, bytes] : arenas_) {
-    munmap(reinterpret_cast<void*>(start), static_cast<size_t>(bytes));
+  for (const auto& [start, arena] : arenas_) {
+    munmap(reinterpret_cast<void*>(start), static_cast<size_t>(arena.bytes));
   }
+}
+
+int RecyclingPool::ThreadSlot() const {
+  if (!per_thread_) return 0;
+  static std::atomic<int> next{0};
+  thread_local const int slot = next.fetch_add(1, std::memory_order_relaxed) % kSlots;
+  return slot;
 }
 
 bool RecyclingPool::FromArena(int64_t size, int64_t alignment) {
@@ -29,18 +38,37 @@ int64_t RecyclingPool::PageRound(int64_t size) {
   return (size + kPageBytes - 1) / kPageBytes * kPageBytes;
 }
 
-std::map<uintptr_t, int64_t>::const_iterator RecyclingPool::ArenaOfLocked(uintptr_t address) const {
+RecyclingPool::Arenas::const_iterator RecyclingPool::ArenaOfLocked(uintptr_t address) const {
   return std::prev(arenas_.upper_bound(address));
 }
 
+void RecyclingPool::AddFreeLocked(uintptr_t start, int64_t bytes) {
+  free_.emplace(start, bytes);
+  free_by_size_[ArenaOfLocked(start)->second.slot].emplace(bytes, start);
+}
+
 void RecyclingPool::EraseFreeLocked(std::map<uintptr_t, int64_t>::iterator it) {
-  free_by_size_.erase({it->second, it->first});
+  free_by_size_[ArenaOfLocked(it->first)->second.slot].erase({it->second, it->first});
   free_.erase(it);
 }
 
-arrow::Status RecyclingPool::TakeLocked(int64_t bytes, uintptr_t* out) {
-  auto best = free_by_size_.lower_bound({bytes, 0});
-  if (best == free_by_size_.end()) {
+arrow::Status RecyclingPool::TakeLocked(int64_t bytes, int slot, uintptr_t* out) {
+  std::set<std::pair<int64_t, uintptr_t>>& mine = free_by_size_[slot];
+  auto best = mine.lower_bound({bytes, 0});
+  if (best == mine.end()) {
+    // A whole free arena of another slot, big enough, becomes this slot's.
+    for (auto& [start, arena] : arenas_) {
+      if (arena.slot == slot || arena.bytes < bytes) continue;
+      auto f = free_.find(start);
+      if (f == free_.end() || f->second != arena.bytes) continue;
+      free_by_size_[arena.slot].erase({arena.bytes, start});
+      arena.slot = slot;
+      mine.emplace(arena.bytes, start);
+      best = mine.lower_bound({bytes, 0});
+      break;
+    }
+  }
+  if (best == mine.end()) {
     const int64_t arena_bytes = std::max(kArenaBytes, bytes);
     void* p = mmap(nullptr, static_cast<size_t>(arena_bytes), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -52,18 +80,16 @@ arrow::Status RecyclingPool::TakeLocked(int64_t bytes, uintptr_t* out) {
     // fault per 2 MB instead of per 4 KB page (a hint; refused where THP is off).
     madvise(p, static_cast<size_t>(arena_bytes), MADV_HUGEPAGE);
     const auto start = reinterpret_cast<uintptr_t>(p);
-    arenas_.emplace(start, arena_bytes);
+    arenas_.emplace(start, Arena{arena_bytes, slot});
     mapped_ += arena_bytes;
-    free_.emplace(start, arena_bytes);
-    free_by_size_.emplace(arena_bytes, start);
+    AddFreeLocked(start, arena_bytes);
     free_total_ += arena_bytes;
-    best = free_by_size_.lower_bound({bytes, 0});
+    best = mine.lower_bound({bytes, 0});
   }
   const auto [range_bytes, start] = *best;
   EraseFreeLocked(free_.find(start));
   if (range_bytes > bytes) {  // the rest stays free (its neighbours are in use: ranges are merged)
-    free_.emplace(start + static_cast<uintptr_t>(bytes), range_bytes - bytes);
-    free_by_size_.emplace(range_bytes - bytes, start + static_cast<uintptr_t>(bytes));
+    AddFreeLocked(start + static_cast<uintptr_t>(bytes), range_bytes - bytes);
   }
   free_total_ -= bytes;
   *out = start;
@@ -73,7 +99,7 @@ arrow::Status RecyclingPool::TakeLocked(int64_t bytes, uintptr_t* out) {
 void RecyclingPool::PutLocked(uintptr_t start, int64_t bytes) {
   free_total_ += bytes;
   const auto arena = ArenaOfLocked(start);
-  const uintptr_t arena_end = arena->first + static_cast<uintptr_t>(arena->second);
+  const uintptr_t arena_end = arena->first + static_cast<uintptr_t>(arena->second.bytes);
   auto next = free_.lower_bound(start);
   if (next != free_.end() && next->first == start + static_cast<uintptr_t>(bytes) &&
       next->first < arena_end) {
@@ -91,21 +117,20 @@ void RecyclingPool::PutLocked(uintptr_t start, int64_t bytes) {
       EraseFreeLocked(prev);
     }
   }
-  free_.emplace(start, bytes);
-  free_by_size_.emplace(bytes, start);
+  AddFreeLocked(start, bytes);
 }
 
 void RecyclingPool::UnmapFreeArenasLocked() {
   for (auto a = arenas_.begin(); a != arenas_.end();) {
     auto f = free_.find(a->first);
-    if (f == free_.end() || f->second != a->second) {
+    if (f == free_.end() || f->second != a->second.bytes) {
       ++a;
       continue;
     }
     EraseFreeLocked(f);
-    free_total_ -= a->second;
-    mapped_ -= a->second;
-    munmap(reinterpret_cast<void*>(a->first), static_cast<size_t>(a->second));
+    free_total_ -= a->second.bytes;
+    mapped_ -= a->second.bytes;
+    munmap(reinterpret_cast<void*>(a->first), static_cast<size_t>(a->second.bytes));
     a = arenas_.erase(a);
   }
 }
@@ -125,9 +150,10 @@ arrow::Status RecyclingPool::Allocate(int64_t size, int64_t alignment, uint8_t**
     CountLocked(size);
     return arrow::Status::OK();
   }
+  const int slot = ThreadSlot();
   std::lock_guard<std::mutex> lock(mu_);
   uintptr_t start = 0;
-  ARROW_RETURN_NOT_OK(TakeLocked(PageRound(size), &start));
+  ARROW_RETURN_NOT_OK(TakeLocked(PageRound(size), slot, &start));
   ++live_blocks_;
   CountLocked(size);
   *out = reinterpret_cast<uint8_t*>(start);
@@ -156,15 +182,11 @@ arrow::Status RecyclingPool::Reallocate(int64_t old_size, int64_t new_size, int6
       const auto arena = ArenaOfLocked(start);
       const uintptr_t end = start + static_cast<uintptr_t>(have);
       auto next = free_.find(end);
-      if (next != free_.end() && end < arena->first + static_cast<uintptr_t>(arena->second) &&
+      if (next != free_.end() && end < arena->first + static_cast<uintptr_t>(arena->second.bytes) &&
           next->second >= want - have) {
         const int64_t rest = next->second - (want - have);
         EraseFreeLocked(next);
-        if (rest > 0) {
-          const uintptr_t rest_start = start + static_cast<uintptr_t>(want);
-          free_.emplace(rest_start, rest);
-          free_by_size_.emplace(rest, rest_start);
-        }
+        if (rest > 0) AddFreeLocked(start + static_cast<uintptr_t>(want), rest);
         free_total_ -= want - have;
         in_place = true;
       }

@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fjord {
@@ -114,6 +116,39 @@ TEST(RecyclingPoolTest, ReallocateGrowsInPlaceWhenThePagesAfterAreFree) {
   pool->Free(blocker, RecyclingPool::kMinBlockBytes);
   EXPECT_EQ(pool->bytes_allocated(), 0);
   EXPECT_EQ(pool->free_bytes(), pool->mapped_bytes());
+}
+
+// Two threads growing buffers at once: each takes its blocks from arenas of its own, so the
+// pages after each buffer stay free for its growth. A whole free arena serves another thread.
+TEST(RecyclingPoolTest, ThreadsGrowTheirBuffersInArenasOfTheirOwn) {
+  RecyclingPool::Handle pool = RecyclingPool::Make(arrow::default_memory_pool(), true);
+  auto on_thread = [](const std::function<void()>& work) { std::thread(work).join(); };
+  uint8_t* a = nullptr;
+  uint8_t* b = nullptr;
+  on_thread([&] { ASSERT_TRUE(pool->Allocate(kMiB, &a).ok()); });
+  on_thread([&] { ASSERT_TRUE(pool->Allocate(kMiB, &b).ok()); });
+  EXPECT_EQ(pool->mapped_bytes(), 2 * RecyclingPool::kArenaBytes);
+  uint8_t* grown = a;
+  on_thread([&] { ASSERT_TRUE(pool->Reallocate(kMiB, 8 * kMiB, &grown).ok()); });
+  EXPECT_EQ(grown, a);  // the pages after it were free: b is in the other arena
+  on_thread([&] { pool->Free(grown, 8 * kMiB); });
+  pool->Free(b, kMiB);
+  EXPECT_EQ(pool->bytes_allocated(), 0);
+  // Both arenas whole and free: a third thread takes one of them instead of a new one.
+  uint8_t* c = nullptr;
+  on_thread([&] { ASSERT_TRUE(pool->Allocate(32 * kMiB, &c).ok()); });
+  EXPECT_EQ(pool->mapped_bytes(), 2 * RecyclingPool::kArenaBytes);
+  pool->Free(c, 32 * kMiB);
+  EXPECT_EQ(pool->free_bytes(), pool->mapped_bytes());
+  // Without arenas per thread, one arena for all: the second thread's block right after the
+  // first's, whose growth then moves.
+  RecyclingPool::Handle shared = RecyclingPool::Make();
+  on_thread([&] { ASSERT_TRUE(shared->Allocate(kMiB, &a).ok()); });
+  on_thread([&] { ASSERT_TRUE(shared->Allocate(kMiB, &b).ok()); });
+  EXPECT_EQ(shared->mapped_bytes(), RecyclingPool::kArenaBytes);
+  EXPECT_EQ(b, a + kMiB);
+  shared->Free(a, kMiB);
+  shared->Free(b, kMiB);
 }
 
 TEST(RecyclingPoolTest, BuffersMayOutliveTheHandle) {

@@ -65,7 +65,8 @@ std::vector<std::unique_ptr<KvRunReader>> Runs(const KvLayout& layout,
                                                const std::vector<std::vector<Record>>& runs,
                                                size_t batch_rows, bool in_memory = true) {
   std::vector<std::unique_ptr<KvRunReader>> out;
-  for (const auto& run : runs) out.push_back(std::make_unique<Run>(layout, run, batch_rows, in_memory));
+  for (const auto& run : runs)
+    out.push_back(std::make_unique<Run>(layout, run, batch_rows, in_memory));
   return out;
 }
 
@@ -116,9 +117,9 @@ TEST(KvMergeSplitTest, PiecesGiveTheMergeOfTheWhole) {
     dedupe.options.drop_retracts = drop;
     cases.push_back(dedupe);
   }
-  Case sum{testing_kv::Schema({{"merge-engine", "aggregation"},
-                               {"fields.v.aggregate-function", "sum"}}),
-           {}};
+  Case sum{
+      testing_kv::Schema({{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"}}),
+      {}};
   cases.push_back(sum);
   Case levels = cases[0];
   levels.options.runs_have_unique_keys = true;
@@ -190,8 +191,8 @@ TEST(KvMergeSplitTest, DeclinesWhatItCannotSplitAndChangesNothing) {
     bool in_memory;
     int64_t min_rows;
   };
-  for (const Decline& d : {Decline{plain, false, 1}, Decline{plain, true, 1000},
-                           Decline{unmerged, true, 1}}) {
+  for (const Decline& d :
+       {Decline{plain, false, 1}, Decline{plain, true, 1000}, Decline{unmerged, true, 1}}) {
     ASSERT_OK_AND_ASSIGN(auto whole, Open(d.c, layout, Runs(layout, data, 9)));
     ASSERT_OK_AND_ASSIGN(std::vector<Record> expected, ReadAll(whole.get()));
     ASSERT_OK_AND_ASSIGN(auto reader, Open(d.c, layout, Runs(layout, data, 9, d.in_memory)));

@@ -721,9 +721,10 @@ TableRead::TableRead(std::shared_ptr<FileIO> io, std::string table_root, TableSc
   EnsureArrowCompute();
   // A read decodes batch after batch of about the same size: the pages of the ones consumed
   // serve the next instead of fresh ones (recycling_pool.h; docs/performance.md, "Recycled pages
-  // for reads").
-  readers_.set_pool(
-      std::shared_ptr<RecyclingPool>(RecyclingPool::Make().release(), RecyclingPool::Closer{}));
+  // for reads"), each reading thread in arenas of its own.
+  readers_.set_pool(std::shared_ptr<RecyclingPool>(
+      RecyclingPool::Make(arrow::default_memory_pool(), /*arenas_per_thread=*/true).release(),
+      RecyclingPool::Closer{}));
 }
 
 Result<std::shared_ptr<const DeletionVector>> TableRead::DeletionOf(
