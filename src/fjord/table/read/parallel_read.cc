@@ -56,6 +56,7 @@ class ParallelReader : public RowBatchReader {
   std::mutex mu_;
   std::condition_variable cv_;
   size_t pieces_open_ = 0;  // pieces split off and not read to their end
+  size_t parts_open_ = 0;   // parts started and not read to their end
 
  private:
   // After a part declined to split, batches it reads before it is asked again.
@@ -66,19 +67,45 @@ class ParallelReader : public RowBatchReader {
     std::unique_ptr<RowBatchReader> reader;
   };
 
+  // Reads the next part it may start, or else (TakesPieces) a piece split off a part being read,
+  // until no part is left and, with pieces, nothing is being read.
   void Work() {
     while (true) {
-      size_t i;
+      size_t i = 0;
+      Piece piece;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || next_ >= parts_ || MayStart(next_); });
-        if (stop_) return;
-        if (next_ >= parts_) {
-          if (out_of_parts_) out_of_parts_->store(true, std::memory_order_relaxed);
-          break;
+        bool wanting = false;
+        while (true) {
+          if (stop_) break;
+          if (next_ < parts_ && MayStart(next_)) break;
+          if (next_ >= parts_ && out_of_parts_) {
+            out_of_parts_->store(true, std::memory_order_relaxed);
+          }
+          const bool done = next_ >= parts_ && (!TakesPieces() || reading_ == 0);
+          if (done || (TakesPieces() && !pieces_.empty())) break;
+          if (!wanting) {
+            ++wanting_;
+            wanting = true;
+          }
+          cv_.wait(lock);
         }
-        i = next_++;
-        ++reading_;
+        if (wanting) --wanting_;
+        if (stop_) return;
+        if (next_ < parts_ && MayStart(next_)) {
+          i = next_++;
+          ++reading_;
+          ++parts_open_;
+        } else if (!pieces_.empty()) {
+          piece = std::move(pieces_.front());
+          pieces_.pop_front();
+        } else {
+          return;
+        }
+      }
+      if (piece.reader) {
+        Drain(piece.part, true, piece.reader.get());
+        continue;
       }
       Result<std::unique_ptr<RowBatchReader>> reader = open_(i);
       if (!reader.ok()) {
@@ -86,24 +113,6 @@ class ParallelReader : public RowBatchReader {
       } else {
         Drain(i, false, reader->get());
       }
-    }
-    if (TakesPieces()) Help();
-  }
-
-  // Reads pieces that the readers still reading split off for it, until none is left.
-  void Help() {
-    while (true) {
-      Piece piece;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        ++wanting_;
-        cv_.wait(lock, [&] { return stop_ || !pieces_.empty() || reading_ == 0; });
-        --wanting_;
-        if (stop_ || pieces_.empty()) return;
-        piece = std::move(pieces_.front());
-        pieces_.pop_front();
-      }
-      Drain(piece.part, true, piece.reader.get());
     }
   }
 
@@ -152,6 +161,7 @@ class ParallelReader : public RowBatchReader {
       --pieces_open_;
       FinishPiece(std::move(status));
     } else {
+      --parts_open_;
       Finish(i, std::move(status));
     }
     cv_.notify_all();
@@ -225,9 +235,10 @@ class OrderedParallelReader : public ParallelReader {
 class InterleavedParallelReader : public ParallelReader {
  public:
   InterleavedParallelReader(size_t parts, PartOpener open, int threads, size_t buffered,
-                            std::shared_ptr<std::atomic<bool>> out_of_parts)
+                            std::shared_ptr<std::atomic<bool>> out_of_parts, bool one_at_a_time)
       : ParallelReader(parts, std::move(open), threads, std::move(out_of_parts)),
-        room_(threads_ * buffered) {
+        room_(threads_ * buffered),
+        one_at_a_time_(one_at_a_time) {
     Start();
   }
   ~InterleavedParallelReader() override { Stop(); }
@@ -258,7 +269,7 @@ class InterleavedParallelReader : public ParallelReader {
   };
 
   // A worker starts the next part once it is done with its own: at most `threads` at once.
-  bool MayStart(size_t) const override { return true; }
+  bool MayStart(size_t) const override { return !one_at_a_time_ || parts_open_ == 0; }
   bool HasRoom(size_t) const override { return ready_.size() < room_; }
   void Add(size_t, std::shared_ptr<arrow::RecordBatch> batch) override {
     ready_.push_back(Item{std::move(batch), Status::OK()});
@@ -274,6 +285,7 @@ class InterleavedParallelReader : public ParallelReader {
   }
 
   const size_t room_;
+  const bool one_at_a_time_;
   std::deque<Item> ready_;
   size_t finished_ = 0;
   Status failed_;
@@ -291,10 +303,10 @@ std::unique_ptr<RowBatchReader> OpenOrderedParallel(
 
 std::unique_ptr<RowBatchReader> OpenInterleavedParallel(
     size_t parts, PartOpener open, int threads, size_t buffered,
-    std::shared_ptr<std::atomic<bool>> out_of_parts) {
+    std::shared_ptr<std::atomic<bool>> out_of_parts, bool one_at_a_time) {
   return std::make_unique<InterleavedParallelReader>(
       parts, std::move(open), threads < 1 ? 1 : threads, buffered == 0 ? 1 : buffered,
-      std::move(out_of_parts));
+      std::move(out_of_parts), one_at_a_time);
 }
 
 }  // namespace fjord

@@ -33,8 +33,10 @@ std::unique_ptr<RowBatchReader> OpenOrderedParallel(
 // every later call returns it too. A thread that finds no part left asks the parts still being
 // read for a piece (RowBatchReader::SplitOff, keys disjoint from the rest of its part) and reads
 // that, until every part and piece is read: the read's end is not left to one thread.
+// `one_at_a_time`: a part starts only once the one before it is read; the other threads read
+// its pieces (for parts that split well: one part's memory at a time instead of `threads`).
 std::unique_ptr<RowBatchReader> OpenInterleavedParallel(
     size_t parts, PartOpener open, int threads, size_t buffered = 4,
-    std::shared_ptr<std::atomic<bool>> out_of_parts = nullptr);
+    std::shared_ptr<std::atomic<bool>> out_of_parts = nullptr, bool one_at_a_time = false);
 
 }  // namespace fjord

@@ -97,6 +97,54 @@ TEST(ParallelReadPieces, IdleThreadsReadPiecesOfTheLastParts) {
   }
 }
 
+// One part at a time: a part starts once the one before it is read to its end (but for the
+// pieces split off it), the other threads reading its pieces meanwhile.
+TEST(ParallelReadPieces, OnePartAtATimeWithItsPiecesOnTheOtherThreads) {
+  std::atomic<int> readers{0}, open{0}, most{0};
+  std::vector<int64_t> sizes = {400, 300, 500};
+  PartOpener ranges = Ranges(sizes, &readers);
+  // Counts the parts open at once (pieces aside).
+  class Counted : public RowBatchReader {
+   public:
+    Counted(std::unique_ptr<RowBatchReader> inner, std::atomic<int>* open, std::atomic<int>* most)
+        : inner_(std::move(inner)), open_(open) {
+      int now = ++*open_;
+      int seen = most->load();
+      while (now > seen && !most->compare_exchange_weak(seen, now)) {
+      }
+    }
+    ~Counted() override {
+      if (!ended_) --*open_;
+    }
+    // A part counts as open until it has returned its end.
+    Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+      FJORD_ASSIGN_OR_RAISE(auto batch, inner_->Next());
+      if (!batch && !ended_) {
+        ended_ = true;
+        --*open_;
+      }
+      return batch;
+    }
+    Result<std::unique_ptr<RowBatchReader>> SplitOff() override { return inner_->SplitOff(); }
+
+   private:
+    std::unique_ptr<RowBatchReader> inner_;
+    std::atomic<int>* open_;
+    bool ended_ = false;
+  };
+  PartOpener counted = [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {
+    FJORD_ASSIGN_OR_RAISE(auto inner, ranges(i));
+    return std::unique_ptr<RowBatchReader>(new Counted(std::move(inner), &open, &most));
+  };
+  auto reader = OpenInterleavedParallel(3, counted, 3, 2, nullptr, /*one_at_a_time=*/true);
+  std::vector<int64_t> values;
+  Status status = ReadChecked(reader.get(), &values);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(values.size(), 1200u);
+  EXPECT_EQ(most.load(), 1);
+  EXPECT_GT(readers.load(), 3);
+}
+
 TEST(ParallelReadPieces, InPartOrderNothingIsSplit) {
   std::atomic<int> readers{0};
   auto reader = OpenOrderedParallel(3, Ranges({600, 30, 900}, &readers), 2, 2);

@@ -74,10 +74,18 @@ PartOpener WithPart13Missing(PartOpener open) {
 using Opener = std::unique_ptr<RowBatchReader> (*)(size_t, PartOpener, int, size_t,
                                                    std::shared_ptr<std::atomic<bool>>);
 
+// OpenInterleavedParallel with parts read at once, as an Opener.
+std::unique_ptr<RowBatchReader> Interleaved(size_t parts, PartOpener open, int threads,
+                                            size_t buffered,
+                                            std::shared_ptr<std::atomic<bool>> out_of_parts) {
+  return OpenInterleavedParallel(parts, std::move(open), threads, buffered,
+                                 std::move(out_of_parts));
+}
+
 // In part order: the same batches in the same order. Interleaved: the same batches, each part's
 // in its order.
 TEST(ParallelRead, SameBatchesAndAtMostThreadsPartsOpen) {
-  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+  for (Opener opener : {&OpenOrderedParallel, &Interleaved}) {
     const bool ordered = opener == &OpenOrderedParallel;
     for (int threads : {1, 2, 3, 8}) {
       std::atomic<int> open{0}, most{0};
@@ -179,7 +187,7 @@ TEST(ParallelRead, InterleavedReturnsAnErrorAndKeepsReturningIt) {
 }
 
 TEST(ParallelRead, ClosingEarlyStopsTheWorkers) {
-  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+  for (Opener opener : {&OpenOrderedParallel, &Interleaved}) {
     std::atomic<int> open{0}, most{0};
     {
       auto reader = opener(1000, Counting(&open, &most), 4, 1, nullptr);
@@ -220,7 +228,7 @@ class NotingPart : public RowBatchReader {
 // Two workers, five parts, the last one long: only once parts 0-3 are read and a worker finds no
 // part left does `out_of_parts` turn true, while part 4 is still being read.
 TEST(ParallelRead, OutOfPartsOnceAWorkerFindsNoneLeft) {
-  for (Opener opener : {&OpenOrderedParallel, &OpenInterleavedParallel}) {
+  for (Opener opener : {&OpenOrderedParallel, &Interleaved}) {
     auto out = std::make_shared<std::atomic<bool>>(false);
     std::vector<std::vector<bool>> seen(5);
     PartOpener open = [&](size_t i) -> Result<std::unique_ptr<RowBatchReader>> {

@@ -805,6 +805,38 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(const std::vector
   return out;
 }
 
+namespace {
+
+// Whether every split of a primary-key table's batch read merges several sorted runs of files
+// small enough to be decoded whole (FileReadOptions::whole_row_group_bytes_per_column, judged by
+// their compressed size): their merges split into pieces once their runs are in memory
+// (KvMergeReader::SplitOff). Read one at a time by every thread, the read holds one split's
+// decoded runs instead of one per thread: fresh memory is the dearest part of the 2-thread
+// merge-on-read (docs/performance.md, "One merge at a time").
+bool MergesSmallFiles(const std::vector<DataSplit>& splits, const TableSchema& schema) {
+  if (schema.primary_keys.empty()) return false;
+  const auto columns = static_cast<int64_t>(schema.fields.size() + schema.primary_keys.size() + 2);
+  const int64_t whole = FileReadOptions{}.whole_row_group_bytes_per_column;
+  for (const DataSplit& split : splits) {
+    if (split.streaming || split.diff || split.overwrite_changes) return false;
+    int64_t level0 = 0, bytes = 0;
+    std::set<int32_t> upper;
+    for (const DataFileMeta& f : split.files) {
+      if (f.level == 0) {
+        ++level0;
+      } else {
+        upper.insert(f.level);
+      }
+      bytes += f.file_size;
+    }
+    if (level0 + static_cast<int64_t>(upper.size()) < 2) return false;
+    if (bytes / static_cast<int64_t>(split.files.size()) / columns > whole) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSplit>* splits,
                                                         SplitReadOptions options,
                                                         std::shared_ptr<arrow::Schema> schema) {
@@ -812,8 +844,10 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
   // On several threads, the buckets of deletion-vector and first-row tables are cut into bins
   // of files (read_parts.h), so that one bucket is read by every thread.
   std::shared_ptr<const std::vector<DataSplit>> parts;
+  bool merged = false;  // the splits' files are merged (not deletion vectors nor first-row)
   if (threads > 1) {
     FJORD_ASSIGN_OR_RAISE(CoreOptions core, CoreOptions::Make(readers_.read_schema()));
+    merged = !core.deletion_vectors_enabled() && core.merge_engine() != MergeEngine::kFirstRow;
     ReadPartOptions how;
     how.files_independent =
         !readers_.read_schema().primary_keys.empty() && !options.with_row_kind &&
@@ -833,8 +867,12 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
   // bucket or one bin of append files is read by every core, as pyarrow reads a file. Not when
   // this is itself a task of Arrow's CPU pool, which the decoding would wait on.
   const bool own_threads = !arrow::internal::GetCpuThreadPool()->OwnsThisThread();
-  readers_.set_parallel_columns(threads > 1 && static_cast<size_t>(threads) > read->size() &&
-                                own_threads);
+  // Splits that each merge small files: one at a time, every thread on it (its columns decoded
+  // at once, its merge in pieces).
+  const bool one_at_a_time = merged && !options.in_split_order && read->size() > 1 &&
+                             MergesSmallFiles(*read, readers_.read_schema());
+  readers_.set_parallel_columns(
+      threads > 1 && (static_cast<size_t>(threads) > read->size() || one_at_a_time) && own_threads);
   // And once the last parts are being read, the threads that have none left do the same for
   // them: the read's tail is not left to one thread.
   const bool parts_at_once = threads > 1 && read->size() > 1;
@@ -852,7 +890,8 @@ Result<std::unique_ptr<RowBatchReader>> TableRead::Open(const std::vector<DataSp
     };
     return options.in_split_order
                ? OpenOrderedParallel(read->size(), std::move(open), threads, 4, out_of_parts)
-               : OpenInterleavedParallel(read->size(), std::move(open), threads, 4, out_of_parts);
+               : OpenInterleavedParallel(read->size(), std::move(open), threads, 4, out_of_parts,
+                                         one_at_a_time);
   }
   auto reader = std::make_unique<SplitReader>(this, splits, 0, splits->size(), std::move(options),
                                               std::move(schema));
