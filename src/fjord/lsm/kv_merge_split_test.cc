@@ -12,10 +12,7 @@
 namespace fjord {
 namespace {
 
-using testing_kv::FromBatch;
-using testing_kv::ReadAll;
-using testing_kv::Record;
-using testing_kv::ToBatch;
+using namespace testing_kv;  // NOLINT: the records, batches and schema of kv_test_util.h
 
 // `runs` runs of `per_run` records each, keys unique within a run (data files), ascending.
 std::vector<std::vector<Record>> UniqueKeyRuns(std::mt19937_64& rng, int runs, int per_run,

@@ -84,7 +84,7 @@ class ParallelReader : public RowBatchReader {
           }
           const bool done = next_ >= parts_ && (!TakesPieces() || reading_ == 0);
           if (done || (TakesPieces() && !pieces_.empty())) break;
-          if (!wanting) {
+          if (TakesPieces() && !wanting) {  // a thread waiting with pieces to take asks for one
             ++wanting_;
             wanting = true;
           }
