@@ -2,6 +2,8 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
+
 namespace fjord {
 
 namespace {
@@ -111,7 +113,8 @@ Result<std::unique_ptr<BatchReader>> KvFileReaderFactory::OpenFile(
   spec.options.pool = pool_.get();
   spec.options.chunk_filter = std::move(filter);
   spec.options.row_filter = std::move(row_filter);
-  if (alone) spec.options.whole_row_group_bytes_per_column = kWholeRowGroupBytesAlone;
+  spec.options.whole_row_group_bytes_per_column =
+      alone ? std::min(whole_row_group_bytes_, kWholeRowGroupBytesAlone) : whole_row_group_bytes_;
   Result<std::unique_ptr<BatchReader>> reader =
       OpenEvolvedFile(io_.get(), path, format, std::move(spec));
   if (!reader.ok() && reader.status().IsNotFound()) {

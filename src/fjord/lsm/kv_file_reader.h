@@ -44,6 +44,11 @@ class KvFileReaderFactory {
   // Files opened from now on take their batches' memory from `pool` (FileReadOptions::pool; null:
   // Arrow's default), which the factory keeps alive.
   void set_pool(std::shared_ptr<arrow::MemoryPool> pool) { pool_ = std::move(pool); }
+  // Files opened from now on read a Parquet row group whole only when its requested columns
+  // decode to at most `bytes` each on average, and stream it otherwise
+  // (FileReadOptions::whole_row_group_bytes_per_column; `alone` files: at most
+  // kWholeRowGroupBytesAlone).
+  void set_whole_row_group_bytes_per_column(int64_t bytes) { whole_row_group_bytes_ = bytes; }
 
   // The file `file` of directory `bucket_dir` (or its external path): the columns `fields` of the
   // read schema (by id), then _SEQUENCE_NUMBER and _VALUE_KIND when `with_system_columns`.
@@ -82,6 +87,7 @@ class KvFileReaderFactory {
   TableSchema read_schema_;
   int64_t batch_rows_;
   bool parallel_columns_ = false;
+  int64_t whole_row_group_bytes_ = FileReadOptions{}.whole_row_group_bytes_per_column;
   std::shared_ptr<const std::atomic<bool>> spare_threads_;
   std::shared_ptr<arrow::MemoryPool> pool_;
   SnapshotManager snapshots_;

@@ -22,7 +22,7 @@ Result<std::vector<Record>> ReadFile(BatchReader* reader) {
 
 // One Parquet row group whose four leaf columns (k INT, v BIGINT, the sequence number, the kind)
 // decode to about 2.1 MB each on average: over kWholeRowGroupBytesAlone, under the default.
-TEST(KvFileReaderTest, AFileReadAloneStreamsARowGroupThatOneReadBesideOthersReadsWhole) {
+TEST(KvFileReaderTest, AFileReadAloneOrUnderASmallerBoundStreamsARowGroupReadWholeOtherwise) {
   testing::TempDir dir;
   TableSchema schema = testing_kv::Schema({});
   auto io = FileIO::Local();
@@ -42,6 +42,20 @@ TEST(KvFileReaderTest, AFileReadAloneStreamsARowGroupThatOneReadBesideOthersRead
     ASSERT_OK_AND_ASSIGN(std::vector<Record> read, ReadFile(reader.get()));
     EXPECT_EQ(read, records) << "alone " << alone;
     EXPECT_EQ(reader->row_groups_read_whole(), alone ? 0 : 1) << "alone " << alone;
+  }
+  // A factory whose files are read beside others stream it too when told the smaller bound (a
+  // compaction's inputs), and read it whole again when told a larger one.
+  for (int64_t whole : {kWholeRowGroupBytesAlone, int64_t{8} << 20}) {
+    KvFileReaderFactory bounded(io, dir.path(), schema);
+    bounded.set_whole_row_group_bytes_per_column(whole);
+    for (bool alone : {false, true}) {
+      ASSERT_OK_AND_ASSIGN(auto reader, bounded.OpenFile(dir.Join("bucket-0"), files[0],
+                                                         schema.fields, true, {}, {}, alone));
+      ASSERT_OK_AND_ASSIGN(std::vector<Record> read, ReadFile(reader.get()));
+      EXPECT_EQ(read, records);
+      EXPECT_EQ(reader->row_groups_read_whole(), !alone && whole > kWholeRowGroupBytesAlone ? 1 : 0)
+          << "alone " << alone << " whole " << whole;
+    }
   }
 }
 

@@ -221,6 +221,11 @@ class PrimaryKeyTableWrite {
   bool write_only_ = false;
   bool force_compact_ = false;
   int64_t compaction_file_size_ = 0;
+  // The memory of the compactions' reads: their batches' pages serve the next batches (arenas
+  // per thread: each compaction reads and frees on its own thread); handed back to the system
+  // whenever no compaction is left running (compactions_running_).
+  std::shared_ptr<RecyclingPool> compact_read_pool_;
+  std::atomic<int> compactions_running_{0};  // submitted and not collected yet
   // Reads files for compaction (thread-safe).
   std::unique_ptr<KvFileReaderFactory> readers_;
   int threads_ = 1;
