@@ -944,7 +944,7 @@ Status PrimaryKeyTableWrite::CompactBucket(const PartitionBucket& bucket, bool f
 Status PrimaryKeyTableWrite::CompactBuckets(const std::vector<PartitionBucket>& buckets,
                                             bool full) {
   if (lanes_) FJORD_RETURN_NOT_OK(DrainLanes());
-  compacting_buckets_ = true;
+  compacting_buckets_ = buckets.size() > 1;
   struct Done {
     std::atomic<bool>* flag;
     ~Done() { *flag = false; }

@@ -230,8 +230,11 @@ class PrimaryKeyTableWrite {
   std::unique_ptr<KvFileReaderFactory> readers_;
   int threads_ = 1;
   std::unique_ptr<ThreadPool> executor_;  // compactions
-  // Within CompactBuckets (the caller waits for the compactions): a compaction's files encode
-  // their columns at once while executor_ has threads idle (CompactContext::spare_threads).
+  // Within CompactBuckets of several buckets (the caller waits for the compactions): a
+  // compaction's files encode their columns at once while executor_ has threads idle, the other
+  // buckets done (CompactContext::spare_threads). Not for one bucket alone: a row group encoded
+  // at once holds all its columns' pages beside its rows (a 1-bucket full compaction on 2
+  // threads: peak RSS 340 -> 580 MB for 8% less wall time).
   std::atomic<bool> compacting_buckets_{false};
   std::unique_ptr<ThreadPool> foreground_;  // helps the caller sort and flush (threads_ > 1)
   std::mutex metrics_mu_;                   // metrics_ updated by parallel flushes
